@@ -1,0 +1,191 @@
+//! `atlas`: the Audit Atlas command line.
+//!
+//! - `atlas convert decodingtrust --input DIR --out DIR` builds the default bundle;
+//! - `atlas validate FILE` reads a bundle and reports the first problem, naming record and field;
+//! - `atlas stats FILE [--policy P] [--json]` prints Selection BER per model × condition and the
+//!   condition-balanced reference score (seed `000_…` Eq. 4) with ranks.
+
+mod decodingtrust;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use atlas_core::stats::{
+    average_ranks, ber_by_model_condition, reference_scores, unit_counts, RepeatPolicy,
+};
+use atlas_core::Audit;
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(
+    name = "atlas",
+    version,
+    about = "Audit Atlas: build, check and summarise LLM bias-audit bundles"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Convert real audit data into a bundle.
+    Convert {
+        #[command(subcommand)]
+        source: ConvertSource,
+    },
+    /// Validate a bundle file; exits 1 with the problem (record, field) when it is invalid.
+    Validate { file: PathBuf },
+    /// Print Selection BER per model × condition and the reference score with ranks.
+    Stats {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = Policy::AllResponses)]
+        policy: Policy,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConvertSource {
+    /// DecodingTrust stereotype generations (the default bundle).
+    Decodingtrust {
+        /// The staged folder, e.g. ../shared/data/raw/decodingtrust-stereotype
+        #[arg(long)]
+        input: PathBuf,
+        /// Output folder; bundle.json and rationale-*.json are written there.
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Policy {
+    AllResponses,
+    FirstRepeat,
+    UnitMajority,
+}
+
+impl From<Policy> for RepeatPolicy {
+    fn from(p: Policy) -> Self {
+        match p {
+            Policy::AllResponses => RepeatPolicy::AllResponses,
+            Policy::FirstRepeat => RepeatPolicy::FirstRepeat,
+            Policy::UnitMajority => RepeatPolicy::UnitMajority,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Convert {
+            source: ConvertSource::Decodingtrust { input, out },
+        } => {
+            let done = decodingtrust::convert(&input, &out)?;
+            println!(
+                "wrote {} ({} bytes, {} cells) and {} Rationale shards ({} bytes)",
+                done.bundle_path.display(),
+                done.bundle_bytes,
+                done.cells,
+                done.shard_files,
+                done.shard_bytes
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Validate { file } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            match Audit::from_json(&text) {
+                Ok(audit) => {
+                    println!(
+                        "{}: valid bundle {:?}, {} cells",
+                        file.display(),
+                        audit.metadata().id,
+                        audit.cells
+                    );
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    eprintln!("{}: invalid bundle: {e}", file.display());
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
+        Command::Stats { file, policy, json } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let audit = Audit::from_json(&text)
+                .map_err(|e| anyhow::anyhow!("{}: invalid bundle: {e}", file.display()))?;
+            print_stats(&audit, policy.into(), json)?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn print_stats(audit: &Audit, policy: RepeatPolicy, as_json: bool) -> Result<()> {
+    let units = unit_counts(audit, policy);
+    let table = ber_by_model_condition(&units);
+    let scores = reference_scores(audit, &units, None);
+    let ranks = average_ranks(&scores);
+    let models = audit.model_ids();
+    let conditions = audit.condition_ids();
+    if as_json {
+        let rows: Vec<_> = models
+            .iter()
+            .enumerate()
+            .map(|(m, id)| {
+                let by_condition: serde_json::Map<String, serde_json::Value> = conditions
+                    .iter()
+                    .enumerate()
+                    .map(|(c, cid)| {
+                        let k = table.get(m, c);
+                        (
+                            (*cid).to_string(),
+                            serde_json::json!({"ber": k.ber(), "bias": k.bias, "valid": k.valid, "abstain": k.abstain}),
+                        )
+                    })
+                    .collect();
+                serde_json::json!({"model": id, "conditions": by_condition, "reference_score": scores[m], "rank": ranks[m]})
+            })
+            .collect();
+        let out = serde_json::json!({"bundle": audit.metadata().id, "policy": policy.key(), "models": rows});
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!(
+        "bundle {}  repeat policy {}",
+        audit.metadata().id,
+        policy.key()
+    );
+    print!("{:<36}", "model");
+    for c in &conditions {
+        print!(" {:>22}", format!("BER {c} (n, abst)"));
+    }
+    println!(" {:>10} {:>6}", "reference", "rank");
+    for (m, id) in models.iter().enumerate() {
+        print!("{id:<36}");
+        for c in 0..conditions.len() {
+            let k = table.get(m, c);
+            let ber = k
+                .ber()
+                .map_or("—".to_string(), |b| format!("{:.2}%", b * 100.0));
+            print!(" {:>22}", format!("{ber} ({}, {})", k.valid, k.abstain));
+        }
+        let score = scores[m].map_or("—".to_string(), |s| format!("{:.2}%", s * 100.0));
+        let rank = ranks[m].map_or("—".to_string(), |r| format!("{r}"));
+        println!(" {score:>10} {rank:>6}");
+    }
+    Ok(())
+}

@@ -1,0 +1,14 @@
+//! Audit Atlas analysis core: the bundle format v1 ([`bundle`]) and the audit statistics ([`stats`]).
+//!
+//! Pure Rust with no web dependency: it builds and tests natively in seconds and compiles unchanged to
+//! `wasm32-unknown-unknown` for the browser app, so the same inputs give the same numbers in both.
+//! Definitions follow the seeds in `../shared/seeds/` (BiAxisBias = seed `000_…`); every public
+//! statistic cites the section or equation it implements.
+
+pub mod bundle;
+pub mod error;
+pub mod stats;
+
+pub use bundle::{Audit, BundleFile, TextShard};
+pub use error::BundleError;
+pub use stats::{Counts, RepeatPolicy};
