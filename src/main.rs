@@ -1,1 +1,6 @@
-fn main() {}
+//! Entry point: panic hook and mount, nothing else.
+
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(audit_atlas::App);
+}

@@ -1,1 +1,110 @@
+//! Audit Atlas charts. Each chart is one `draw` function generic over the plotters backend: the app
+//! draws on a `<canvas>` (plotters-canvas), tests draw to an SVG string natively and count the marks.
 
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// Result of a draw function: a plotters error of the backend, if any.
+pub type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// Colour-blind-safe palette (Okabe–Ito), one colour per condition, cycled.
+pub const PALETTE: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(213, 94, 0),
+    RGBColor(240, 228, 66),
+];
+
+/// Data of the "Selection BER by model and condition" chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BerByModelCondition {
+    /// Model labels, top to bottom.
+    pub models: Vec<String>,
+    /// Condition labels, one bar (and legend entry) each.
+    pub conditions: Vec<String>,
+    /// `ber[m][c]`: Selection BER of model `m` under condition `c` as a **fraction** in `[0, 1]`;
+    /// `None` (no valid Selection) draws no bar.
+    pub ber: Vec<Vec<Option<f64>>>,
+    /// Caption, naming the bundle and the repeat policy.
+    pub caption: String,
+}
+
+/// Draws horizontal grouped bars: one group per model, one bar per condition, x = Selection BER in
+/// percent (0–100). One `Rectangle` per defined BER value.
+///
+/// # Errors
+/// Whatever the backend reports.
+pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    data: &BerByModelCondition,
+) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
+    let n_models = data.models.len().max(1);
+    let n_cond = data.conditions.len().max(1);
+    let label_width = data
+        .models
+        .iter()
+        .map(|m| m.chars().count())
+        .max()
+        .unwrap_or(8)
+        .clamp(8, 32) as u32
+        * 7
+        + 10;
+    let mut chart = ChartBuilder::on(root)
+        .caption(&data.caption, ("sans-serif", 16))
+        .margin(10)
+        .x_label_area_size(36)
+        .y_label_area_size(label_width)
+        .build_cartesian_2d(0.0..100.0f64, 0.0..n_models as f64)?;
+    let models = data.models.clone();
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(n_models * 2 + 1)
+        .y_label_formatter(&move |y: &f64| {
+            // Labels sit at the centre of each model's band (m + 0.5), counted from the top.
+            let pos = *y - 0.5;
+            let m = pos.round();
+            if (pos - m).abs() < 1e-6 && m >= 0.0 && (m as usize) < models.len() {
+                models[models.len() - 1 - m as usize].clone()
+            } else {
+                String::new()
+            }
+        })
+        .x_desc("Selection BER (%)")
+        .x_label_formatter(&|x: &f64| format!("{x:.0}"))
+        .draw()?;
+
+    let band = 0.8 / n_cond as f64;
+    for c in 0..data.conditions.len() {
+        let color = PALETTE[c % PALETTE.len()];
+        let bars: Vec<Rectangle<(f64, f64)>> = data
+            .ber
+            .iter()
+            .enumerate()
+            .filter_map(|(m, row)| {
+                let value = row.get(c).copied().flatten()?;
+                let top = (n_models - 1 - m) as f64 + 0.9 - c as f64 * band;
+                Some(Rectangle::new(
+                    [(0.0, top - band), (value * 100.0, top)],
+                    color.filled(),
+                ))
+            })
+            .collect();
+        chart
+            .draw_series(bars)?
+            .label(data.conditions[c].clone())
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::LowerRight)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}

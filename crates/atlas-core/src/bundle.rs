@@ -331,17 +331,17 @@ pub enum RationaleLabel {
 }
 
 impl RationaleLabel {
-    /// Decodes a column character; `.` and `-` are `None` (no label).
-    pub fn from_code(code: u8) -> Result<Option<Self>, ()> {
-        Ok(Some(match code {
+    /// Decodes a column character: `E`, `Q`, `N`, `D`, `R` give a label; `.` and `-` (no label) and any
+    /// other character give `None` (columns are checked for foreign characters when a bundle is read).
+    pub fn from_code(code: u8) -> Option<Self> {
+        Some(match code {
             b'E' => Self::E,
             b'Q' => Self::QE,
             b'N' => Self::N,
             b'D' => Self::D,
             b'R' => Self::R,
-            b'.' | b'-' => return Ok(None),
-            _ => return Err(()),
-        }))
+            _ => return None,
+        })
     }
 
     /// Binary bias evidence: `{E, QE}` → true, `{N, D, R}` → false (seed `000_…` §3.3).
@@ -852,9 +852,11 @@ fn build_axes(
             ),
         ));
     }
+    // Saturating: 128 facets of two levels already overflow u128 (a panic in debug builds, a wrapped
+    // and possibly tiny product in release); u128::MAX then stands for "more than any limit".
     let mut total: u128 = 1;
     for &f in &facets {
-        total *= file.facets[f].levels.len() as u128;
+        total = total.saturating_mul(file.facets[f].levels.len() as u128);
     }
     if total > MAX_CELLS as u128 {
         return Err(BundleError::TooLarge {
@@ -1042,7 +1044,7 @@ fn decode_rationale(
     Ok(column
         .as_bytes()
         .iter()
-        .map(|&b| RationaleLabel::from_code(b).ok().flatten())
+        .map(|&b| RationaleLabel::from_code(b))
         .collect())
 }
 

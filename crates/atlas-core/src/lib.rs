@@ -6,6 +6,7 @@
 //! statistic cites the section or equation it implements.
 
 pub mod bundle;
+pub mod decode;
 pub mod error;
 pub mod stats;
 

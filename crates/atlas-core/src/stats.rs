@@ -131,6 +131,9 @@ impl UnitCounts {
 
 /// Reduces the audit's responses to per-unit counts under `policy`.
 ///
+/// Cells of a template nested in another condition (template attribute `condition`) are outside the
+/// design and are skipped, so BER and Eq. 4 both read condition `c` through its templates `T_c` only.
+///
 /// Cost: one pass over the cells, `O(cells · axes)`; memory: one [`Counts`] per unit.
 pub fn unit_counts(audit: &Audit, policy: RepeatPolicy) -> UnitCounts {
     let models = audit.facet_len(Some(audit.model_facet));
@@ -151,9 +154,15 @@ pub fn unit_counts(audit: &Audit, policy: RepeatPolicy) -> UnitCounts {
 
     let mut coords = vec![0usize; audit.axes.len()];
     for &code in &audit.selection {
-        let take = !(policy == RepeatPolicy::FirstRepeat && r_axis.is_some_and(|a| coords[a] != 0));
+        let at = |axis: Option<usize>| axis.map_or(0, |a| coords[a]);
+        // A template nested in condition c (`T_c`, seed `000_…` §3.5) is not part of the design of any
+        // other condition: a response stored in such a cell counts toward neither BER nor Eq. 4.
+        let in_design = audit.templates[at(t_axis)]
+            .condition
+            .is_none_or(|tc| tc == at(c_axis));
+        let take = in_design
+            && !(policy == RepeatPolicy::FirstRepeat && r_axis.is_some_and(|a| coords[a] != 0));
         if take && code != NO_RESPONSE_CODE {
-            let at = |axis: Option<usize>| axis.map_or(0, |a| coords[a]);
             let unit = ((at(m_axis) * conditions + at(c_axis)) * templates + at(t_axis))
                 * statements
                 + at(s_axis);
@@ -216,7 +225,7 @@ pub fn unit_counts(audit: &Audit, policy: RepeatPolicy) -> UnitCounts {
 }
 
 /// Selection BER per model × condition with its counts.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BerTable {
     pub policy: RepeatPolicy,
     pub models: usize,

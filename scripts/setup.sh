@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs what Audit Atlas needs to build and test, skipping whatever is already there (idempotent).
+# Tools go outside the clone (~/.cargo/bin, ~/.cache/audit-atlas) so later runs reuse them.
+#
+#   scripts/setup.sh            build tools: wasm32 target, Trunk, wasm-bindgen CLI, wasm-opt (binaryen)
+#   scripts/setup.sh --test     also: Chromium + ChromeDriver, playwright-core, a Python venv with numpy
+#
+# Cold on a fresh 2-core machine: ~25 min (mostly `cargo install trunk`); warm: a few seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WITH_TEST=0
+[ "${1:-}" = "--test" ] && WITH_TEST=1
+CACHE="${AUDIT_ATLAS_CACHE:-$HOME/.cache/audit-atlas}"
+TRUNK_VERSION=0.21.14   # 0.22.x needs a newer rustc than 1.95
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+export PATH="$HOME/.cargo/bin:$CACHE/node/node_modules/.bin:$PATH"
+
+say() { echo "[setup] $*"; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    echo "[setup] need root for: $*" >&2; return 1; fi
+}
+
+# Rust target and components.
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+for component in clippy rustfmt; do
+  if ! rustup component list --installed | grep -q "^$component"; then
+    rustup component add "$component"
+  fi
+done
+
+# Trunk.
+if ! trunk --version 2>/dev/null | grep -q " $TRUNK_VERSION\$"; then
+  say "installing trunk $TRUNK_VERSION (about 17 min on 2 cores)"
+  cargo install trunk --locked --version "$TRUNK_VERSION" --force
+fi
+
+# wasm-bindgen CLI: exactly the version in Cargo.lock (no --locked: its lockfile names a yanked crate).
+if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 4 min)"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+# Node tools (wasm-opt from binaryen, playwright-core), pinned by package-lock.json.
+mkdir -p "$CACHE/node"
+if ! cmp -s package-lock.json "$CACHE/node/package-lock.json" || [ ! -x "$CACHE/node/node_modules/.bin/wasm-opt" ]; then
+  say "installing node tools into $CACHE/node"
+  cp package.json package-lock.json "$CACHE/node/"
+  (cd "$CACHE/node" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+if [ "$WITH_TEST" = 1 ]; then
+  if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+    say "installing Chromium and ChromeDriver (Debian packages)"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+  if ! "$CACHE/venv/bin/python" -c 'import numpy, jsonschema' 2>/dev/null; then
+    say "creating the Python venv $CACHE/venv (numpy, jsonschema)"
+    python3 -m venv "$CACHE/venv"
+    "$CACHE/venv/bin/pip" install -q -r tests/requirements.txt
+  fi
+fi
+say "ready: $(trunk --version), wasm-bindgen $WASM_BINDGEN_VERSION, $(wasm-opt --version | head -n1)"

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs every Audit Atlas test: formatting, clippy (native and wasm32), native unit and reference tests,
+# the independent numpy reference and the JSON Schema checks, the converter's byte-for-byte
+# reproduction, the wasm tests in headless Chromium, and the end-to-end test of the release build.
+# Installs what is missing first (scripts/setup.sh --test). Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+CACHE="${AUDIT_ATLAS_CACHE:-$HOME/.cache/audit-atlas}"
+scripts/setup.sh --test
+export PATH="$HOME/.cargo/bin:$CACHE/node/node_modules/.bin:$PATH"
+export NODE_PATH="$CACHE/node/node_modules"
+PY="$CACHE/venv/bin/python"
+SHARED="${AUDIT_ATLAS_SHARED:-$ROOT/../shared}"
+
+passed=0
+step() {
+  local name=$1; shift
+  echo
+  echo "=== $name"
+  local t0=$SECONDS
+  "$@"
+  passed=$((passed + 1))
+  echo "=== $name: ok ($((SECONDS - t0)) s)"
+}
+
+reproduce_default_bundle() {
+  local out
+  out=$(mktemp -d)
+  cargo run -q --release -p atlas-cli --bin atlas -- convert decodingtrust \
+    --input "$SHARED/data/raw/decodingtrust-stereotype" --out "$out"
+  diff -r "$out" static/bundles/decodingtrust-stereotype
+  echo "the converter reproduces static/bundles/decodingtrust-stereotype byte for byte"
+  rm -rf "$out"
+}
+
+step "cargo fmt --check" cargo fmt --all -- --check
+step "clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
+step "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown -p audit-atlas -p atlas-core -p atlas-charts --all-targets -- -D warnings
+step "native tests" cargo test -p atlas-core -p atlas-charts -p atlas-cli
+step "numpy reference is current" "$PY" tests/reference/reference_stats.py --check
+step "JSON Schema checks" "$PY" tests/schema/check_schema.py
+step "converter reproduces the default bundle" reproduce_default_bundle
+step "wasm tests in headless Chromium" cargo test --target wasm32-unknown-unknown -p audit-atlas
+step "release build (trunk)" trunk build --release
+step "end to end in Chromium" node tests/e2e/e2e.mjs
+
+echo
+echo "steps: $passed passed, 0 failed"

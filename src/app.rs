@@ -1,0 +1,787 @@
+//! The Leptos components of the explorer. State lives in [`AtlasState`] (provided as context); the
+//! numbers come from `atlas_core::stats`, so the browser and the native CLI compute the same values.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use atlas_charts::{draw_ber_by_model_condition, BerByModelCondition};
+use atlas_core::bundle::Obtained;
+use atlas_core::stats::{
+    average_ranks, ber_by_model_condition, reference_scores, unit_counts, BerTable, RepeatPolicy,
+};
+use atlas_core::{Audit, TextShard};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use wasm_bindgen::JsValue;
+
+use crate::loader::{fetch_bytes, now_ms, read_blob, resolve_url};
+
+/// Path of the default bundle, relative to the page.
+pub const DEFAULT_BUNDLE: &str = "static/bundles/decodingtrust-stereotype/bundle.json";
+
+/// A bundle loaded into the tab.
+#[derive(Debug)]
+pub struct Loaded {
+    pub audit: Audit,
+    /// Where it came from: an absolute URL, or `file: NAME` for a local file.
+    pub source: String,
+    /// Base URL for its text shards (`None` for local files).
+    pub base_url: Option<String>,
+    pub bytes: usize,
+    /// Milliseconds spent fetching/reading and parsing+validating.
+    pub read_ms: f64,
+    pub parse_ms: f64,
+}
+
+/// Progress of the current load.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoadStatus {
+    Idle,
+    Reading {
+        source: String,
+        received: u64,
+        total: Option<u64>,
+    },
+    Parsing {
+        source: String,
+    },
+}
+
+/// Application state shared through context.
+#[derive(Clone, Copy)]
+pub struct AtlasState {
+    pub loaded: RwSignal<Option<Arc<Loaded>>>,
+    pub status: RwSignal<LoadStatus>,
+    /// The last failed load (the loaded bundle stays usable).
+    pub error: RwSignal<Option<String>>,
+    pub policy: RwSignal<RepeatPolicy>,
+    /// Whether the reader has acknowledged the bundle's content warning.
+    pub warning_acknowledged: RwSignal<bool>,
+}
+
+impl AtlasState {
+    fn new() -> Self {
+        AtlasState {
+            loaded: RwSignal::new(None),
+            status: RwSignal::new(LoadStatus::Idle),
+            error: RwSignal::new(None),
+            policy: RwSignal::new(RepeatPolicy::default()),
+            warning_acknowledged: RwSignal::new(false),
+        }
+    }
+
+    /// Fetches and parses the bundle at `url`; on failure the current bundle stays and the error is set.
+    pub fn load_url(self, url: String) {
+        let page = web_sys::window()
+            .and_then(|w| w.location().href().ok())
+            .unwrap_or_default();
+        let absolute = resolve_url(&url, &page).unwrap_or(url);
+        spawn_local(async move {
+            let status = self.status;
+            let source = absolute.clone();
+            let started = now_ms();
+            let bytes = fetch_bytes(&absolute, |received, total| {
+                status.set(LoadStatus::Reading {
+                    source: source.clone(),
+                    received,
+                    total,
+                })
+            })
+            .await;
+            let read_ms = now_ms() - started;
+            match bytes {
+                Ok(bytes) => self.finish(absolute.clone(), Some(absolute), bytes, read_ms),
+                Err(e) => self.fail(&absolute, &e.to_string()),
+            }
+        });
+    }
+
+    /// Reads and parses a local file (picker or drop).
+    pub fn load_file(self, file: web_sys::File) {
+        spawn_local(async move {
+            let status = self.status;
+            let source = format!("file: {}", file.name());
+            let label = source.clone();
+            let started = now_ms();
+            let bytes = read_blob(&file, |received, total| {
+                status.set(LoadStatus::Reading {
+                    source: label.clone(),
+                    received,
+                    total,
+                })
+            })
+            .await;
+            let read_ms = now_ms() - started;
+            match bytes {
+                Ok(bytes) => self.finish(source, None, bytes, read_ms),
+                Err(e) => self.fail(&source, &e.to_string()),
+            }
+        });
+    }
+
+    fn finish(self, source: String, base_url: Option<String>, bytes: Vec<u8>, read_ms: f64) {
+        self.status.set(LoadStatus::Parsing {
+            source: source.clone(),
+        });
+        let started = now_ms();
+        let parsed = Audit::from_bytes(&bytes);
+        let parse_ms = now_ms() - started;
+        match parsed {
+            Ok(audit) => {
+                let loaded = Loaded {
+                    audit,
+                    source,
+                    base_url,
+                    bytes: bytes.len(),
+                    read_ms,
+                    parse_ms,
+                };
+                publish_timing(&loaded);
+                self.error.set(None);
+                self.warning_acknowledged.set(false);
+                self.loaded.set(Some(Arc::new(loaded)));
+            }
+            Err(e) => self.fail(&source, &e.to_string()),
+        }
+        self.status.set(LoadStatus::Idle);
+    }
+
+    fn fail(self, source: &str, message: &str) {
+        self.status.set(LoadStatus::Idle);
+        self.error
+            .set(Some(format!("Could not load {source}: {message}")));
+    }
+}
+
+/// Exposes the last load's timings as `window.__atlasLoad` (read by the end-to-end test).
+fn publish_timing(loaded: &Loaded) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let record = js_sys::Object::new();
+    let set = |k: &str, v: JsValue| {
+        let _ = js_sys::Reflect::set(&record, &JsValue::from_str(k), &v);
+    };
+    set("source", JsValue::from_str(&loaded.source));
+    set("bundle", JsValue::from_str(&loaded.audit.metadata().id));
+    set("bytes", JsValue::from_f64(loaded.bytes as f64));
+    set("read_ms", JsValue::from_f64(loaded.read_ms));
+    set("parse_ms", JsValue::from_f64(loaded.parse_ms));
+    let _ = js_sys::Reflect::set(&window, &JsValue::from_str("__atlasLoad"), &record);
+}
+
+/// Statistics of the loaded bundle under one repeat policy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub policy: RepeatPolicy,
+    pub table: BerTable,
+    /// Eq. 4 reference score per model (fraction).
+    pub reference: Vec<Option<f64>>,
+    pub ranks: Vec<Option<f64>>,
+}
+
+/// Computes the v0 summary: BER per model × condition, Eq. 4 reference scores with equal condition
+/// weights, and average ranks (lower first).
+pub fn summarize(audit: &Audit, policy: RepeatPolicy) -> Summary {
+    let units = unit_counts(audit, policy);
+    let table = ber_by_model_condition(&units);
+    let reference = reference_scores(audit, &units, None);
+    let ranks = average_ranks(&reference);
+    Summary {
+        policy,
+        table,
+        reference,
+        ranks,
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.2}%", x * 100.0)
+}
+
+fn level_label(audit: &Audit, facet: usize, level: usize) -> String {
+    let l = &audit.levels(facet)[level];
+    l.attributes
+        .get("label")
+        .and_then(|v| v.as_str())
+        .map_or_else(|| l.id.clone(), str::to_string)
+}
+
+/// The whole page.
+#[component]
+pub fn App() -> impl IntoView {
+    let state = AtlasState::new();
+    provide_context(state);
+    let requested = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .and_then(|p| p.get("bundle"));
+    state.load_url(requested.unwrap_or_else(|| DEFAULT_BUNDLE.to_string()));
+
+    view! {
+        <header class="top">
+            <h1>"Audit Atlas"</h1>
+            <p class="tagline">
+                "Recompute LLM bias-audit statistics from frozen result bundles, in your browser."
+            </p>
+        </header>
+        <main>
+            <LoadPanel/>
+            {move || state.loaded.get().map(|loaded| view! { <BundleView loaded/> })}
+        </main>
+        <footer>
+            <p>
+                "Definitions follow BiAxisBias (Gan, Dong & Li): BER §3.3, reference score Eq. 4, Abstain = missing (§B.2). "
+                "Data attribution of the loaded bundle is shown in its metadata above."
+            </p>
+        </footer>
+    }
+}
+
+/// Progress bar, load errors, file picker and drop zone.
+#[component]
+fn LoadPanel() -> impl IntoView {
+    let state = expect_context::<AtlasState>();
+    let dragging = RwSignal::new(false);
+    let on_pick = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        if let Some(file) = input.files().and_then(|f| f.get(0)) {
+            state.load_file(file);
+        }
+        input.set_value("");
+    };
+    let on_drop = move |ev: leptos::ev::DragEvent| {
+        ev.prevent_default();
+        dragging.set(false);
+        if let Some(file) = ev
+            .data_transfer()
+            .and_then(|dt| dt.files())
+            .and_then(|f| f.get(0))
+        {
+            state.load_file(file);
+        }
+    };
+    view! {
+        <section class="load" aria-label="Load a bundle">
+            {move || match state.status.get() {
+                LoadStatus::Idle => None,
+                LoadStatus::Reading { source, received, total } => {
+                    let (value, max) = match total {
+                        Some(t) if t > 0 => (received as f64, t as f64),
+                        _ => (0.0, 0.0),
+                    };
+                    let text = match total {
+                        Some(t) => format!("Loading {source}: {:.0} of {:.0} KB", received as f64 / 1024.0, t as f64 / 1024.0),
+                        None => format!("Loading {source}: {:.0} KB", received as f64 / 1024.0),
+                    };
+                    Some(view! {
+                        <div class="progress" role="status" id="load-progress">
+                            <progress value=value max=max></progress>
+                            <span>{text}</span>
+                        </div>
+                    }.into_any())
+                }
+                LoadStatus::Parsing { source } => Some(view! {
+                    <div class="progress" role="status" id="load-progress">
+                        <progress></progress>
+                        <span>{format!("Checking {source}…")}</span>
+                    </div>
+                }.into_any()),
+            }}
+            {move || state.error.get().map(|message| {
+                let kept = state.loaded.with(|l| l.as_ref().map(|l| l.audit.metadata().id.clone()));
+                view! {
+                    <div class="error" role="alert" id="load-error">
+                        <strong>"Bundle not loaded. "</strong>
+                        <span class="message">{message}</span>
+                        {kept.map(|id| view! { <p>{format!("The bundle already loaded ({id}) is unchanged and still shown below.")}</p> })}
+                        <button on:click=move |_| state.error.set(None)>"Dismiss"</button>
+                    </div>
+                }
+            })}
+            <div
+                class="dropzone"
+                class:dragging=move || dragging.get()
+                on:dragover=move |ev: leptos::ev::DragEvent| { ev.prevent_default(); dragging.set(true); }
+                on:dragleave=move |_| dragging.set(false)
+                on:drop=on_drop
+            >
+                <label>
+                    "Open another bundle (.json): "
+                    <input type="file" id="bundle-file" accept=".json,application/json" on:change=on_pick/>
+                </label>
+                <span class="hint">" or drop a bundle file here."</span>
+            </div>
+        </section>
+    }
+}
+
+/// Metadata, repeat policy, table, chart and responses of one loaded bundle.
+#[component]
+fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
+    let state = expect_context::<AtlasState>();
+    let for_summary = loaded.clone();
+    let summary = Memo::new(move |_| summarize(&for_summary.audit, state.policy.get()));
+    view! {
+        <Metadata loaded=loaded.clone()/>
+        <PolicyPanel/>
+        <BerTableView loaded=loaded.clone() summary/>
+        <BerChart loaded=loaded.clone() summary/>
+        <Responses loaded/>
+    }
+}
+
+#[component]
+fn Metadata(loaded: Arc<Loaded>) -> impl IntoView {
+    let meta = loaded.audit.metadata().clone();
+    let facets: Vec<String> = loaded
+        .audit
+        .file
+        .facets
+        .iter()
+        .map(|f| {
+            format!(
+                "{} × {}",
+                f.levels.len(),
+                f.label.clone().unwrap_or_else(|| f.id.clone())
+            )
+        })
+        .collect();
+    let sizes = format!(
+        "{} cells = {} · {:.0} KB, read in {:.0} ms, checked in {:.0} ms",
+        loaded.audit.cells,
+        facets.join(" × "),
+        loaded.bytes as f64 / 1024.0,
+        loaded.read_ms,
+        loaded.parse_ms
+    );
+    view! {
+        <section class="metadata" id="metadata" aria-labelledby="bundle-title">
+            <h2 id="bundle-title">{meta.title.clone()}</h2>
+            <p class="bundle-id">"Bundle " <code>{meta.id.clone()}</code> " from " <code>{loaded.source.clone()}</code></p>
+            {meta.content_warning.clone().map(|w| view! {
+                <p class="warning" role="note"><strong>"Content warning: "</strong>{w}</p>
+            })}
+            <p>{meta.description.clone()}</p>
+            <dl>
+                <dt>"Design"</dt><dd>{sizes}</dd>
+                <dt>"Source"</dt>
+                <dd>
+                    {meta.source.citation.clone()}
+                    {meta.source.url.clone().map(|u| view! { " " <a href=u.clone() rel="noopener noreferrer">{u.clone()}</a> })}
+                    {meta.source.commit.clone().map(|c| format!(" (commit {c})"))}
+                </dd>
+                <dt>"License"</dt>
+                <dd>{meta.license.id.clone()} " — " {meta.license.attribution.clone()}</dd>
+                <dt>"Produced by"</dt>
+                <dd>{meta.produced_by.tool.clone()}{meta.produced_by.notes.clone().map(|n| view! { <details><summary>"How the Selection was read"</summary><p>{n}</p></details> })}</dd>
+            </dl>
+        </section>
+    }
+}
+
+#[component]
+fn PolicyPanel() -> impl IntoView {
+    let state = expect_context::<AtlasState>();
+    view! {
+        <section class="policy" aria-labelledby="policy-title">
+            <h2 id="policy-title">"Repeat policy"</h2>
+            <p>"A cell can hold several sampled responses (repeats). Choose how they enter every number below:"</p>
+            <fieldset>
+                <legend>"How repeats enter the statistics"</legend>
+                {RepeatPolicy::ALL.into_iter().map(|p| view! {
+                    <label class="policy-option">
+                        <input
+                            type="radio"
+                            name="repeat-policy"
+                            value=p.key()
+                            prop:checked=move || state.policy.get() == p
+                            on:change=move |_| state.policy.set(p)
+                        />
+                        <code>{p.key()}</code>
+                        <span>{format!(" — {}", p.describe())}</span>
+                    </label>
+                }).collect_view()}
+            </fieldset>
+        </section>
+    }
+}
+
+fn provenance_line(loaded: &Loaded, policy: RepeatPolicy) -> String {
+    format!(
+        "Bundle {} · repeat policy {} (counts are {}) · condition weights: equal over Selection conditions (Eq. 4) · no random draws (no seed)",
+        loaded.audit.metadata().id,
+        policy.key(),
+        policy.count_unit()
+    )
+}
+
+#[component]
+fn BerTableView(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoView {
+    let audit_models = loaded
+        .audit
+        .model_ids()
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>();
+    let conditions: Vec<String> = loaded
+        .audit
+        .condition_ids()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let in_reference: Vec<bool> = loaded
+        .audit
+        .conditions
+        .iter()
+        .map(|c| c.in_reference)
+        .collect();
+    let labels: Vec<String> = (0..audit_models.len())
+        .map(|m| level_label(&loaded.audit, loaded.audit.model_facet, m))
+        .collect();
+    let header = conditions
+        .iter()
+        .zip(&in_reference)
+        .map(|(c, r)| {
+            let note = if *r { "" } else { " (not in reference)" };
+            view! { <th scope="col">{format!("{c}{note}")}</th> }
+        })
+        .collect_view();
+    let loaded_for_caption = loaded.clone();
+    view! {
+        <section class="table" aria-labelledby="table-title">
+            <h2 id="table-title">"Selection BER by model and condition"</h2>
+            <p class="provenance" id="table-provenance">{move || provenance_line(&loaded_for_caption, summary.get().policy)}</p>
+            <div class="scroll">
+            <table id="ber-table">
+                <caption>
+                    "Selection bias-evidence rate (BER = bias-evidence Selections / valid Selections, §3.3) per model and condition, with valid and Abstain counts; "
+                    "reference score = mean over conditions of the mean over templates of the mean over statements (Eq. 4); rank 1 = lowest score, ties share the average rank."
+                </caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Model"</th>
+                        {header}
+                        <th scope="col">"Reference score (Eq. 4)"</th>
+                        <th scope="col">"Rank"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || {
+                        let s = summary.get();
+                        audit_models.iter().enumerate().map(|(m, id)| {
+                            let cells = (0..conditions.len()).map(|c| {
+                                let k = s.table.get(m, c);
+                                let ber = k.ber();
+                                view! {
+                                    <td
+                                        data-model=id.clone()
+                                        data-condition=conditions[c].clone()
+                                        data-ber=ber.map(|b| format!("{b:.17}")).unwrap_or_default()
+                                        data-valid=k.valid.to_string()
+                                        data-abstain=k.abstain.to_string()
+                                    >
+                                        <span class="ber">{ber.map_or("—".to_string(), pct)}</span>
+                                        <span class="counts">{format!("n = {} · Abstain {}", k.valid, k.abstain)}</span>
+                                    </td>
+                                }
+                            }).collect_view();
+                            let reference = s.reference[m];
+                            view! {
+                                <tr data-model=id.clone()>
+                                    <th scope="row">{labels[m].clone()}</th>
+                                    {cells}
+                                    <td class="reference" data-reference=reference.map(|r| format!("{r:.17}")).unwrap_or_default()>
+                                        {reference.map_or("—".to_string(), pct)}
+                                    </td>
+                                    <td class="rank">{s.ranks[m].map_or("—".to_string(), |r| format!("{r}"))}</td>
+                                </tr>
+                            }
+                        }).collect_view()
+                    }}
+                </tbody>
+            </table>
+            </div>
+        </section>
+    }
+}
+
+#[component]
+fn BerChart(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoView {
+    let canvas = NodeRef::<leptos::html::Canvas>::new();
+    let chart_error = RwSignal::new(None::<String>);
+    let models: Vec<String> = (0..loaded.audit.model_ids().len())
+        .map(|m| level_label(&loaded.audit, loaded.audit.model_facet, m))
+        .collect();
+    let height = 90 + 44 * models.len() as u32;
+    let conditions: Vec<String> = loaded
+        .audit
+        .condition_ids()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let bundle_id = loaded.audit.metadata().id.clone();
+    Effect::new(move |_| {
+        let s = summary.get();
+        let Some(element) = canvas.get() else {
+            return;
+        };
+        let data = BerByModelCondition {
+            models: models.clone(),
+            conditions: conditions.clone(),
+            ber: (0..models.len())
+                .map(|m| {
+                    (0..conditions.len())
+                        .map(|c| s.table.get(m, c).ber())
+                        .collect()
+                })
+                .collect(),
+            caption: format!("{bundle_id} — repeat policy {}", s.policy.key()),
+        };
+        let Some(backend) = CanvasBackend::with_canvas_object(element) else {
+            chart_error.set(Some("This browser gave no 2D canvas context.".into()));
+            return;
+        };
+        let root = backend.into_drawing_area();
+        if let Err(e) = draw_ber_by_model_condition(&root, &data) {
+            chart_error.set(Some(format!("Drawing the chart failed: {e}")));
+        }
+    });
+    view! {
+        <section class="chart" aria-labelledby="chart-title">
+            <h2 id="chart-title">"BER by model and condition"</h2>
+            <canvas
+                id="ber-chart"
+                node_ref=canvas
+                width="860"
+                height=height.to_string()
+                role="img"
+                aria-label="Grouped bar chart of Selection BER (percent) per model, one bar per condition; the table above holds the same values."
+            ></canvas>
+            {move || chart_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </section>
+    }
+}
+
+/// Model texts of the first sample, behind the content warning, loaded from the text shards on demand.
+#[component]
+fn Responses(loaded: Arc<Loaded>) -> impl IntoView {
+    let state = expect_context::<AtlasState>();
+    let audit_has_texts = loaded
+        .audit
+        .file
+        .texts
+        .as_ref()
+        .and_then(|t| t.rationale.as_ref())
+        .is_some();
+    if !audit_has_texts {
+        return view! {
+            <section class="responses"><h2>"Responses"</h2><p>"This bundle holds no response texts."</p></section>
+        }
+        .into_any();
+    }
+    let warning = loaded.audit.metadata().content_warning.clone();
+    let loaded_for_view = loaded.clone();
+    view! {
+        <section class="responses" aria-labelledby="responses-title">
+            <h2 id="responses-title">"Responses"</h2>
+            {move || {
+                if state.warning_acknowledged.get() || warning.is_none() {
+                    view! { <ResponseBrowser loaded=loaded_for_view.clone()/> }.into_any()
+                } else {
+                    let w = warning.clone().unwrap_or_default();
+                    view! {
+                        <div class="content-warning" role="note" id="content-warning">
+                            <p><strong>"Content warning. "</strong>{w}</p>
+                            <button id="show-texts" on:click=move |_| state.warning_acknowledged.set(true)>
+                                "I understand — show model texts"
+                            </button>
+                        </div>
+                    }.into_any()
+                }
+            }}
+        </section>
+    }
+    .into_any()
+}
+
+#[component]
+fn ResponseBrowser(loaded: Arc<Loaded>) -> impl IntoView {
+    let audit = &loaded.audit;
+    let model = RwSignal::new(0usize);
+    let condition = RwSignal::new(0usize);
+    let template = RwSignal::new(0usize);
+    let shards: RwSignal<HashMap<usize, ShardState>> = RwSignal::new(HashMap::new());
+    let n_models = audit.model_ids().len();
+    let n_conditions = audit.facet_len(audit.condition_facet);
+    let n_templates = audit.facet_len(audit.template_facet);
+    let option_list = |facet: Option<usize>, n: usize| -> Vec<(usize, String)> {
+        (0..n)
+            .map(|i| {
+                (
+                    i,
+                    facet.map_or_else(|| "(all)".to_string(), |f| level_label(audit, f, i)),
+                )
+            })
+            .collect()
+    };
+    let models = option_list(Some(audit.model_facet), n_models);
+    let conditions = option_list(audit.condition_facet, n_conditions);
+    let templates = option_list(audit.template_facet, n_templates);
+    let select = |id: &'static str,
+                  label: &'static str,
+                  options: Vec<(usize, String)>,
+                  signal: RwSignal<usize>| {
+        view! {
+            <label>
+                {label}
+                <select id=id on:change=move |ev| {
+                    if let Ok(v) = event_target_value(&ev).parse::<usize>() { signal.set(v) }
+                }>
+                    {options.into_iter().map(|(i, text)| view! { <option value=i.to_string() selected=move || signal.get() == i>{text}</option> }).collect_view()}
+                </select>
+            </label>
+        }
+    };
+    let loaded_rows = loaded.clone();
+    let rows = move || {
+        let audit = &loaded_rows.audit;
+        let (m, c, t) = (model.get(), condition.get(), template.get());
+        let mut by_facet = vec![0usize; audit.file.facets.len()];
+        by_facet[audit.model_facet] = m;
+        if let Some(f) = audit.condition_facet {
+            by_facet[f] = c;
+        }
+        if let Some(f) = audit.template_facet {
+            by_facet[f] = t;
+        }
+        let n_statements = audit.statements.len().min(12);
+        let cells: Vec<(usize, usize)> = (0..n_statements)
+            .filter_map(|s| {
+                by_facet[audit.statement_facet] = s;
+                audit.cell_index(&by_facet).map(|i| (s, i))
+            })
+            .collect();
+        // Make sure the shard holding these cells is loaded.
+        let needed: Vec<usize> = cells
+            .iter()
+            .filter(|(_, i)| audit.inline_rationale(*i).is_none())
+            .filter_map(|(_, i)| audit.rationale_shard_for(*i))
+            .collect();
+        for k in needed {
+            if shards.with_untracked(|s| s.contains_key(&k)) {
+                continue;
+            }
+            load_shard(&loaded_rows, k, shards);
+        }
+        let shard_map = shards.get();
+        cells
+            .into_iter()
+            .map(|(s, i)| {
+                let info = &audit.statements[s];
+                let text = audit.inline_rationale(i).map(str::to_string).or_else(|| {
+                    let k = audit.rationale_shard_for(i)?;
+                    match shard_map.get(&k)? {
+                        ShardState::Pending => None,
+                        ShardState::Ready(shard) => shard.text(i).map(str::to_string),
+                        ShardState::Failed(e) => Some(format!("[texts unavailable: {e}]")),
+                    }
+                });
+                let selection = audit.selection_value(i).map_or_else(
+                    || "no response".to_string(),
+                    |v| {
+                        let evidence = match v.evidence {
+                            Some(1) => "bias evidence (1)",
+                            Some(_) => "no bias evidence (0)",
+                            None => "Abstain",
+                        };
+                        let how = match v.obtained {
+                            Obtained::Regex => "regex",
+                            Obtained::Fallback => "fallback",
+                            Obtained::ParserFailure => "parser failure",
+                            Obtained::Refusal => "refusal",
+                        };
+                        format!("“{}” → {evidence}; obtained by {how}", v.raw)
+                    },
+                );
+                let wording = audit.file.facets[audit.statement_facet].levels[s]
+                    .attributes
+                    .get("wordings")
+                    .and_then(|w| w.get(t))
+                    .and_then(|w| w.as_str())
+                    .map_or_else(|| info.text.clone(), str::to_string);
+                view! {
+                    <article class="case" data-cell=i.to_string()>
+                        <h3>{wording}</h3>
+                        <p class="cell">{audit.describe_cell(i)}</p>
+                        <p class="selection"><strong>"Selection: "</strong>{selection}</p>
+                        <pre class="text">{text.unwrap_or_else(|| "Loading text…".to_string())}</pre>
+                    </article>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <div class="browser">
+            <p>"First sample of the first 12 statements for the chosen model, condition and template. Model text is shown as plain text."</p>
+            <div class="controls">
+                {select("pick-model", "Model ", models, model)}
+                {select("pick-condition", " Condition ", conditions, condition)}
+                {select("pick-template", " Template ", templates, template)}
+            </div>
+            <div class="cases">{rows}</div>
+        </div>
+    }
+}
+
+/// Load state of one text shard.
+#[derive(Debug, Clone)]
+enum ShardState {
+    Pending,
+    Ready(Arc<TextShard>),
+    Failed(String),
+}
+
+fn load_shard(loaded: &Arc<Loaded>, k: usize, shards: RwSignal<HashMap<usize, ShardState>>) {
+    let Some(path) = loaded
+        .audit
+        .file
+        .texts
+        .as_ref()
+        .and_then(|t| t.rationale.as_ref())
+        .and_then(|r| r.shards.get(k))
+        .map(|s| s.path.clone())
+    else {
+        return;
+    };
+    let Some(base) = loaded.base_url.clone() else {
+        shards.update(|s| {
+            s.insert(
+                k,
+                ShardState::Failed(format!("{path} sits next to the bundle file; texts of a local file are not readable from the page — open the bundle by URL")),
+            );
+        });
+        return;
+    };
+    let Some(url) = resolve_url(&path, &base) else {
+        return;
+    };
+    shards.update(|s| {
+        s.insert(k, ShardState::Pending);
+    });
+    let loaded = loaded.clone();
+    spawn_local(async move {
+        let result = match fetch_bytes(&url, |_, _| {}).await {
+            Ok(bytes) => match TextShard::from_bytes(&bytes, &loaded.audit) {
+                Ok(shard) => ShardState::Ready(Arc::new(shard)),
+                Err(e) => ShardState::Failed(format!("{path}: {e}")),
+            },
+            Err(e) => ShardState::Failed(format!("{path}: {e}")),
+        };
+        shards.update(|s| {
+            s.insert(k, result);
+        });
+    });
+}

@@ -1,0 +1,151 @@
+//! Getting bundle bytes into the tab: `fetch` of a URL or a picked/dropped `File`, read as a stream so
+//! the UI can show progress, then handed to [`atlas_core::Audit::from_bytes`].
+
+use std::fmt;
+
+use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{ReadableStream, ReadableStreamDefaultReader, Response};
+
+/// Why bytes could not be read (the parse errors of the bundle itself are [`atlas_core::BundleError`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// The request failed before a response (offline, blocked, bad URL).
+    Network(String),
+    /// The server answered with an HTTP error status.
+    Http { status: u16, status_text: String },
+    /// Reading the body or the file failed midway.
+    Read(String),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Network(m) => write!(f, "the request failed: {m}"),
+            LoadError::Http {
+                status,
+                status_text,
+            } => write!(f, "the server answered HTTP {status} {status_text}"),
+            LoadError::Read(m) => write!(f, "reading the data failed: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Text of a JS error value, for messages.
+pub fn js_message(value: &JsValue) -> String {
+    if let Some(err) = value.dyn_ref::<js_sys::Error>() {
+        return String::from(err.message());
+    }
+    value.as_string().unwrap_or_else(|| format!("{value:?}"))
+}
+
+/// Fetches `url` and returns its body, calling `progress(received, total)` after every chunk (`total`
+/// from `Content-Length` when the server sends it).
+///
+/// # Errors
+/// [`LoadError`] for network failures, HTTP error statuses and interrupted bodies.
+pub async fn fetch_bytes(
+    url: &str,
+    progress: impl Fn(u64, Option<u64>),
+) -> Result<Vec<u8>, LoadError> {
+    let window = web_sys::window().ok_or_else(|| LoadError::Network("no window".into()))?;
+    let response = JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(|e| LoadError::Network(js_message(&e)))?;
+    let response: Response = response
+        .dyn_into()
+        .map_err(|_| LoadError::Network("fetch did not return a Response".into()))?;
+    read_response(&response, progress).await
+}
+
+/// Reads the body of `response` chunk by chunk.
+///
+/// # Errors
+/// `Http` when the status is not 2xx; `Read` when the body stream fails.
+pub async fn read_response(
+    response: &Response,
+    progress: impl Fn(u64, Option<u64>),
+) -> Result<Vec<u8>, LoadError> {
+    if !response.ok() {
+        return Err(LoadError::Http {
+            status: response.status(),
+            status_text: response.status_text(),
+        });
+    }
+    let total = response
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|v| v.parse::<u64>().ok());
+    match response.body() {
+        Some(stream) => read_stream(&stream, total, progress).await,
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Reads a `File` (or any `Blob`) as a stream.
+///
+/// # Errors
+/// `Read` when the browser fails to read the file.
+pub async fn read_blob(
+    blob: &web_sys::Blob,
+    progress: impl Fn(u64, Option<u64>),
+) -> Result<Vec<u8>, LoadError> {
+    let total = blob.size() as u64;
+    read_stream(&blob.stream(), Some(total), progress).await
+}
+
+/// Drains a byte `ReadableStream`, reporting progress after every chunk.
+///
+/// # Errors
+/// `Read` with the browser's message when a chunk fails or is not bytes.
+pub async fn read_stream(
+    stream: &ReadableStream,
+    total: Option<u64>,
+    progress: impl Fn(u64, Option<u64>),
+) -> Result<Vec<u8>, LoadError> {
+    let reader: ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
+    let capacity = total.unwrap_or(0).min(1 << 30) as usize;
+    let mut bytes = Vec::with_capacity(capacity);
+    progress(0, total);
+    loop {
+        let chunk = JsFuture::from(reader.read())
+            .await
+            .map_err(|e| LoadError::Read(js_message(&e)))?;
+        let done = Reflect::get(&chunk, &JsValue::from_str("done"))
+            .map_err(|e| LoadError::Read(js_message(&e)))?
+            .as_bool()
+            .unwrap_or(true);
+        if done {
+            break;
+        }
+        let value = Reflect::get(&chunk, &JsValue::from_str("value"))
+            .map_err(|e| LoadError::Read(js_message(&e)))?;
+        let array = value
+            .dyn_into::<Uint8Array>()
+            .map_err(|_| LoadError::Read("a chunk of the stream is not bytes".into()))?;
+        let start = bytes.len();
+        bytes.resize(start + array.length() as usize, 0);
+        array.copy_to(&mut bytes[start..]);
+        progress(bytes.len() as u64, total);
+    }
+    Ok(bytes)
+}
+
+/// Milliseconds since page start (`performance.now()`), 0 where unavailable.
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// Resolves `path` against `base` (a page or bundle URL).
+pub fn resolve_url(path: &str, base: &str) -> Option<String> {
+    web_sys::Url::new_with_base(path, base)
+        .ok()
+        .map(|u| u.href())
+}
