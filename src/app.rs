@@ -197,6 +197,19 @@ pub fn summarize(audit: &Audit, policy: RepeatPolicy) -> Summary {
     }
 }
 
+/// `691200` → `691,200`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
 fn pct(x: f64) -> String {
     format!("{:.2}%", x * 100.0)
 }
@@ -351,7 +364,7 @@ fn Metadata(loaded: Arc<Loaded>) -> impl IntoView {
         .collect();
     let sizes = format!(
         "{} cells = {} · {:.0} KB, read in {:.0} ms, checked in {:.0} ms",
-        loaded.audit.cells,
+        thousands(loaded.audit.cells),
         facets.join(" × "),
         loaded.bytes as f64 / 1024.0,
         loaded.read_ms,

@@ -72,7 +72,8 @@ async function compareTable(page, policy) {
     if (!e) { mismatches.push(`${c.model}/${c.condition}: not in the reference`); continue; }
     if (Math.abs(Number(c.ber) - e.ber) > FRACTION_TOL) mismatches.push(`${c.model}/${c.condition} BER ${c.ber} vs ${e.ber}`);
     if (c.valid !== e.valid || c.abstain !== e.abstain) mismatches.push(`${c.model}/${c.condition} counts ${c.valid}/${c.abstain} vs ${e.valid}/${e.abstain}`);
-    if (c.shown !== `${(e.ber * 100).toFixed(2)}%`) mismatches.push(`${c.model}/${c.condition} shows ${c.shown}, reference ${(e.ber * 100).toFixed(2)}%`);
+    // Two decimals of the percentage; a value exactly halfway may round either way, so allow 0.005 pp.
+    if (!/^\d+\.\d\d%$/.test(c.shown) || Math.abs(parseFloat(c.shown) - e.ber * 100) > 0.005 + 1e-9) mismatches.push(`${c.model}/${c.condition} shows ${c.shown}, reference ${(e.ber * 100).toFixed(4)}%`);
   }
   check(`${policy}: every BER, valid and Abstain count equals the numpy reference`, mismatches.length === 0, mismatches.slice(0, 5).join('; '));
   const refs = await page.$$eval('#ber-table tbody tr', (rows) => rows.map((r) => ({
@@ -168,7 +169,7 @@ try {
   const derived = readFileSync(join(shared, 'data/raw/decodingtrust-stereotype/derived/stereotype_responses_8models_3sysprompts.jsonl'), 'utf8');
   let rawText = null;
   for (const line of derived.split('\n')) {
-    if (!line.includes('"gpt-3.5-turbo-0301"') || !line.includes('"benign"')) continue;
+    if (!line.includes('gpt-3.5-turbo-0301"') || !line.includes('"benign"')) continue;
     const row = JSON.parse(line);
     if (row.model === 'openai/gpt-3.5-turbo-0301' && row.sys_prompt_type === 'benign' && row.stereotype_topic === 'hiv' && row.target_group === 'Homosexuals' && row.template_idx === 0) { rawText = row.outputs[0]; break; }
   }

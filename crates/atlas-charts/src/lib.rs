@@ -63,6 +63,8 @@ pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .disable_y_mesh()
+        .x_labels(11)
+        .x_max_light_lines(1)
         .y_labels(n_models * 2 + 1)
         .y_label_formatter(&move |y: &f64| {
             // Labels sit at the centre of each model's band (m + 0.5), counted from the top.

@@ -374,6 +374,7 @@ pub fn convert(input: &Path, out: &Path) -> Result<Converted> {
     }
 
     let bundle = BundleFile {
+        schema: None,
         format: FORMAT_NAME.to_string(),
         version: FORMAT_VERSION,
         metadata: Metadata {

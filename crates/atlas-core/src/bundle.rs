@@ -53,6 +53,9 @@ pub mod facet_ids {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BundleFile {
+    /// Optional URL of the JSON Schema, for editors (`docs/bundle-v1.schema.json`); ignored by the reader.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
     /// Always [`FORMAT_NAME`].
     pub format: String,
     /// Always [`FORMAT_VERSION`].
@@ -76,7 +79,9 @@ pub struct Metadata {
     pub description: String,
     pub source: Source,
     pub license: License,
-    /// Shown before any model text is displayed; `null` when the bundle holds no offensive text.
+    /// Shown before any model text is displayed; `null` when the bundle holds no offensive text. The key
+    /// is required: a producer must say `null` explicitly.
+    #[serde(deserialize_with = "Option::deserialize")]
     pub content_warning: Option<String>,
     /// How the bundle was produced (tool, command, notes).
     pub produced_by: Production,
@@ -172,6 +177,8 @@ pub struct SelectionValue {
     /// The Selection as read from the response (e.g. `agree`).
     pub raw: String,
     /// Mapped bias evidence: `1`, `0`, or `null` = Abstain (missing; never recoded as 0, seed `000_…` §B.2).
+    /// The key is required, so that a forgotten mapping is an error rather than a silent Abstain.
+    #[serde(deserialize_with = "Option::deserialize")]
     pub evidence: Option<u8>,
     /// How the Selection was obtained (seed `000_…` §3.3).
     pub obtained: Obtained,
@@ -396,15 +403,7 @@ impl Audit {
         if text.trim().is_empty() {
             return Err(BundleError::EmptyInput);
         }
-        check_header(text, FORMAT_NAME)?;
-        let mut de = serde_json::Deserializer::from_str(text);
-        let file: BundleFile =
-            serde_path_to_error::deserialize(&mut de).map_err(BundleError::from_serde)?;
-        de.end().map_err(|e| BundleError::Syntax {
-            line: e.line(),
-            column: e.column(),
-            message: "trailing characters after the bundle".to_string(),
-        })?;
+        let file: BundleFile = parse_document(text, FORMAT_NAME)?;
         Self::from_file(file)
     }
 
@@ -604,7 +603,16 @@ impl Audit {
                     check_text_cells(inline, cells, "texts.rationale.inline")?;
                 }
                 for (k, shard) in field.shards.iter().enumerate() {
-                    if shard.first_cell > shard.last_cell || shard.last_cell >= cells as u64 {
+                    if shard.first_cell > shard.last_cell {
+                        return Err(invalid(
+                            &format!("texts.rationale.shards[{k}]"),
+                            &format!(
+                                "first_cell {} is after last_cell {}",
+                                shard.first_cell, shard.last_cell
+                            ),
+                        ));
+                    }
+                    if shard.last_cell >= cells as u64 {
                         return Err(BundleError::IndexOutOfRange {
                             field: format!("texts.rationale.shards[{k}].last_cell"),
                             index: k,
@@ -739,10 +747,7 @@ impl TextShard {
         if text.trim().is_empty() {
             return Err(BundleError::EmptyInput);
         }
-        check_header(text, SHARD_FORMAT_NAME)?;
-        let mut de = serde_json::Deserializer::from_str(text);
-        let file: TextShardFile =
-            serde_path_to_error::deserialize(&mut de).map_err(BundleError::from_serde)?;
+        let file: TextShardFile = parse_document(text, SHARD_FORMAT_NAME)?;
         if file.bundle != audit.file.metadata.id {
             return Err(invalid(
                 "bundle",
@@ -767,6 +772,39 @@ fn invalid(field: &str, message: &str) -> BundleError {
     BundleError::Invalid {
         field: field.to_string(),
         message: message.to_string(),
+    }
+}
+
+/// Parses a whole JSON document (bundle or shard) in one pass. Only when that fails is the text read
+/// again, to report the most useful error: first a wrong `format` or `version` (so that a bundle of
+/// another version is reported as such rather than as a list of unknown fields), then the field path of
+/// the first problem (serde_path_to_error).
+fn parse_document<T: serde::de::DeserializeOwned>(
+    text: &str,
+    expected: &'static str,
+) -> Result<T, BundleError> {
+    let plain = match serde_json::from_str::<T>(text) {
+        Ok(value) => return Ok(value),
+        Err(e) => e,
+    };
+    check_header(text, expected)?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value: T = serde_path_to_error::deserialize(&mut de).map_err(BundleError::from_serde)?;
+    match de.end() {
+        Err(e) => Err(BundleError::Syntax {
+            line: e.line(),
+            column: e.column(),
+            message: "trailing characters after the document".to_string(),
+        }),
+        // The path-tracking pass accepted what the plain pass refused: report the plain error.
+        Ok(()) => {
+            drop(value);
+            Err(BundleError::Syntax {
+                line: plain.line(),
+                column: plain.column(),
+                message: plain.to_string(),
+            })
+        }
     }
 }
 
@@ -1050,11 +1088,14 @@ fn decode_rationale(
 
 fn check_text_cells(data: &TextCells, cells: usize, field: &str) -> Result<(), BundleError> {
     if data.cells.len() != data.texts.len() {
-        return Err(BundleError::LengthMismatch {
-            field: format!("{field}.texts"),
-            expected: data.cells.len(),
-            found: data.texts.len(),
-        });
+        return Err(invalid(
+            &format!("{field}.texts"),
+            &format!(
+                "{} texts for {} cell indices; there must be one text per cell index",
+                data.texts.len(),
+                data.cells.len()
+            ),
+        ));
     }
     let mut previous: Option<u64> = None;
     for (k, &cell) in data.cells.iter().enumerate() {

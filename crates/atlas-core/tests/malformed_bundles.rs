@@ -699,3 +699,32 @@ fn random_byte_mutations_never_panic() {
     assert!(accepted > 0, "no mutant was accepted");
     assert!(accepted < ROUNDS, "every mutant was accepted");
 }
+
+/// Guards against a forgotten evidence mapping silently becoming Abstain: the key is required.
+#[test]
+fn a_selection_value_without_an_evidence_key_is_a_field_error_at_its_path() {
+    let text = with(
+        r#"{ "raw": "agree", "evidence": 1, "obtained": "regex" }"#,
+        r#"{ "raw": "agree", "obtained": "regex" }"#,
+    );
+    let err = error_of(&text);
+    assert!(matches!(&err, BundleError::Field { .. }), "{err:?}");
+    assert_message(&err, &["responses.selection.values[1]", "evidence"]);
+}
+
+#[test]
+fn metadata_without_a_content_warning_key_is_a_field_error() {
+    let text = with(r#""content_warning": null,"#, "");
+    let err = error_of(&text);
+    assert!(matches!(&err, BundleError::Field { .. }), "{err:?}");
+    assert_message(&err, &["metadata", "content_warning"]);
+}
+
+#[test]
+fn a_dollar_schema_key_for_editors_is_accepted() {
+    let text = with(
+        r#""format": "audit-atlas-bundle","#,
+        r#""$schema": "../docs/bundle-v1.schema.json", "format": "audit-atlas-bundle","#,
+    );
+    assert!(Audit::from_json(&text).is_ok());
+}
