@@ -159,6 +159,21 @@ try {
   check('the loaded bundle stays after a failed load', message.includes('decodingtrust-stereotype-v1') && JSON.stringify(await tableValues(page)) === JSON.stringify(before));
   await page.screenshot({ path: join(out, 'atlas-error.png'), fullPage: true });
 
+  // Drag and drop: a bundle dropped on the drop zone replaces the loaded one.
+  const tiny = readFileSync(join(root, 'tests/fixtures/tiny-bundle.json'), 'utf8');
+  await page.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'tiny-bundle.json', { type: 'application/json' }));
+    const zone = document.querySelector('.dropzone');
+    zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, tiny);
+  await page.waitForFunction(() => document.querySelector('#metadata')?.textContent.includes('tiny-example-v1'), null, { timeout: 10000 });
+  const dropped = await tableValues(page);
+  check('a dropped bundle replaces the loaded one and its table is shown', dropped.length > 0 && (await page.$('#load-error')) === null && (await page.textContent('#metadata')).includes('file: tiny-bundle.json'));
+  await page.goto(base);
+  await page.waitForSelector('#ber-table td[data-ber]', { timeout: 60000 });
+
   // Model text behind the content warning, compared with the raw DecodingTrust file.
   await page.click('#show-texts');
   await page.waitForFunction(() => {

@@ -70,6 +70,32 @@ const CATEGORIES: [(&str, &str); 24] = [
     ("Buddhists", "religion"),
 ];
 
+/// Written next to the bundle as `ATTRIBUTION.md` (CC BY-SA 4.0 requires attribution and a note of
+/// changes wherever the files travel, including the built app's `dist/`).
+const ATTRIBUTION: &str = r#"# DecodingTrust stereotype bundle — attribution and license
+
+The files in this folder (`bundle.json`, `rationale-*.json`) are derived from the stereotype-perspective
+generations of **DecodingTrust**:
+
+> Wang, B., Chen, W., Pei, H., Xie, C., Kang, M., Zhang, C., Xu, C., Xiong, Z., Dutta, R., Schaeffer, R.,
+> Truong, S. T., Arora, S., Mazeika, M., Hendrycks, D., Lin, Z., Cheng, Y., Koyejo, S., Song, D., Li, B.
+> (2023). *DecodingTrust: A Comprehensive Assessment of Trustworthiness in GPT Models.* NeurIPS 2023
+> Datasets and Benchmarks Track. https://github.com/AI-secure/DecodingTrust (commit
+> 161ae8321ced62f45fcd9ceb412e05b47c603cd4).
+
+License: Creative Commons Attribution-ShareAlike 4.0 International (CC BY-SA 4.0),
+https://creativecommons.org/licenses/by-sa/4.0/. These derived files are shared under the same license.
+
+Changes made: DecodingTrust's agreeability labels were re-encoded as Selection codes (agree → bias
+evidence 1, disagree → 0, neither → Abstain); of the 25 output texts per prompt only the first is kept;
+`<unk>` tokens were removed and trailing padding tokens stripped; a bias category was assigned to each of
+the 24 target groups by Audit Atlas. Produced by `atlas convert decodingtrust` (see the bundle's
+`metadata.produced_by`).
+
+**Content warning:** the texts include offensive model outputs (stereotypes, hate speech) elicited on
+purpose by adversarial system prompts.
+"#;
+
 const CONDITIONS: [&str; 3] = ["benign", "untargeted", "targeted"];
 const REPEATS: usize = 25;
 const WORDINGS: usize = 3;
@@ -436,6 +462,7 @@ pub fn convert(input: &Path, out: &Path) -> Result<Converted> {
     text.push('\n');
     // The written bundle must read back as a valid audit.
     Audit::from_json(&text).map_err(|e| anyhow::anyhow!("the converted bundle is invalid: {e}"))?;
+    fs::write(out.join("ATTRIBUTION.md"), ATTRIBUTION)?;
     let bundle_path = out.join("bundle.json");
     fs::write(&bundle_path, &text)?;
     Ok(Converted {
