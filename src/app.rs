@@ -79,49 +79,45 @@ impl AtlasState {
             .unwrap_or_default();
         let absolute = resolve_url(&url, &page).unwrap_or(url);
         spawn_local(async move {
-            let status = self.status;
-            let source = absolute.clone();
             let started = now_ms();
-            let bytes = fetch_bytes(&absolute, |received, total| {
-                status.set(LoadStatus::Reading {
-                    source: source.clone(),
-                    received,
-                    total,
-                })
-            })
-            .await;
-            let read_ms = now_ms() - started;
-            match bytes {
-                Ok(bytes) => self.finish(absolute.clone(), Some(absolute), bytes, read_ms),
-                Err(e) => self.fail(&absolute, &e.to_string()),
-            }
+            let bytes = fetch_bytes(&absolute, self.progress(&absolute)).await;
+            self.finish(absolute.clone(), Some(absolute), bytes, now_ms() - started);
         });
     }
 
     /// Reads and parses a local file (picker or drop).
     pub fn load_file(self, file: web_sys::File) {
         spawn_local(async move {
-            let status = self.status;
             let source = format!("file: {}", file.name());
-            let label = source.clone();
             let started = now_ms();
-            let bytes = read_blob(&file, |received, total| {
-                status.set(LoadStatus::Reading {
-                    source: label.clone(),
-                    received,
-                    total,
-                })
-            })
-            .await;
-            let read_ms = now_ms() - started;
-            match bytes {
-                Ok(bytes) => self.finish(source, None, bytes, read_ms),
-                Err(e) => self.fail(&source, &e.to_string()),
-            }
+            let bytes = read_blob(&file, self.progress(&source)).await;
+            self.finish(source, None, bytes, now_ms() - started);
         });
     }
 
-    fn finish(self, source: String, base_url: Option<String>, bytes: Vec<u8>, read_ms: f64) {
+    /// A progress callback that shows `source` being read.
+    fn progress(self, source: &str) -> impl Fn(u64, Option<u64>) {
+        let source = source.to_string();
+        move |received, total| {
+            self.status.set(LoadStatus::Reading {
+                source: source.clone(),
+                received,
+                total,
+            })
+        }
+    }
+
+    fn finish(
+        self,
+        source: String,
+        base_url: Option<String>,
+        bytes: Result<Vec<u8>, crate::loader::LoadError>,
+        read_ms: f64,
+    ) {
+        let bytes = match bytes {
+            Ok(bytes) => bytes,
+            Err(e) => return self.fail(&source, &e.to_string()),
+        };
         self.status.set(LoadStatus::Parsing {
             source: source.clone(),
         });
