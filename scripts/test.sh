@@ -39,6 +39,7 @@ step "clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
 step "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown -p audit-atlas -p atlas-core -p atlas-charts --all-targets -- -D warnings
 step "native tests" cargo test -p atlas-core -p atlas-charts -p atlas-cli
 step "numpy reference is current" "$PY" tests/reference/reference_stats.py --check
+step "scipy/numpy rank and resampling reference is current" "$PY" tests/reference/rank_reference.py --check
 step "JSON Schema checks" "$PY" tests/schema/check_schema.py
 step "converter reproduces the default bundle" reproduce_default_bundle
 step "wasm tests in headless Chromium" cargo test --target wasm32-unknown-unknown -p audit-atlas

@@ -1,4 +1,5 @@
-//! Audit Atlas analysis core: the bundle format v1 ([`bundle`]) and the audit statistics ([`stats`]).
+//! Audit Atlas analysis core: the bundle format v1 ([`bundle`]), the audit statistics ([`stats`]),
+//! ranks and ranking-stability metrics ([`rank`]) and portable seeded resampling ([`resample`]).
 //!
 //! Pure Rust with no web dependency: it builds and tests natively in seconds and compiles unchanged to
 //! `wasm32-unknown-unknown` for the browser app, so the same inputs give the same numbers in both.
@@ -8,8 +9,12 @@
 pub mod bundle;
 pub mod decode;
 pub mod error;
+pub mod rank;
+pub mod resample;
 pub mod stats;
 
 pub use bundle::{Audit, BundleFile, TextShard};
 pub use error::BundleError;
+pub use rank::Inversions;
+pub use resample::{DrawStream, ResampleError};
 pub use stats::{Counts, RepeatPolicy};

@@ -1,5 +1,6 @@
 //! Selection statistics of seed `000_…` (BiAxisBias): bias-evidence rates (BER, §3.3), the
-//! condition-balanced reference score (§3.5, Eq. 4) and rankings (§3.4).
+//! condition-balanced reference score (§3.5, Eq. 4) and rankings (§3.4; the rank and ranking-stability
+//! functions are in [`crate::rank`], resampling in [`crate::resample`]).
 //!
 //! All rates are **fractions** in `[0, 1]`; the UI multiplies by 100 to show percentages. Abstain
 //! Selections are missing and never recoded as 0 (seed `000_…` §B.2); cells without any response are
@@ -13,6 +14,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::{Audit, NO_RESPONSE_CODE};
+
+/// Average ranks (lower score = rank 1, ties averaged) now live in [`crate::rank`]; re-exported here so
+/// existing callers of `stats::average_ranks` keep compiling.
+pub use crate::rank::average_ranks;
 
 /// How repeated responses of one model × condition × template × statement unit enter the statistics.
 ///
@@ -330,30 +335,4 @@ pub fn condition_mean(audit: &Audit, units: &UnitCounts, m: usize, c: usize) -> 
         }
     }
     (n_t > 0).then(|| sum_t / n_t as f64)
-}
-
-/// Ranks of `scores`, lower score = rank 1, ties get the average of the ranks they span (as
-/// `scipy.stats.rankdata(method="average")`). Missing scores get no rank and do not count.
-pub fn average_ranks(scores: &[Option<f64>]) -> Vec<Option<f64>> {
-    let mut present: Vec<(usize, f64)> = scores
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| s.filter(|v| v.is_finite()).map(|v| (i, v)))
-        .collect();
-    present.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-    let mut ranks = vec![None; scores.len()];
-    let mut start = 0;
-    while start < present.len() {
-        let mut end = start + 1;
-        while end < present.len() && present[end].1 == present[start].1 {
-            end += 1;
-        }
-        // Ranks start+1 ..= end share their mean.
-        let rank = (start + 1 + end) as f64 / 2.0;
-        for &(i, _) in &present[start..end] {
-            ranks[i] = Some(rank);
-        }
-        start = end;
-    }
-    ranks
 }
