@@ -1,11 +1,17 @@
 //! `atlas`: the Audit Atlas command line.
 //!
 //! - `atlas convert decodingtrust --input DIR --out DIR` builds the default bundle;
+//! - `atlas synth --seed S --out FILE` writes a seeded SYNTHETIC full-scale bundle (no real outputs);
+//! - `atlas analyze-rq2 FILE --draws N --budget B --seed S [--policy P] [--format text|json|csv]`
+//!   runs the equal-budget audits of seed `000_…` §3.5 (Tables 13, 14, 15);
 //! - `atlas validate FILE` reads a bundle and reports the first problem, naming record and field;
 //! - `atlas stats FILE [--policy P] [--json]` prints Selection BER per model × condition and the
 //!   condition-balanced reference score (seed `000_…` Eq. 4) with ranks.
 
 mod decodingtrust;
+mod rq1;
+mod rq2;
+mod synth;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,9 +41,35 @@ enum Command {
         #[command(subcommand)]
         source: ConvertSource,
     },
+    /// Generate a seeded SYNTHETIC full-scale bundle (seed 000 Table 6 design; no real model outputs).
+    Synth(synth::SynthArgs),
+    /// RQ2 (seed 000 §3.5, §5.3, D.1, D.2): equal-budget audits, printed like Tables 13, 14 and 15.
+    AnalyzeRq2(rq2::AnalyzeRq2Args),
     /// Validate a bundle file; exits 1 with the problem (record, field) when it is invalid.
     Validate { file: PathBuf },
     /// Print Selection BER per model × condition and the reference score with ranks.
+    /// RQ1 (seed 000 §5.1, §5.2): wording sensitivity, rank stability across wordings, reversals
+    /// across conditions with tie zones and statement-cluster bootstrap intervals.
+    AnalyzeRq1 {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = Policy::AllResponses)]
+        policy: Policy,
+        /// Seed of every bootstrap draw.
+        #[arg(long, default_value_t = 20_260_716)]
+        seed: u64,
+        /// Wording-subset size k of the matched comparison.
+        #[arg(long, default_value_t = 3)]
+        k: usize,
+        /// Unit-bootstrap resamples of the paired difference.
+        #[arg(long, default_value_t = 20_000)]
+        unit_reps: usize,
+        /// Statement-cluster bootstrap draws.
+        #[arg(long, default_value_t = 10_000)]
+        cluster_reps: usize,
+        /// Print JSON instead of text tables.
+        #[arg(long)]
+        json: bool,
+    },
     Stats {
         file: PathBuf,
         #[arg(long, value_enum, default_value_t = Policy::AllResponses)]
@@ -104,6 +136,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Synth(args) => {
+            synth::run(&args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::AnalyzeRq2(args) => rq2::run(args),
         Command::Validate { file } => {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("reading {}", file.display()))?;
@@ -122,6 +159,35 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     Ok(ExitCode::from(1))
                 }
             }
+        }
+        Command::AnalyzeRq1 {
+            file,
+            policy,
+            seed,
+            k,
+            unit_reps,
+            cluster_reps,
+            json,
+        } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let audit = Audit::from_json(&text)
+                .map_err(|e| anyhow::anyhow!("{}: invalid bundle: {e}", file.display()))?;
+            let options = atlas_core::rq1::Rq1Options {
+                k,
+                control_wording: 0,
+                unit_bootstrap_reps: unit_reps,
+                cluster_bootstrap_reps: cluster_reps,
+                seed,
+                policy: policy.into(),
+            };
+            let report = rq1::run(&audit, options)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                rq1::print_text(&audit, &report);
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Stats { file, policy, json } => {
             let text = std::fs::read_to_string(&file)

@@ -11,6 +11,8 @@ pub mod decode;
 pub mod error;
 pub mod rank;
 pub mod resample;
+pub mod rq1;
+pub mod rq2;
 pub mod stats;
 
 pub use bundle::{Audit, BundleFile, TextShard};

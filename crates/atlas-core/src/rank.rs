@@ -127,7 +127,7 @@ pub fn max_displacement(ranks_a: &[Option<f64>], ranks_b: &[Option<f64>]) -> Opt
 
 /// Pairwise ordering inversions between two score vectors: how many unordered item pairs are ordered
 /// strictly oppositely, out of how many pairs were compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Inversions {
     /// Unordered pairs whose order in `a` is strictly opposite to their order in `b`.
     pub inverted: usize,
