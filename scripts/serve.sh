@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-export PATH="$HOME/.cargo/bin:${AUDIT_ATLAS_CACHE:-$HOME/.cache/audit-atlas}/node/node_modules/.bin:$PATH"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:${AUDIT_ATLAS_CACHE:-$HOME/.cache/audit-atlas}/node/node_modules/.bin:$PATH"
 exec trunk serve --release "$@"

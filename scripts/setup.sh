@@ -5,7 +5,7 @@
 #   scripts/setup.sh            build tools: wasm32 target, Trunk, wasm-bindgen CLI, wasm-opt (binaryen)
 #   scripts/setup.sh --test     also: Chromium + ChromeDriver, playwright-core, a Python venv with numpy
 #
-# Cold on a fresh 2-core machine: ~25 min (mostly `cargo install trunk`); warm: a few seconds.
+# Cold on a fresh 2-core machine: ~17 min (trunk ~11 min, wasm-bindgen-cli ~5 min); warm: ~1 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +14,7 @@ WITH_TEST=0
 CACHE="${AUDIT_ATLAS_CACHE:-$HOME/.cache/audit-atlas}"
 TRUNK_VERSION=0.21.14   # 0.22.x needs a newer rustc than 1.95
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
-export PATH="$HOME/.cargo/bin:$CACHE/node/node_modules/.bin:$PATH"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$CACHE/node/node_modules/.bin:$PATH"
 
 say() { echo "[setup] $*"; }
 
@@ -36,13 +36,13 @@ done
 
 # Trunk.
 if ! trunk --version 2>/dev/null | grep -q " $TRUNK_VERSION\$"; then
-  say "installing trunk $TRUNK_VERSION (about 17 min on 2 cores)"
+  say "installing trunk $TRUNK_VERSION (about 11 min on 2 cores)"
   cargo install trunk --locked --version "$TRUNK_VERSION" --force
 fi
 
 # wasm-bindgen CLI: exactly the version in Cargo.lock (no --locked: its lockfile names a yanked crate).
 if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
-  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 4 min)"
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 5 min)"
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
 

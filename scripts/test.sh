@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 CACHE="${AUDIT_ATLAS_CACHE:-$HOME/.cache/audit-atlas}"
 scripts/setup.sh --test
-export PATH="$HOME/.cargo/bin:$CACHE/node/node_modules/.bin:$PATH"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$CACHE/node/node_modules/.bin:$PATH"
 export NODE_PATH="$CACHE/node/node_modules"
 PY="$CACHE/venv/bin/python"
 SHARED="${AUDIT_ATLAS_SHARED:-$ROOT/../shared}"
@@ -40,6 +40,8 @@ step "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown -p audit-atl
 step "native tests" cargo test -p atlas-core -p atlas-charts -p atlas-cli
 step "numpy reference is current" "$PY" tests/reference/reference_stats.py --check
 step "scipy/numpy rank and resampling reference is current" "$PY" tests/reference/rank_reference.py --check
+step "numpy/scipy RQ1 reference is current" "$PY" tests/reference/rq1_reference.py --check
+step "numpy RQ2 equal-budget reference is current" "$PY" tests/reference/rq2_reference.py --check
 step "JSON Schema checks" "$PY" tests/schema/check_schema.py
 step "converter reproduces the default bundle" reproduce_default_bundle
 step "wasm tests in headless Chromium" cargo test --target wasm32-unknown-unknown -p audit-atlas
