@@ -65,3 +65,51 @@ fn rank_statistics_and_percentiles_agree_with_scipy_and_numpy_in_the_browser() {
     assert!((percentile(&v, 2.5).unwrap() - 0.1125).abs() <= 1e-12);
     assert!((percentile(&v, 97.5).unwrap() - 0.875).abs() <= 1e-12);
 }
+
+/// FNV-1a 64, as in `crates/atlas-core/tests/cross_target.rs`.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The RQ1 and RQ2 reports of the default bundle hash to the values the NATIVE build gives
+/// (`RQ1_FINGERPRINT`, `RQ2_FINGERPRINT` in `crates/atlas-core/tests/cross_target.rs`, same settings):
+/// same bundle, same seed, same numbers in the browser. A cross-target guard, not a correctness check.
+#[wasm_bindgen_test]
+fn rq1_and_rq2_reports_equal_the_native_ones_for_the_same_seed() {
+    use atlas_core::rq1::{condition_reversals, wording_sensitivity, Rq1Options};
+    use atlas_core::rq2::{analyze_rq2, Rq2Options};
+    use atlas_core::{Audit, RepeatPolicy};
+    let audit = Audit::from_json(include_str!(
+        "../static/bundles/decodingtrust-stereotype/bundle.json"
+    ))
+    .unwrap();
+    let rq1_options = Rq1Options {
+        unit_bootstrap_reps: 500,
+        cluster_bootstrap_reps: 200,
+        seed: 20_260_716,
+        ..Rq1Options::default()
+    };
+    let wording = wording_sensitivity(&audit, &rq1_options).unwrap();
+    let reversals =
+        condition_reversals(&audit, RepeatPolicy::AllResponses, 200, 20_260_716).unwrap();
+    let rq1 = serde_json::to_string(&(wording, reversals)).unwrap();
+    let rq2_options = Rq2Options {
+        draws: 200,
+        budget: 200,
+        bootstrap_reps: 200,
+        ..Rq2Options::default()
+    };
+    let rq2 = serde_json::to_string(&analyze_rq2(&audit, &rq2_options).unwrap()).unwrap();
+    assert_eq!(
+        fnv1a(rq1.as_bytes()),
+        3_314_455_017_948_479_848,
+        "RQ1 report differs from native"
+    );
+    assert_eq!(
+        fnv1a(rq2.as_bytes()),
+        4_296_077_752_488_642_256,
+        "RQ2 report differs from native"
+    );
+}
