@@ -14,6 +14,7 @@ pub mod resample;
 pub mod rq1;
 pub mod rq2;
 pub mod stats;
+pub mod variance;
 
 pub use bundle::{Audit, BundleFile, TextShard};
 pub use error::BundleError;
