@@ -16,6 +16,7 @@ use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsValue;
 
+use crate::analyses::Analyses;
 use crate::loader::{fetch_bytes, now_ms, read_blob, resolve_url};
 
 /// Path of the default bundle, relative to the page.
@@ -29,7 +30,8 @@ pub struct Loaded {
     pub source: String,
     /// Base URL for its text shards (`None` for local files).
     pub base_url: Option<String>,
-    pub bytes: usize,
+    /// The bundle's bytes as read, kept once for the analysis worker (it parses its own copy).
+    pub data: Arc<[u8]>,
     /// Milliseconds spent fetching/reading and parsing+validating.
     pub read_ms: f64,
     pub parse_ms: f64,
@@ -130,7 +132,7 @@ impl AtlasState {
                     audit,
                     source,
                     base_url,
-                    bytes: bytes.len(),
+                    data: Arc::from(bytes),
                     read_ms,
                     parse_ms,
                 };
@@ -162,7 +164,7 @@ fn publish_timing(loaded: &Loaded) {
     };
     set("source", JsValue::from_str(&loaded.source));
     set("bundle", JsValue::from_str(&loaded.audit.metadata().id));
-    set("bytes", JsValue::from_f64(loaded.bytes as f64));
+    set("bytes", JsValue::from_f64(loaded.data.len() as f64));
     set("read_ms", JsValue::from_f64(loaded.read_ms));
     set("parse_ms", JsValue::from_f64(loaded.parse_ms));
     let _ = js_sys::Reflect::set(&window, &JsValue::from_str("__atlasLoad"), &record);
@@ -194,7 +196,7 @@ pub fn summarize(audit: &Audit, policy: RepeatPolicy) -> Summary {
 }
 
 /// `691200` → `691,200`.
-fn thousands(n: usize) -> String {
+pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
@@ -338,6 +340,7 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
         <PolicyPanel/>
         <BerTableView loaded=loaded.clone() summary/>
         <BerChart loaded=loaded.clone() summary/>
+        <Analyses loaded=loaded.clone()/>
         <Responses loaded/>
     }
 }
@@ -362,7 +365,7 @@ fn Metadata(loaded: Arc<Loaded>) -> impl IntoView {
         "{} cells = {} · {:.0} KB, read in {:.0} ms, checked in {:.0} ms",
         thousands(loaded.audit.cells),
         facets.join(" × "),
-        loaded.bytes as f64 / 1024.0,
+        loaded.data.len() as f64 / 1024.0,
         loaded.read_ms,
         loaded.parse_ms
     );

@@ -7,13 +7,16 @@
 // (tests/reference/expected_decodingtrust.json), switches the repeat policy, loads a malformed bundle
 // and checks the error while the table stays, opens a model text behind the content warning and
 // compares it with the raw DecodingTrust file, measures the load time against JSON.parse of the same
-// bytes, and saves screenshots to tests/e2e/out/. Ends with "N passed, M failed".
+// bytes, runs RQ1 and RQ2 in the analysis Web Worker and compares them with the native CLI's JSON for the
+// same settings (the script runs `atlas analyze-rq1/-rq2` itself), cancels a long run while checking that
+// the page stays responsive, and saves screenshots to tests/e2e/out/. Ends with "N passed, M failed".
 import { createServer } from 'node:http';
 import { readFile, mkdir, writeFile, stat } from 'node:fs/promises';
 import { createReadStream, readFileSync } from 'node:fs';
 import { extname, join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
 
 const require = createRequire(import.meta.url);
 const { chromium } = require('playwright-core');
@@ -87,6 +90,41 @@ async function compareTable(page, policy) {
     if (Number(r.rank) !== e.rank) mismatches.push(`${r.model} rank ${r.rank} vs ${e.rank}`);
   }
   check(`${policy}: reference scores (Eq. 4) and ranks equal the numpy reference`, refs.length === 8 && mismatches.length === 0, mismatches.join('; '));
+}
+
+
+// The native CLI's JSON for the same bundle and settings (built on demand by cargo).
+const BUNDLE = join(root, 'static/bundles/decodingtrust-stereotype/bundle.json');
+function cli(args) {
+  const text = execFileSync('cargo', ['run', '-q', '--release', '-p', 'atlas-cli', '--bin', 'atlas', '--', ...args],
+    { cwd: root, encoding: 'utf8', maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(text);
+}
+
+// First difference between two JSON values (numbers compared exactly), or null.
+function jsonDiff(a, b, path = '$') {
+  if (typeof a !== typeof b || Array.isArray(a) !== Array.isArray(b) || (a === null) !== (b === null)) return `${path}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`;
+  if (a === null || typeof a !== 'object') return a === b ? null : `${path}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) { const d = jsonDiff(a[k], b[k], `${path}.${k}`); if (d) return d; }
+  return null;
+}
+
+async function reportJson(page, key) {
+  const href = await page.getAttribute(`#${key}-json`, 'href');
+  return JSON.parse(decodeURIComponent(href.slice(href.indexOf(',') + 1)));
+}
+
+async function cellValue(page, table, key) {
+  return page.$eval(`#${table} td[data-key="${key}"]`, (td) => td.dataset.value).catch(() => undefined);
+}
+
+async function runAnalysis(page, key, settings, timeout = 120000) {
+  for (const [field, value] of Object.entries(settings)) await page.fill(`#${key}-${field}`, String(value));
+  await page.click(`#${key}-run`);
+  await page.waitForFunction((k) => document.querySelector(`#${k}-result`) || document.querySelector(`#${k}-error`), key, { timeout });
+  const error = await page.$(`#${key}-error`);
+  return error ? await error.textContent() : null;
 }
 
 const server = await serve();
@@ -191,14 +229,95 @@ try {
   check('the first shown response is DecodingTrust\'s first sample for that cell, as plain text', rawText !== null && shown === rawText, `shown ${JSON.stringify(shown).slice(0, 80)} raw ${JSON.stringify(rawText).slice(0, 80)}`);
   await page.screenshot({ path: join(out, 'atlas-responses.png'), fullPage: false });
 
+  // RQ2 in the analysis worker, compared with the native CLI for the same settings.
+  const rq2Cli = cli(['analyze-rq2', BUNDLE, '--draws', '200', '--budget', '200', '--seed', '20260722', '--format', 'json']);
+  let error = await runAnalysis(page, 'rq2', { seed: 20260722, draws: 200, budget: 200, bootstrap: 2000 });
+  check('RQ2 (200 draws, budget 200, seed 20260722) runs in the worker', error === null, error);
+  let mismatches = [];
+  for (const d of rq2Cli.designs) {
+    const shown = await cellValue(page, 'rq2-table13', `${d.design}/mae_pp`);
+    if (Number(shown) !== d.mae_pp.mean) mismatches.push(`${d.design} MAE ${shown} vs CLI ${d.mae_pp.mean}`);
+    const inv = await cellValue(page, 'rq2-table13', `${d.design}/inversion_rate`);
+    if (Number(inv) !== d.inversion_rate.mean) mismatches.push(`${d.design} inversions ${inv} vs CLI ${d.inversion_rate.mean}`);
+    for (const m of d.per_model) {
+      const v = await cellValue(page, 'rq2-table15', `${d.design}/mae_pp/${m.model}`);
+      if (Number(v) !== m.mae_pp) mismatches.push(`${d.design}/${m.model} MAE ${v} vs CLI ${m.mae_pp}`);
+    }
+  }
+  for (const d of rq2Cli.coverage) {
+    const v = await cellValue(page, 'rq2-table14', `${d.conditions}/mae_pp`);
+    if (Number(v) !== d.mae_pp.mean) mismatches.push(`coverage K=${d.conditions} MAE ${v} vs CLI ${d.mae_pp.mean}`);
+  }
+  check('RQ2 Tables 13, 14, 15: every design\'s score MAE and inversion rate and every per-model MAE equal the native CLI exactly', mismatches.length === 0 && rq2Cli.designs.length === 4, mismatches.slice(0, 5).join('; '));
+  let diff = jsonDiff(await reportJson(page, 'rq2'), rq2Cli);
+  check('the RQ2 report from the worker is the native CLI\'s JSON, value for value', diff === null, diff);
+  const captions = await page.$$eval('#rq2-result figcaption .provenance', (cs) => cs.map((c) => c.textContent));
+  check('each RQ2 table names bundle, seed, draws, budget, repeat policy and weights', captions.length === 3 && captions.every((c) => ['decodingtrust-stereotype-v1', 'seed 20260722', '200 draws', 'budget 200', 'all_responses', 'equal (Eq. 4)'].every((w) => c.includes(w))), captions[0]);
+  await page.locator('#rq2').screenshot({ path: join(out, 'atlas-rq2.png') });
+
+  // RQ1 with small bootstrap sizes, compared with the CLI.
+  const rq1Cli = cli(['analyze-rq1', BUNDLE, '--seed', '20260716', '--unit-reps', '200', '--cluster-reps', '200', '--json']);
+  error = await runAnalysis(page, 'rq1', { seed: 20260716, 'unit-reps': 200, 'cluster-reps': 200 });
+  check('RQ1 (seed 20260716, 200 resamples) runs in the worker', error === null, error);
+  const rq1Summary = await page.textContent('#rq1-result .summary');
+  const changed = Number((/(\d+) of (\d+) model × condition × statement units/.exec(rq1Summary) || [])[1]);
+  const reversals = await page.$$eval('#rq1-table11 tbody tr', (rows) => rows.length);
+  check('RQ1: changed-unit count and reversing pairs equal the native CLI', changed === rq1Cli.wording_sensitivity.changed_any && reversals === rq1Cli.reversals.reversals.length,
+    `changed ${changed} vs ${rq1Cli.wording_sensitivity.changed_any}, reversals ${reversals} vs ${rq1Cli.reversals.reversals.length}`);
+  diff = jsonDiff(await reportJson(page, 'rq1'), rq1Cli);
+  check('the RQ1 report from the worker is the native CLI\'s JSON, value for value', diff === null, diff);
+  const rq1Caption = await page.textContent('#rq1-table11-provenance');
+  check('RQ1 tables name bundle, seed, resamples, repeat policy and weights', ['decodingtrust-stereotype-v1', 'seed 20260716', '200 resamples', '200 draws', 'all_responses', 'equal (Eq. 4)'].every((w) => rq1Caption.includes(w)), rq1Caption);
+
+  // A long run (100,000 draws): the main thread keeps painting and answering clicks; Cancel stops it.
+  await page.fill('#rq2-draws', '100000');
+  await page.click('#rq2-run');
+  await page.waitForFunction(() => Number(document.querySelector('#rq2-progress')?.dataset.done) > 0, null, { timeout: 30000 });
+  const frames = await page.evaluate(() => new Promise((ok) => {
+    let n = 0; const t0 = performance.now();
+    const tick = () => { n++; if (performance.now() - t0 < 1000) requestAnimationFrame(tick); else ok(n); };
+    requestAnimationFrame(tick);
+  }));
+  check('during a run the page keeps painting (requestAnimationFrame ≥ 20 frames in 1 s)', frames >= 20, `${frames} frames`);
+  const clicked = Date.now();
+  await page.check('input[name="repeat-policy"][value="unit_majority"]');
+  await page.waitForFunction(() => document.querySelector('#table-provenance').textContent.includes('unit_majority'), null, { timeout: 5000 });
+  const clickMs = Date.now() - clicked;
+  const progressBefore = Number(await page.getAttribute('#rq2-progress', 'data-done'));
+  console.log(`     during a run: ${frames} animation frames in 1 s; a policy click updated the BER table in ${clickMs} ms`);
+  check('during a run a repeat-policy click updates the BER table within a second', clickMs < 1000, `${clickMs} ms`);
+  await page.waitForFunction((d) => Number(document.querySelector('#rq2-progress')?.dataset.done) > d, progressBefore, { timeout: 30000 });
+  const progressShown = await page.textContent('#rq2-progress');
+  const totalDraws = (100000 * (rq2Cli.designs.length + rq2Cli.coverage.length)).toLocaleString('en-US');
+  check('the progress bar counts draws done of all designs', new RegExp(`Running: [\\d,]+ of ${totalDraws} draws`).test(progressShown), progressShown);
+  await page.click('#rq2-cancel');
+  await page.waitForSelector('#rq2-status', { timeout: 2000 });
+  await page.waitForTimeout(1000);
+  const afterCancel = await page.evaluate(() => ({
+    status: document.querySelector('#rq2-status')?.textContent, progress: !!document.querySelector('#rq2-progress'),
+    result: !!document.querySelector('#rq2-result'), running: document.querySelector('#rq2-run').disabled,
+  }));
+  check('Cancel stops the run: no progress, no result, Run enabled again', afterCancel.status.includes('Cancelled') && !afterCancel.progress && !afterCancel.result && !afterCancel.running, JSON.stringify(afterCancel));
+  await page.check('input[name="repeat-policy"][value="all_responses"]');
+  await page.waitForFunction(() => document.querySelector('#table-provenance').textContent.includes('all_responses'), null, { timeout: 5000 });
+  await compareTable(page, 'all_responses');
+  error = await runAnalysis(page, 'rq2', { draws: 200 });
+  diff = error ?? jsonDiff(await reportJson(page, 'rq2'), rq2Cli);
+  check('after a cancel a fresh worker runs again and gives the same report', diff === null, diff);
+
   // A narrow phone screen still shows the table (scrollable) without page errors.
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
   const phonePage = await phone.newPage();
+  phonePage.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  phonePage.on('pageerror', (e) => consoleErrors.push(String(e)));
   await phonePage.goto(base);
   await phonePage.waitForSelector('#ber-table td[data-ber]', { timeout: 60000 });
   await phonePage.screenshot({ path: join(out, 'atlas-phone.png') });
+  error = await runAnalysis(phonePage, 'rq2', { draws: 200 });
+  check('RQ2 runs on a phone-sized page', error === null, error);
+  await phonePage.locator('#rq2').screenshot({ path: join(out, 'atlas-rq2-phone.png') });
   const overflow = await phonePage.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  check('at 390 px wide the page does not scroll sideways (the table scrolls in its box)', overflow <= 1, `overflow ${overflow}px`);
+  check('at 390 px wide the page does not scroll sideways (the tables scroll in their boxes)', overflow <= 1, `overflow ${overflow}px`);
 
   check('no console errors or page errors', consoleErrors.length === 0, consoleErrors.join(' | '));
 } finally {

@@ -181,7 +181,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 seed,
                 policy: policy.into(),
             };
-            let report = rq1::run(&audit, options)?;
+            let report = atlas_core::rq1::analyze_rq1(&audit, options)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

@@ -1,42 +1,8 @@
 //! `atlas analyze-rq1`: the RQ1 analyses of seed `000_…` (§5.1, §5.2, C.1, C.2, Tables 8, 9, 11) on a
 //! bundle, printed as text (laid out like the seed's tables) or JSON.
 
-use anyhow::Result;
-use atlas_core::rq1::{
-    condition_reversals, wording_rank_stability, wording_sensitivity, ConditionReversals,
-    Rq1Options, WordingRankStability, WordingSensitivity,
-};
+use atlas_core::rq1::Rq1Report;
 use atlas_core::Audit;
-use serde::Serialize;
-
-/// Everything `analyze-rq1` computes, as written by `--format json`.
-#[derive(Serialize)]
-pub struct Rq1Report {
-    pub bundle: String,
-    pub options: Rq1Options,
-    pub wording_sensitivity: WordingSensitivity,
-    pub rank_stability: WordingRankStability,
-    pub reversals: ConditionReversals,
-}
-
-/// Runs the three RQ1 analyses.
-///
-/// # Errors
-/// When the bundle cannot support them (fewer than two models or wordings).
-pub fn run(audit: &Audit, options: Rq1Options) -> Result<Rq1Report> {
-    Ok(Rq1Report {
-        bundle: audit.metadata().id.clone(),
-        options,
-        wording_sensitivity: wording_sensitivity(audit, &options)?,
-        rank_stability: wording_rank_stability(audit, options.policy)?,
-        reversals: condition_reversals(
-            audit,
-            options.policy,
-            options.cluster_bootstrap_reps,
-            options.seed,
-        )?,
-    })
-}
 
 fn pct(x: f64) -> String {
     format!("{:.2}", 100.0 * x)
@@ -147,19 +113,48 @@ pub fn print_text(audit: &Audit, r: &Rq1Report) {
         v.draws
     );
     for rev in &v.reversals {
-        println!(
-            "  {}–{}: {} {:+.2} {} | {} {:+.2} {} | ε1 {} ε2 {} CI {}",
-            rev.model_a,
-            rev.model_b,
-            rev.negative.condition_id,
-            rev.negative.delta_pp,
-            ci(rev.negative.ci_pp),
-            rev.positive.condition_id,
-            rev.positive.delta_pp,
-            ci(rev.positive.ci_pp),
-            if rev.survives_1pp { "✓" } else { "·" },
-            if rev.survives_2pp { "✓" } else { "·" },
-            if rev.ci_supported { "✓" } else { "·" },
-        );
+        print_reversal(rev);
     }
+    if let Some(var) = &r.variance {
+        println!();
+        println!(
+            "Descriptive variance components over {} (seed C.3, Table 12 layout): {} valid rows; complete grid: {} of {} {} units, {} rows",
+            var.factors.join(" × "),
+            var.rows,
+            var.units_complete,
+            var.units_seen,
+            var.units_by.join(" × "),
+            var.rows_complete
+        );
+        println!(
+            "  {:<28} {:>16} {:>20}",
+            "Effect", "valid-row η²", "complete-grid η²"
+        );
+        for c in &var.components {
+            let fmt = |x: Option<f64>| x.map_or("—".into(), |v| format!("{v:.4}"));
+            println!(
+                "  {:<28} {:>16} {:>20}",
+                c.effect.join(" × "),
+                fmt(c.eta_squared),
+                fmt(c.eta_squared_complete)
+            );
+        }
+    }
+}
+
+fn print_reversal(rev: &atlas_core::rq1::Reversal) {
+    println!(
+        "  {}–{}: {} {:+.2} {} | {} {:+.2} {} | ε1 {} ε2 {} CI {}",
+        rev.model_a,
+        rev.model_b,
+        rev.negative.condition_id,
+        rev.negative.delta_pp,
+        ci(rev.negative.ci_pp),
+        rev.positive.condition_id,
+        rev.positive.delta_pp,
+        ci(rev.positive.ci_pp),
+        if rev.survives_1pp { "✓" } else { "·" },
+        if rev.survives_2pp { "✓" } else { "·" },
+        if rev.ci_supported { "✓" } else { "·" },
+    );
 }

@@ -13,6 +13,8 @@
 //! - [`condition_reversals`] (§5.2, C.2, Table 11): the unordered model pairs whose ordering reverses
 //!   across conditions, with 1-pp and 2-pp tie zones and paired statement-cluster bootstrap intervals.
 //!
+//! [`analyze_rq1`] runs all three into one [`Rq1Report`] (the CLI's JSON and the app's worker).
+//!
 //! # Reading the bundle
 //! A **unit** is one model × condition × statement, over the conditions with a Selection readout. Its
 //! **wordings** are the condition's templates `T_c` (a template nested in a condition belongs to it
@@ -772,5 +774,68 @@ pub fn condition_reversals(
         draws,
         pairs,
         reversals,
+    })
+}
+
+/// Everything the three RQ1 analyses compute for one bundle and one set of options (the JSON of
+/// `atlas analyze-rq1 --json`, and what the app's worker sends back).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rq1Report {
+    /// Bundle id.
+    pub bundle: String,
+    pub options: Rq1Options,
+    pub wording_sensitivity: WordingSensitivity,
+    pub rank_stability: WordingRankStability,
+    pub reversals: ConditionReversals,
+    /// Descriptive η² over the condition × template grid with model × statement units (seed C.3,
+    /// Table 12; [`crate::variance`]), when the bundle declares both facets.
+    pub variance: Option<crate::variance::VarianceComponents>,
+}
+
+/// Runs [`wording_sensitivity`], [`wording_rank_stability`] and [`condition_reversals`] with one set
+/// of options, and the condition × template variance components.
+///
+/// # Errors
+/// [`Rq1Error`] when the bundle cannot support them (fewer than two models or wordings, no Selection
+/// condition).
+pub fn analyze_rq1(audit: &Audit, options: Rq1Options) -> Result<Rq1Report, Rq1Error> {
+    analyze_rq1_with_progress(audit, options, &mut |_, _| {})
+}
+
+/// [`analyze_rq1`] reporting progress: `progress(done, 3)` before each of the three analyses
+/// (`done` = analyses finished) and `progress(3, 3)` at the end.
+///
+/// # Errors
+/// As [`analyze_rq1`].
+pub fn analyze_rq1_with_progress(
+    audit: &Audit,
+    options: Rq1Options,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Rq1Report, Rq1Error> {
+    progress(0, 3);
+    let wording_sensitivity = wording_sensitivity(audit, &options)?;
+    progress(1, 3);
+    let rank_stability = wording_rank_stability(audit, options.policy)?;
+    progress(2, 3);
+    let reversals = condition_reversals(
+        audit,
+        options.policy,
+        options.cluster_bootstrap_reps,
+        options.seed,
+    )?;
+    let variance = crate::variance::variance_components(
+        audit,
+        &["condition", "template"],
+        &["model", "statement"],
+    )
+    .ok();
+    progress(3, 3);
+    Ok(Rq1Report {
+        bundle: audit.metadata().id.clone(),
+        options,
+        wording_sensitivity,
+        rank_stability,
+        reversals,
+        variance,
     })
 }

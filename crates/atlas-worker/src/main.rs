@@ -1,0 +1,81 @@
+//! The Web Worker that runs the app's RQ1/RQ2 analyses off the page's main thread.
+//!
+//! Trunk builds this binary for wasm32 (`data-type="worker"`, `no-modules` bindings, loader shim
+//! `atlas-worker_loader.js`; see `index.html`). On start it listens for messages and posts
+//! `{"type":"ready"}`; each message is `{request: "<Request JSON>", bundle: Uint8Array}` and is answered
+//! by `progress` messages and one `done` or `failed` ([`atlas_worker::Reply`], as JSON strings). The
+//! page cancels a run by terminating the worker. Natively the binary only says what it is.
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    web::start();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!(
+        "atlas-worker is the app's Web Worker: Trunk builds it for wasm32 (see index.html). \
+         Natively, use `atlas analyze-rq1` / `atlas analyze-rq2`."
+    );
+    std::process::exit(2);
+}
+
+#[cfg(target_arch = "wasm32")]
+mod web {
+    use atlas_worker::{run, Reply, Request};
+    use js_sys::{Reflect, Uint8Array};
+    use wasm_bindgen::prelude::*;
+    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+    fn post(scope: &DedicatedWorkerGlobalScope, reply: &Reply) {
+        // Posting a string cannot fail (it is always cloneable).
+        let _ = scope.post_message(&JsValue::from_str(&reply.to_json()));
+    }
+
+    /// Reads one request message: its settings (JSON) and the bundle bytes.
+    fn read(data: &JsValue) -> Result<(Request, Vec<u8>), String> {
+        let text = Reflect::get(data, &JsValue::from_str("request"))
+            .ok()
+            .and_then(|v| v.as_string())
+            .ok_or("the message has no request")?;
+        let request: Request =
+            serde_json::from_str(&text).map_err(|e| format!("the request is malformed: {e}"))?;
+        let bundle = Reflect::get(data, &JsValue::from_str("bundle"))
+            .ok()
+            .and_then(|v| v.dyn_into::<Uint8Array>().ok())
+            .ok_or("the message has no bundle bytes")?;
+        Ok((request, bundle.to_vec()))
+    }
+
+    pub fn start() {
+        console_error_panic_hook::set_once();
+        let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+        let replies = scope.clone();
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+            let reply = match read(&event.data()) {
+                Err(message) => Reply::Failed { message },
+                Ok((request, bundle)) => {
+                    let mut progress = |done: usize, total: usize, stage: &str| {
+                        post(
+                            &replies,
+                            &Reply::Progress {
+                                done,
+                                total,
+                                stage: stage.to_string(),
+                            },
+                        )
+                    };
+                    match run(&bundle, &request, &mut progress) {
+                        Ok(outcome) => Reply::Done(outcome),
+                        Err(message) => Reply::Failed { message },
+                    }
+                }
+            };
+            post(&replies, &reply);
+        });
+        scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        // The handler lives as long as the worker (which the page terminates).
+        on_message.forget();
+        post(&scope, &Reply::Ready);
+    }
+}

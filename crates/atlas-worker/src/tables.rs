@@ -1,0 +1,523 @@
+//! The RQ1 and RQ2 reports as tables, laid out like the text of `atlas analyze-rq1` (Tables 8, 9, 11)
+//! and `atlas analyze-rq2` (Tables 13, 14, 15), with the same rounding. Every table's caption names the
+//! bundle, seed, draws, budget, repeat policy and reference weights behind it; numeric cells carry
+//! their full-precision value and a key so that tests (and readers' tools) can read them back.
+
+use atlas_core::rq1::Rq1Report;
+use atlas_core::rq2::{DesignResult, Metric, Rq2Report};
+use atlas_core::Audit;
+use serde::{Deserialize, Serialize};
+
+/// One table cell: the text shown, and for a number its unrounded value and a stable key
+/// (e.g. `srs/mae_pp`, `stratified/mae_pp/gpt-4-0314`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// The unrounded value as Rust's shortest round-trip decimal (`f64::to_string`). A string, not a
+    /// JSON number: serde_json's default float parser may be off by one ulp on the way back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+impl Cell {
+    /// A text-only cell.
+    pub fn text(text: impl Into<String>) -> Self {
+        Cell {
+            text: text.into(),
+            key: None,
+            value: None,
+        }
+    }
+
+    /// A number shown as `text`, with its key and unrounded value.
+    pub fn number(text: impl Into<String>, key: impl Into<String>, value: Option<f64>) -> Self {
+        Cell {
+            text: text.into(),
+            key: Some(key.into()),
+            value: value.map(|v| v.to_string()),
+        }
+    }
+}
+
+/// A table: the first cell of each row is the row header.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    /// Element id in the page, e.g. `rq2-table13`.
+    pub id: String,
+    pub title: String,
+    /// Provenance: bundle, seed, draws, budget, repeat policy, weights.
+    pub caption: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<Cell>>,
+    /// Lines printed under the table (intervals, contrasts, exclusions).
+    pub notes: Vec<String>,
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.2}", 100.0 * x)
+}
+
+fn ci(x: Option<(f64, f64)>) -> String {
+    x.map_or("—".into(), |(lo, hi)| format!("[{lo:+.2}, {hi:+.2}]"))
+}
+
+fn mark(yes: bool) -> &'static str {
+    if yes {
+        "✓"
+    } else {
+        "·"
+    }
+}
+
+/// RQ1: summary lines and Tables 8, 9 (models, then wordings) and 11, as `atlas analyze-rq1` prints
+/// them.
+pub fn rq1(audit: &Audit, r: &Rq1Report) -> (Vec<String>, Vec<Table>) {
+    let o = &r.options;
+    let w = &r.wording_sensitivity;
+    let caption = format!(
+        "bundle {} · seed {} · unit bootstrap {} resamples · statement-cluster bootstrap {} draws · repeat policy {} · reference weights: equal (Eq. 4) · wordings read at repeat 0; control = repeats 0..{} of wording {}",
+        r.bundle,
+        o.seed,
+        o.unit_bootstrap_reps,
+        o.cluster_bootstrap_reps,
+        o.policy.key(),
+        w.k,
+        o.control_wording + 1
+    );
+    let summary = vec![format!(
+        "Wording sensitivity (seed §5.1, C.1): {} of {} model × condition × statement units ({}%) change their Selection at least once across {} wordings.",
+        w.changed_any,
+        w.units,
+        pct(w.changed_any_rate),
+        w.wordings
+    )];
+
+    let mut table8 = Table {
+        id: "rq1-table8".into(),
+        title: String::new(),
+        caption: caption.clone(),
+        header: ["Subset", "Changed", "%"].map(String::from).to_vec(),
+        rows: Vec::new(),
+        notes: Vec::new(),
+    };
+    match &w.matched {
+        None => {
+            table8.title = "Table 8 layout — matched comparison".into();
+            table8.notes.push(format!(
+                "matched comparison: not possible (fewer than {} repeats)",
+                w.k
+            ));
+        }
+        Some(m) => {
+            table8.title = format!(
+                "Table 8 layout — matched {}-wording subsets vs {} identical calls on {} units",
+                w.k, w.k, m.units
+            );
+            for s in &m.subsets {
+                let name: Vec<String> = s.wordings.iter().map(|j| format!("W{}", j + 1)).collect();
+                let name = name.join("/");
+                table8.rows.push(vec![
+                    Cell::text(name.clone()),
+                    Cell::number(
+                        s.changed.to_string(),
+                        format!("{name}/changed"),
+                        Some(s.changed as f64),
+                    ),
+                    Cell::number(pct(s.rate), format!("{name}/rate"), Some(s.rate)),
+                ]);
+            }
+            table8.notes = vec![
+                format!(
+                    "subset mean {}% (range {}–{}%), identical calls {} = {}%; paired difference {:+.2} pp",
+                    pct(m.subset_rates.mean),
+                    pct(m.subset_rates.min),
+                    pct(m.subset_rates.max),
+                    m.control_changed,
+                    pct(m.control_rate),
+                    m.difference_pp
+                ),
+                format!(
+                    "95% intervals: unit bootstrap ({} resamples) {} pp; statement-cluster bootstrap ({} draws) {} pp",
+                    o.unit_bootstrap_reps,
+                    ci(m.unit_bootstrap_ci_pp),
+                    o.cluster_bootstrap_reps,
+                    ci(m.statement_bootstrap_ci_pp)
+                ),
+                format!(
+                    "pairwise disagreement: wordings {}% ({}–{}%), identical calls {}% ({}–{}%)",
+                    pct(m.wording_pair_rates.mean),
+                    pct(m.wording_pair_rates.min),
+                    pct(m.wording_pair_rates.max),
+                    pct(m.repeat_pair_rates.mean),
+                    pct(m.repeat_pair_rates.min),
+                    pct(m.repeat_pair_rates.max)
+                ),
+            ];
+        }
+    }
+
+    let s = &r.rank_stability;
+    let models = audit.model_ids();
+    let table9 = Table {
+        id: "rq1-table9".into(),
+        title: "Table 9 layout — model-level sensitivity across wordings (seed §5.1)".into(),
+        caption: caption.clone(),
+        header: ["Model", "pooled (%)", "range (pp)", "rank range"]
+            .map(String::from)
+            .to_vec(),
+        rows: models
+            .iter()
+            .enumerate()
+            .map(|(m, id)| {
+                vec![
+                    Cell::text(*id),
+                    Cell::number(
+                        s.pooled[m].map_or("—".into(), pct),
+                        format!("{id}/pooled"),
+                        s.pooled[m],
+                    ),
+                    Cell::number(
+                        s.score_range_pp[m].map_or("—".into(), |x| format!("{x:.2}")),
+                        format!("{id}/range_pp"),
+                        s.score_range_pp[m],
+                    ),
+                    Cell::text(s.rank_range[m].map_or("—".into(), |(lo, hi)| format!("{lo}–{hi}"))),
+                ]
+            })
+            .collect(),
+        notes: Vec::new(),
+    };
+    let wordings = Table {
+        id: "rq1-table9-wordings".into(),
+        title: "Table 9 layout (cont.) — each wording against the pooled ranking".into(),
+        caption: caption.clone(),
+        header: ["Wording", "τ-b", "inversions", "max displ."]
+            .map(String::from)
+            .to_vec(),
+        rows: (0..s.scores.len())
+            .map(|j| {
+                let name = format!("W{}", j + 1);
+                vec![
+                    Cell::text(name.clone()),
+                    Cell::number(
+                        s.tau_b[j].map_or("—".into(), |t| format!("{t:.3}")),
+                        format!("{name}/tau_b"),
+                        s.tau_b[j],
+                    ),
+                    Cell::number(
+                        s.inversions[j]
+                            .map_or("—".into(), |i| format!("{}/{}", i.inverted, i.pairs)),
+                        format!("{name}/inverted"),
+                        s.inversions[j].map(|i| i.inverted as f64),
+                    ),
+                    Cell::number(
+                        s.max_displacement[j].map_or("—".into(), |d| format!("{d}")),
+                        format!("{name}/max_displacement"),
+                        s.max_displacement[j],
+                    ),
+                ]
+            })
+            .collect(),
+        notes: Vec::new(),
+    };
+
+    let v = &r.reversals;
+    let table11 = Table {
+        id: "rq1-table11".into(),
+        title: format!(
+            "Table 11 layout — reversals across conditions (seed §5.2): {} of {} model pairs reverse; statement-cluster bootstrap {} draws",
+            v.reversals.len(),
+            v.pairs,
+            v.draws
+        ),
+        caption,
+        header: [
+            "Model pair",
+            "most negative δ (pp) [95% CI]",
+            "most positive δ (pp) [95% CI]",
+            "ε = 1 pp",
+            "ε = 2 pp",
+            "CI",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: v
+            .reversals
+            .iter()
+            .map(|rev| {
+                let pair = format!("{}–{}", rev.model_a, rev.model_b);
+                vec![
+                    Cell::text(pair.clone()),
+                    Cell::number(
+                        format!(
+                            "{} {:+.2} {}",
+                            rev.negative.condition_id,
+                            rev.negative.delta_pp,
+                            ci(rev.negative.ci_pp)
+                        ),
+                        format!("{pair}/negative"),
+                        Some(rev.negative.delta_pp),
+                    ),
+                    Cell::number(
+                        format!(
+                            "{} {:+.2} {}",
+                            rev.positive.condition_id,
+                            rev.positive.delta_pp,
+                            ci(rev.positive.ci_pp)
+                        ),
+                        format!("{pair}/positive"),
+                        Some(rev.positive.delta_pp),
+                    ),
+                    Cell::text(mark(rev.survives_1pp)),
+                    Cell::text(mark(rev.survives_2pp)),
+                    Cell::text(mark(rev.ci_supported)),
+                ]
+            })
+            .collect(),
+        notes: vec![
+            "δ = 100 (score of the first model − score of the second) under a condition; ✓ = the reversal survives the 1-pp / 2-pp tie zone, or two conditions' intervals lie on opposite sides of zero.".into(),
+        ],
+    };
+    (summary, vec![table8, table9, wordings, table11])
+}
+
+fn pp(m: &Metric, decimals: usize) -> String {
+    match (m.mean, m.range) {
+        (Some(v), Some([lo, hi])) => format!("{v:.decimals$} [{lo:.decimals$}, {hi:.decimals$}]"),
+        (Some(v), None) => format!("{v:.decimals$}"),
+        _ => "—".to_string(),
+    }
+}
+
+fn percent(m: &Metric) -> String {
+    match (m.mean, m.range) {
+        (Some(v), Some([lo, hi])) => {
+            format!("{:.1}% [{:.1}, {:.1}]", 100.0 * v, 100.0 * lo, 100.0 * hi)
+        }
+        (Some(v), None) => format!("{:.1}%", 100.0 * v),
+        _ => "—".to_string(),
+    }
+}
+
+fn opt(v: Option<f64>, decimals: usize) -> String {
+    v.map_or("—".to_string(), |v| format!("{v:.decimals$}"))
+}
+
+fn weights_text(r: &Rq2Report) -> String {
+    match &r.weights {
+        None => "equal (Eq. 4)".to_string(),
+        Some(w) => w
+            .iter()
+            .map(|w| format!("{}={}", w.condition, w.weight))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// RQ2: summary lines and Tables 13, 14 and 15, as `atlas analyze-rq2` prints them.
+pub fn rq2(r: &Rq2Report) -> (Vec<String>, Vec<Table>) {
+    let level = 100.0 * r.level;
+    let caption = format!(
+        "bundle {} · seed {} · {} draws per design · budget {} responses per model · repeat policy {} · reference weights: {}",
+        r.bundle,
+        r.seed,
+        r.draws,
+        r.budget,
+        r.policy.key(),
+        weights_text(r)
+    );
+    let summary = vec![
+        format!(
+            "Observable matrix: {} reference conditions ({}), templates per condition {}, {} statements in {} categories, {} cells.",
+            r.conditions.len(),
+            r.conditions.join(", "),
+            r.templates_per_condition
+                .iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join("/"),
+            r.statements,
+            r.categories.len(),
+            r.observable_cells
+        ),
+        format!(
+            "Ranges: {:.1}–{:.1} percentiles across draws (not confidence intervals over models); one draw is shared by all models.",
+            (100.0 - level) / 2.0,
+            (100.0 + level) / 2.0
+        ),
+    ];
+
+    type Row = (
+        &'static str,
+        &'static str,
+        fn(&DesignResult) -> (String, &Metric),
+    );
+    let metrics: [Row; 7] = [
+        ("Score MAE (pp)", "mae_pp", |d| {
+            (pp(&d.summary.mae_pp, 2), &d.summary.mae_pp)
+        }),
+        ("Score RMSE (pp)", "rmse_pp", |d| {
+            (pp(&d.summary.rmse_pp, 2), &d.summary.rmse_pp)
+        }),
+        ("Kendall τb vs. ref.", "tau_b", |d| {
+            (pp(&d.summary.tau_b, 3), &d.summary.tau_b)
+        }),
+        ("Ref.-relative inversions", "inversion_rate", |d| {
+            (
+                percent(&d.summary.inversion_rate),
+                &d.summary.inversion_rate,
+            )
+        }),
+        ("Repeat score diff. (pp)", "repeat_mad_pp", |d| {
+            (pp(&d.summary.repeat_mad_pp, 2), &d.summary.repeat_mad_pp)
+        }),
+        ("Repeat Kendall τb", "repeat_tau_b", |d| {
+            (pp(&d.summary.repeat_tau_b, 3), &d.summary.repeat_tau_b)
+        }),
+        ("Repeat inversions", "repeat_inversion_rate", |d| {
+            (
+                percent(&d.summary.repeat_inversion_rate),
+                &d.summary.repeat_inversion_rate,
+            )
+        }),
+    ];
+    let mut header = vec!["Metric".to_string()];
+    header.extend(r.designs.iter().map(|d| d.label.clone()));
+    let rows = metrics
+        .iter()
+        .map(|(name, key, f)| {
+            let mut row = vec![Cell::text(*name)];
+            row.extend(r.designs.iter().map(|d| {
+                let (text, m) = f(d);
+                Cell::number(text, format!("{}/{key}", d.design), m.mean)
+            }));
+            row
+        })
+        .collect();
+    let mut notes = vec![format!(
+        "Contrasts (Monte Carlo {level:.0}% interval, {} bootstrap replicates of draw-level differences):",
+        r.bootstrap_reps
+    )];
+    for c in &r.contrasts {
+        let what = if c.metric == "mae_pp" {
+            "score MAE"
+        } else {
+            "ref.-relative inversions"
+        };
+        let interval = c.interval.map_or("—".to_string(), |[lo, hi]| {
+            format!("[{lo:+.2}, {hi:+.2}]")
+        });
+        let est = c.estimate.map_or("—".to_string(), |e| format!("{e:+.2}"));
+        notes.push(format!("{}, {what}: {est} pp {interval}", c.label));
+    }
+    let table13 = Table {
+        id: "rq2-table13".into(),
+        title: "Table 13 — equal-budget audit results (lower is better for error and inversion metrics)".into(),
+        caption: caption.clone(),
+        header,
+        rows,
+        notes,
+    };
+
+    let table14 = Table {
+        id: "rq2-table14".into(),
+        title: format!(
+            "Table 14 — fixed-{}-response condition-coverage curve (one template per sampled condition, statements balanced across conditions)",
+            r.budget
+        ),
+        caption: caption.clone(),
+        header: [
+            "Conditions K",
+            "MAE (pp)",
+            "Ref. inv.",
+            "Repeat MAD (pp)",
+            "Kendall τb",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: r
+            .coverage
+            .iter()
+            .map(|d| {
+                let k = d.conditions.unwrap_or(0);
+                let s = &d.summary;
+                vec![
+                    Cell::text(k.to_string()),
+                    Cell::number(opt(s.mae_pp.mean, 2), format!("{k}/mae_pp"), s.mae_pp.mean),
+                    Cell::number(
+                        s.inversion_rate
+                            .mean
+                            .map_or("—".to_string(), |v| format!("{:.1}%", 100.0 * v)),
+                        format!("{k}/inversion_rate"),
+                        s.inversion_rate.mean,
+                    ),
+                    Cell::number(
+                        opt(s.repeat_mad_pp.mean, 2),
+                        format!("{k}/repeat_mad_pp"),
+                        s.repeat_mad_pp.mean,
+                    ),
+                    Cell::number(opt(s.tau_b.mean, 3), format!("{k}/tau_b"), s.tau_b.mean),
+                ]
+            })
+            .collect(),
+        notes: Vec::new(),
+    };
+
+    let mut header = vec!["Model".to_string(), "Reference score".to_string()];
+    header.extend(r.designs.iter().map(|d| format!("{} MAE", d.label)));
+    header.push(format!(
+        "Excluded draws ({})",
+        r.designs
+            .iter()
+            .map(|d| d.design)
+            .collect::<Vec<_>>()
+            .join("/")
+    ));
+    let rows = r
+        .models
+        .iter()
+        .enumerate()
+        .map(|(m, id)| {
+            let mut row = vec![
+                Cell::text(id.clone()),
+                Cell::number(
+                    opt(r.reference[m], 3),
+                    format!("reference/{id}"),
+                    r.reference[m],
+                ),
+            ];
+            row.extend(r.designs.iter().map(|d| {
+                let mae = d.summary.per_model[m].mae_pp;
+                Cell::number(opt(mae, 2), format!("{}/mae_pp/{id}", d.design), mae)
+            }));
+            row.push(Cell::text(
+                r.designs
+                    .iter()
+                    .map(|d| d.summary.per_model[m].excluded_draws.to_string())
+                    .collect::<Vec<_>>()
+                    .join("/"),
+            ));
+            row
+        })
+        .collect();
+    let excluded: usize = r
+        .designs
+        .iter()
+        .chain(&r.coverage)
+        .flat_map(|d| &d.summary.per_model)
+        .map(|m| m.excluded_draws + m.excluded_repeat_draws)
+        .sum();
+    let table15 = Table {
+        id: "rq2-table15".into(),
+        title: "Table 15 — per-model mean absolute error (pp) under the designs".into(),
+        caption,
+        header,
+        rows,
+        notes: vec![format!(
+            "A draw in which a model has no valid Selection in any sampled cell gives it no score; such draws are left out of that model's errors and of its pairs' inversions ({excluded} model-draws over all designs, audit and repeat draws)."
+        )],
+    };
+    (summary, vec![table13, table14, table15])
+}

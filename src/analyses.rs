@@ -1,0 +1,393 @@
+//! The "Analyses" section: RQ1 (wording sensitivity, rank stability, reversals; Tables 8, 9, 11) and
+//! RQ2 (equal-budget audits; Tables 13, 14, 15) on the loaded bundle. Each panel runs its analysis in a
+//! Web Worker ([`crate::worker`]) with a progress bar and a Cancel button, so the page stays responsive;
+//! the worker runs the same `atlas-core` code as `atlas analyze-rq1` / `analyze-rq2` and lays the tables
+//! out like the CLI's text ([`atlas_worker::tables`]).
+
+use std::sync::Arc;
+
+use atlas_worker::{Outcome, Request, Rq1Settings, Rq2Settings, Table};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::app::{thousands, AtlasState, Loaded};
+use crate::loader::now_ms;
+use crate::worker::{AnalysisRun, WorkerEvent};
+
+/// Which analysis a panel runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Analysis {
+    Rq1,
+    Rq2,
+}
+
+impl Analysis {
+    /// Element id prefix (`rq1`, `rq2`).
+    fn key(self) -> &'static str {
+        match self {
+            Analysis::Rq1 => "rq1",
+            Analysis::Rq2 => "rq2",
+        }
+    }
+}
+
+/// One setting of a panel: its id suffix, label, help text and current text.
+#[derive(Clone, Copy)]
+struct Field {
+    id: &'static str,
+    label: &'static str,
+    help: &'static str,
+    value: RwSignal<String>,
+}
+
+impl Field {
+    fn new(
+        id: &'static str,
+        label: &'static str,
+        help: &'static str,
+        value: impl ToString,
+    ) -> Self {
+        Field {
+            id,
+            label,
+            help,
+            value: RwSignal::new(value.to_string()),
+        }
+    }
+
+    /// The field as a whole number of at least `min`.
+    fn parse<T: std::str::FromStr + PartialOrd>(&self, min: T) -> Result<T, String> {
+        let text = self.value.get_untracked();
+        match text.trim().replace([',', '_', ' '], "").parse::<T>() {
+            Ok(v) if v >= min => Ok(v),
+            _ => Err(format!(
+                "{}: {text:?} is not a whole number in range",
+                self.label
+            )),
+        }
+    }
+}
+
+/// Where a panel's run stands.
+#[derive(Debug, Clone, PartialEq)]
+enum RunState {
+    Idle,
+    Running {
+        done: usize,
+        total: usize,
+        stage: String,
+    },
+    Done {
+        outcome: Arc<Outcome>,
+        seconds: f64,
+    },
+    Failed(String),
+    Cancelled,
+}
+
+/// The section with the RQ1 and RQ2 panels.
+#[component]
+pub fn Analyses(loaded: Arc<Loaded>) -> impl IntoView {
+    view! {
+        <section class="analyses" id="analyses" aria-labelledby="analyses-title">
+            <h2 id="analyses-title">"Analyses"</h2>
+            <p>
+                "RQ1 and RQ2 of BiAxisBias on this bundle, computed in a background thread (a Web Worker) by the same code as "
+                <code>"atlas analyze-rq1"</code> " and " <code>"atlas analyze-rq2"</code>
+                ": the same bundle, seed and settings give the same numbers. The page stays usable while they run. "
+                "Repeat policy: the one chosen above."
+            </p>
+            <AnalysisPanel analysis=Analysis::Rq1 loaded=loaded.clone()/>
+            <AnalysisPanel analysis=Analysis::Rq2 loaded/>
+        </section>
+    }
+}
+
+#[component]
+fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>) -> impl IntoView {
+    let state = expect_context::<AtlasState>();
+    let key = analysis.key();
+    let fields: Vec<Field> = match analysis {
+        Analysis::Rq1 => {
+            let d = Rq1Settings::default();
+            vec![
+                Field::new("seed", "Seed", "of every bootstrap draw", d.seed),
+                Field::new(
+                    "unit-reps",
+                    "Unit-bootstrap resamples",
+                    "paired wording difference (C.1: 20,000)",
+                    d.unit_bootstrap_reps,
+                ),
+                Field::new(
+                    "cluster-reps",
+                    "Statement-cluster draws",
+                    "intervals of Tables 8 and 11 (10,000)",
+                    d.cluster_bootstrap_reps,
+                ),
+            ]
+        }
+        Analysis::Rq2 => {
+            let d = Rq2Settings::default();
+            vec![
+                Field::new("seed", "Seed", "of every stream (D.2: 20260722)", d.seed),
+                Field::new("draws", "Draws per design", "D.2: 10,000", d.draws),
+                Field::new(
+                    "budget",
+                    "Budget B",
+                    "responses per model per audit (§3.5: 200)",
+                    d.budget,
+                ),
+                Field::new(
+                    "bootstrap",
+                    "Contrast bootstrap",
+                    "replicates (D.2: 2,000)",
+                    d.bootstrap_reps,
+                ),
+            ]
+        }
+    };
+    let run_state = RwSignal::new(RunState::Idle);
+    let run = StoredValue::new_local(None::<AnalysisRun>);
+    on_cleanup(move || {
+        // Leaving the bundle (or the page) stops its analyses.
+        run.try_update_value(|r| *r = None);
+    });
+
+    let request = {
+        let fields = fields.clone();
+        move || -> Result<Request, String> {
+            let policy = state.policy.get_untracked();
+            let seed = fields[0].parse(0u64)?;
+            Ok(match analysis {
+                Analysis::Rq1 => Request::Rq1(Rq1Settings {
+                    seed,
+                    policy,
+                    unit_bootstrap_reps: fields[1].parse(1usize)?,
+                    cluster_bootstrap_reps: fields[2].parse(1usize)?,
+                }),
+                Analysis::Rq2 => Request::Rq2(Rq2Settings {
+                    seed,
+                    policy,
+                    draws: fields[1].parse(1usize)?,
+                    budget: fields[2].parse(1usize)?,
+                    bootstrap_reps: fields[3].parse(1usize)?,
+                }),
+            })
+        }
+    };
+    let start = move |_| {
+        let request = match request() {
+            Ok(r) => r,
+            Err(message) => return run_state.set(RunState::Failed(message)),
+        };
+        let started = now_ms();
+        // Drop the finished run a moment later, never from inside its own message handler.
+        let finish = move || {
+            spawn_local(async move {
+                run.try_update_value(|r| *r = None);
+            })
+        };
+        let on_event = move |event| match event {
+            WorkerEvent::Progress { done, total, stage } => {
+                run_state.set(RunState::Running { done, total, stage })
+            }
+            WorkerEvent::Done(outcome) => {
+                run_state.set(RunState::Done {
+                    outcome: Arc::new(*outcome),
+                    seconds: (now_ms() - started) / 1000.0,
+                });
+                finish();
+            }
+            WorkerEvent::Failed(message) => {
+                run_state.set(RunState::Failed(message));
+                finish();
+            }
+        };
+        run_state.set(RunState::Running {
+            done: 0,
+            total: 0,
+            stage: "starting the worker…".into(),
+        });
+        match AnalysisRun::start(request, loaded.data.clone(), on_event) {
+            Ok(handle) => run.set_value(Some(handle)),
+            Err(message) => run_state.set(RunState::Failed(format!(
+                "the analysis worker could not be started: {message}"
+            ))),
+        }
+    };
+    let cancel = move |_| {
+        run.update_value(|r| {
+            if let Some(handle) = r.take() {
+                handle.cancel();
+            }
+        });
+        run_state.set(RunState::Cancelled);
+    };
+    let running = move || matches!(run_state.get(), RunState::Running { .. });
+
+    let (title, what) = match analysis {
+        Analysis::Rq1 => (
+            "RQ1 — input-condition dependence",
+            "Wording sensitivity (Table 8), model scores and ranks across wordings (Table 9), and model pairs whose order reverses across conditions (Table 11), with unit and statement-cluster bootstrap intervals.",
+        ),
+        Analysis::Rq2 => (
+            "RQ2 — equal-budget audits",
+            "Concentrated, SRS, stratified and balanced audit designs with the same budget per model, against the reference score (Eq. 4): errors, rank agreement and repeatability (Table 13), the condition-coverage curve (Table 14) and per-model errors (Table 15).",
+        ),
+    };
+    let inputs = fields
+        .iter()
+        .map(|f| {
+            let id = format!("{key}-{}", f.id);
+            let value = f.value;
+            view! {
+                <label class="setting">
+                    <span class="name">{f.label}</span>
+                    <input
+                        type="text"
+                        inputmode="numeric"
+                        id=id
+                        prop:value=move || value.get()
+                        on:input=move |ev| value.set(event_target_value(&ev))
+                        prop:disabled=running
+                    />
+                    <span class="hint">{f.help}</span>
+                </label>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="analysis-panel" id=key aria-labelledby=format!("{key}-title")>
+            <h3 id=format!("{key}-title")>{title}</h3>
+            <p>{what}</p>
+            <div class="settings">
+                {inputs}
+                <p class="setting-policy">
+                    "Repeat policy: " <code>{move || state.policy.get().key()}</code>
+                </p>
+            </div>
+            <div class="run-controls">
+                <button id=format!("{key}-run") on:click=start prop:disabled=running>
+                    {move || if matches!(run_state.get(), RunState::Done { .. }) { "Run again" } else { "Run" }}
+                </button>
+                {move || match run_state.get() {
+                    RunState::Idle => None,
+                    RunState::Running { done, total, stage } => {
+                        let text = if total == 0 {
+                            format!("Running: {stage}")
+                        } else {
+                            format!("Running: {} of {} {stage}", thousands(done), thousands(total))
+                        };
+                        let bar = if total == 0 {
+                            view! { <progress></progress> }.into_any()
+                        } else {
+                            view! { <progress value=done as f64 max=total as f64></progress> }.into_any()
+                        };
+                        Some(view! {
+                            <div class="progress" role="status" id=format!("{key}-progress") data-done=done.to_string() data-total=total.to_string()>
+                                {bar}
+                                <span>{text}</span>
+                                <button id=format!("{key}-cancel") on:click=cancel>"Cancel"</button>
+                            </div>
+                        }.into_any())
+                    }
+                    RunState::Cancelled => Some(view! {
+                        <p class="status" role="status" id=format!("{key}-status")>"Cancelled: the worker was stopped. Nothing was computed."</p>
+                    }.into_any()),
+                    RunState::Failed(message) => Some(view! {
+                        <p class="error" role="alert" id=format!("{key}-error")>{message}</p>
+                    }.into_any()),
+                    RunState::Done { seconds, .. } => Some(view! {
+                        <p class="status" role="status" id=format!("{key}-status")>
+                            {format!("Computed in {seconds:.1} s in a Web Worker.")}
+                        </p>
+                    }.into_any()),
+                }}
+            </div>
+            {move || match run_state.get() {
+                RunState::Done { outcome, .. } => Some(view! { <Results analysis outcome/> }),
+                _ => None,
+            }}
+        </div>
+    }
+}
+
+/// A finished run: summary lines, the tables, and the report as JSON.
+#[component]
+fn Results(analysis: Analysis, outcome: Arc<Outcome>) -> impl IntoView {
+    let key = analysis.key();
+    let href = format!(
+        "data:application/json;charset=utf-8,{}",
+        String::from(js_sys::encode_uri_component(&outcome.report))
+    );
+    let summary = outcome
+        .summary
+        .iter()
+        .map(|line| view! { <p class="summary">{line.clone()}</p> })
+        .collect_view();
+    let tables = outcome.tables.iter().map(table_view).collect_view();
+    view! {
+        <div class="results" id=format!("{key}-result")>
+            {summary}
+            {tables}
+            <p>
+                <a id=format!("{key}-json") href=href download=format!("{key}-report.json")>
+                    "Download the report (JSON, as the CLI writes it)"
+                </a>
+            </p>
+        </div>
+    }
+}
+
+fn table_view(t: &Table) -> impl IntoView {
+    let header = t
+        .header
+        .iter()
+        .map(|h| view! { <th scope="col">{h.clone()}</th> })
+        .collect_view();
+    let rows = t
+        .rows
+        .iter()
+        .map(|row| {
+            let cells = row
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let value = c.value.clone();
+                    if i == 0 {
+                        view! { <th scope="row">{c.text.clone()}</th> }.into_any()
+                    } else {
+                        view! { <td data-key=c.key.clone() data-value=value>{c.text.clone()}</td> }
+                            .into_any()
+                    }
+                })
+                .collect_view();
+            view! { <tr>{cells}</tr> }
+        })
+        .collect_view();
+    let notes = (!t.notes.is_empty()).then(|| {
+        let items = t
+            .notes
+            .iter()
+            .map(|n| view! { <li>{n.clone()}</li> })
+            .collect_view();
+        view! { <ul class="notes">{items}</ul> }
+    });
+    let title_id = format!("{}-title", t.id);
+    let provenance_id = format!("{}-provenance", t.id);
+    view! {
+        <figure class="analysis-table">
+            <figcaption>
+                <h4 id=title_id.clone()>{t.title.clone()}</h4>
+                <p class="provenance" id=provenance_id.clone()>{t.caption.clone()}</p>
+            </figcaption>
+            <div class="scroll">
+                <table id=t.id.clone() class="analysis" aria-labelledby=title_id aria-describedby=provenance_id>
+                    <thead><tr>{header}</tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            {notes}
+        </figure>
+    }
+}
