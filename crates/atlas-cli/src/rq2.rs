@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use atlas_core::rq2::{analyze_rq2, DesignResult, Metric, Rq2Options, Rq2Report, DEFAULT_SEED};
+use atlas_core::rq2::{analyze_rq2, Metric, Rq2Options, Rq2Report, DEFAULT_SEED};
 use atlas_core::{Audit, RepeatPolicy};
 use clap::ValueEnum;
 
@@ -108,197 +108,11 @@ pub fn run(args: AnalyzeRq2Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn pp(m: &Metric, decimals: usize) -> String {
-    match (m.mean, m.range) {
-        (Some(v), Some([lo, hi])) => format!("{v:.decimals$} [{lo:.decimals$}, {hi:.decimals$}]"),
-        (Some(v), None) => format!("{v:.decimals$}"),
-        _ => "—".to_string(),
-    }
-}
-
-fn percent(m: &Metric) -> String {
-    match (m.mean, m.range) {
-        (Some(v), Some([lo, hi])) => {
-            format!("{:.1}% [{:.1}, {:.1}]", 100.0 * v, 100.0 * lo, 100.0 * hi)
-        }
-        (Some(v), None) => format!("{:.1}%", 100.0 * v),
-        _ => "—".to_string(),
-    }
-}
-
-fn opt(v: Option<f64>, decimals: usize) -> String {
-    v.map_or("—".to_string(), |v| format!("{v:.decimals$}"))
-}
-
-fn table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
-    out.push_str(&format!("| {} |\n", header.join(" | ")));
-    out.push_str(&format!("|{}\n", " --- |".repeat(header.len())));
-    for row in rows {
-        out.push_str(&format!("| {} |\n", row.join(" | ")));
-    }
-}
-
-fn weights_text(r: &Rq2Report) -> String {
-    match &r.weights {
-        None => "equal (Eq. 4)".to_string(),
-        Some(w) => w
-            .iter()
-            .map(|w| format!("{}={}", w.condition, w.weight))
-            .collect::<Vec<_>>()
-            .join(", "),
-    }
-}
-
-/// The Table 13, 14 and 15 layouts as text.
+/// The Table 13, 14 and 15 layouts as text — the same tables the app shows
+/// ([`atlas_core::tables::rq2`]).
 pub fn render_text(r: &Rq2Report) -> String {
-    let mut s = String::new();
-    let level = 100.0 * r.level;
-    s.push_str("RQ2 equal-budget audits (seed 000_… §3.5, §5.3, D.1, D.2)\n");
-    s.push_str(&format!(
-        "bundle {} · seed {} · {} draws per design · budget {} responses per model · repeat policy {} · reference weights: {}\n",
-        r.bundle, r.seed, r.draws, r.budget, r.policy.key(), weights_text(r)
-    ));
-    s.push_str(&format!(
-        "observable matrix: {} reference conditions ({}), templates per condition {}, {} statements in {} categories, {} cells\n",
-        r.conditions.len(),
-        r.conditions.join(", "),
-        r.templates_per_condition
-            .iter()
-            .map(|t| t.to_string())
-            .collect::<Vec<_>>()
-            .join("/"),
-        r.statements,
-        r.categories.len(),
-        r.observable_cells
-    ));
-    s.push_str(&format!(
-        "ranges: {:.1}–{:.1} percentiles across draws (not confidence intervals over models); one draw is shared by all models\n\n",
-        (100.0 - level) / 2.0,
-        (100.0 + level) / 2.0
-    ));
-
-    s.push_str("Table 13 — equal-budget audit results (lower is better for error and inversion metrics)\n\n");
-    let mut header = vec!["Metric".to_string()];
-    header.extend(r.designs.iter().map(|d| d.label.clone()));
-    type Row = (&'static str, fn(&DesignResult) -> String);
-    let rows: [Row; 7] = [
-        ("Score MAE (pp)", |d| pp(&d.summary.mae_pp, 2)),
-        ("Score RMSE (pp)", |d| pp(&d.summary.rmse_pp, 2)),
-        ("Kendall τb vs. ref.", |d| pp(&d.summary.tau_b, 3)),
-        ("Ref.-relative inversions", |d| {
-            percent(&d.summary.inversion_rate)
-        }),
-        ("Repeat score diff. (pp)", |d| {
-            pp(&d.summary.repeat_mad_pp, 2)
-        }),
-        ("Repeat Kendall τb", |d| pp(&d.summary.repeat_tau_b, 3)),
-        ("Repeat inversions", |d| {
-            percent(&d.summary.repeat_inversion_rate)
-        }),
-    ];
-    let body: Vec<Vec<String>> = rows
-        .iter()
-        .map(|(name, f)| {
-            let mut row = vec![name.to_string()];
-            row.extend(r.designs.iter().map(f));
-            row
-        })
-        .collect();
-    table(&mut s, &header, &body);
-
-    s.push_str(&format!(
-        "\nContrasts (Monte Carlo {level:.0}% interval, {} bootstrap replicates of draw-level differences):\n",
-        r.bootstrap_reps
-    ));
-    for c in &r.contrasts {
-        let what = if c.metric == "mae_pp" {
-            "score MAE"
-        } else {
-            "ref.-relative inversions"
-        };
-        let interval = c.interval.map_or("—".to_string(), |[lo, hi]| {
-            format!("[{lo:+.2}, {hi:+.2}]")
-        });
-        let est = c.estimate.map_or("—".to_string(), |e| format!("{e:+.2}"));
-        s.push_str(&format!("  {}, {what}: {est} pp {interval}\n", c.label));
-    }
-
-    s.push_str(&format!(
-        "\nTable 14 — fixed-{}-response condition-coverage curve (one template per sampled condition, statements balanced across conditions)\n\n",
-        r.budget
-    ));
-    let header: Vec<String> = [
-        "Conditions K",
-        "MAE (pp)",
-        "Ref. inv.",
-        "Repeat MAD (pp)",
-        "Kendall τb",
-    ]
-    .iter()
-    .map(|h| h.to_string())
-    .collect();
-    let body: Vec<Vec<String>> = r
-        .coverage
-        .iter()
-        .map(|d| {
-            vec![
-                d.conditions.unwrap_or(0).to_string(),
-                opt(d.summary.mae_pp.mean, 2),
-                d.summary
-                    .inversion_rate
-                    .mean
-                    .map_or("—".to_string(), |v| format!("{:.1}%", 100.0 * v)),
-                opt(d.summary.repeat_mad_pp.mean, 2),
-                opt(d.summary.tau_b.mean, 3),
-            ]
-        })
-        .collect();
-    table(&mut s, &header, &body);
-
-    s.push_str("\nTable 15 — per-model mean absolute error (pp) under the designs\n\n");
-    let mut header = vec!["Model".to_string(), "Reference score".to_string()];
-    header.extend(r.designs.iter().map(|d| format!("{} MAE", d.label)));
-    header.push(format!(
-        "Excluded draws ({})",
-        r.designs
-            .iter()
-            .map(|d| d.design)
-            .collect::<Vec<_>>()
-            .join("/")
-    ));
-    let body: Vec<Vec<String>> = r
-        .models
-        .iter()
-        .enumerate()
-        .map(|(m, id)| {
-            let mut row = vec![id.clone(), opt(r.reference[m], 3)];
-            row.extend(
-                r.designs
-                    .iter()
-                    .map(|d| opt(d.summary.per_model[m].mae_pp, 2)),
-            );
-            row.push(
-                r.designs
-                    .iter()
-                    .map(|d| d.summary.per_model[m].excluded_draws.to_string())
-                    .collect::<Vec<_>>()
-                    .join("/"),
-            );
-            row
-        })
-        .collect();
-    table(&mut s, &header, &body);
-    let excluded: usize = r
-        .designs
-        .iter()
-        .chain(&r.coverage)
-        .flat_map(|d| &d.summary.per_model)
-        .map(|m| m.excluded_draws + m.excluded_repeat_draws)
-        .sum();
-    s.push_str(&format!(
-        "\nA draw in which a model has no valid Selection in any sampled cell gives it no score; such draws are left out of that model's errors and of its pairs' inversions ({excluded} model-draws over all designs, audit and repeat draws).\n"
-    ));
-    s
+    let (summary, tables) = atlas_core::tables::rq2(r);
+    atlas_core::tables::render_text(&summary, &tables)
 }
 
 fn write_csv(r: &Rq2Report, out: &mut impl Write) -> Result<()> {
@@ -322,7 +136,7 @@ fn write_csv(r: &Rq2Report, out: &mut impl Write) -> Result<()> {
         "hi",
         "n",
     ])?;
-    let weights = weights_text(r);
+    let weights = atlas_core::tables::weights_text(r);
     let num = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
     let common = [
         r.bundle.clone(),

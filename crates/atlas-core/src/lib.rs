@@ -14,6 +14,7 @@ pub mod resample;
 pub mod rq1;
 pub mod rq2;
 pub mod stats;
+pub mod tables;
 pub mod variance;
 
 pub use bundle::{Audit, BundleFile, TextShard};

@@ -15,9 +15,7 @@ use atlas_core::rq2::{analyze_rq2_with_progress, Rq2Options};
 use atlas_core::{Audit, RepeatPolicy};
 use serde::{Deserialize, Serialize};
 
-pub mod tables;
-
-pub use tables::{Cell, Table};
+pub use atlas_core::tables::{self, Cell, Table};
 
 /// File the page starts the worker from: Trunk's loader shim for the `atlas-worker` binary
 /// (`data-loader-shim` in `index.html`; worker files are not content-hashed).
@@ -311,7 +309,8 @@ mod tests {
                         "rq1-table8",
                         "rq1-table9",
                         "rq1-table9-wordings",
-                        "rq1-table11"
+                        "rq1-table11",
+                        "rq1-table12"
                     ]
                 );
             }

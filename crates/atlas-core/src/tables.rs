@@ -1,12 +1,14 @@
-//! The RQ1 and RQ2 reports as tables, laid out like the text of `atlas analyze-rq1` (Tables 8, 9, 11)
-//! and `atlas analyze-rq2` (Tables 13, 14, 15), with the same rounding. Every table's caption names the
+//! The RQ1 and RQ2 reports as tables (seed `000_…` Tables 8, 9, 11 and 13, 14, 15): one layout that the
+//! CLI prints as text (`atlas analyze-rq1`, `analyze-rq2`) and the app shows in the page, so both show
+//! the same numbers with the same rounding. Every table's caption names the
 //! bundle, seed, draws, budget, repeat policy and reference weights behind it; numeric cells carry
 //! their full-precision value and a key so that tests (and readers' tools) can read them back.
 
-use atlas_core::rq1::Rq1Report;
-use atlas_core::rq2::{DesignResult, Metric, Rq2Report};
-use atlas_core::Audit;
+use crate::rq1::Rq1Report;
+use crate::rq2::{DesignResult, Metric, Rq2Report};
 use serde::{Deserialize, Serialize};
+
+use crate::bundle::Audit;
 
 /// One table cell: the text shown, and for a number its unrounded value and a stable key
 /// (e.g. `srs/mae_pp`, `stratified/mae_pp/gpt-4-0314`).
@@ -280,7 +282,106 @@ pub fn rq1(audit: &Audit, r: &Rq1Report) -> (Vec<String>, Vec<Table>) {
             "δ = 100 (score of the first model − score of the second) under a condition; ✓ = the reversal survives the 1-pp / 2-pp tie zone, or two conditions' intervals lie on opposite sides of zero.".into(),
         ],
     };
-    (summary, vec![table8, table9, wordings, table11])
+    let mut tables = vec![table8, table9, wordings, table11];
+    if let Some(var) = &r.variance {
+        let eta = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.4}"));
+        tables.push(Table {
+            id: "rq1-table12".into(),
+            title: format!(
+                "Table 12 — descriptive variance components (η²) over {}",
+                var.factors.join(" × ")
+            ),
+            caption: format!(
+                "bundle {} · all valid responses ({} rows); complete grid: {} of {} {} units ({} rows)",
+                r.bundle,
+                var.rows,
+                var.units_complete,
+                var.units_seen,
+                var.units_by.join(" × "),
+                var.rows_complete
+            ),
+            header: ["Effect", "valid-row η²", "complete-grid η²"]
+                .map(String::from)
+                .to_vec(),
+            rows: var
+                .components
+                .iter()
+                .map(|c| {
+                    let name = c.effect.join(" × ");
+                    vec![
+                        Cell::text(name.clone()),
+                        Cell::number(eta(c.eta_squared), format!("{name}/eta2"), c.eta_squared),
+                        Cell::number(
+                            eta(c.eta_squared_complete),
+                            format!("{name}/eta2_complete"),
+                            c.eta_squared_complete,
+                        ),
+                    ]
+                })
+                .collect(),
+            notes: vec![
+                "η² = SS_effect / SS_total over valid responses (y = bias evidence); descriptive effect sizes, not an ANOVA (seed C.3).".into(),
+            ],
+        });
+    }
+    (summary, tables)
+}
+
+/// Plain-text rendering of summary lines and tables (what `atlas analyze-rq1` / `analyze-rq2`
+/// print): each table's title and caption, then columns padded to their widest cell (first column
+/// left-aligned, the others right-aligned), then its notes.
+pub fn render_text(summary: &[String], tables: &[Table]) -> String {
+    let mut out = String::new();
+    for line in summary {
+        out.push_str(line);
+        out.push('\n');
+    }
+    for t in tables {
+        out.push('\n');
+        out.push_str(&t.title);
+        out.push('\n');
+        out.push_str(&t.caption);
+        out.push('\n');
+        let rows: Vec<Vec<&str>> = std::iter::once(t.header.iter().map(String::as_str).collect())
+            .chain(
+                t.rows
+                    .iter()
+                    .map(|r| r.iter().map(|c| c.text.as_str()).collect()),
+            )
+            .collect();
+        let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+        let widths: Vec<usize> = (0..columns)
+            .map(|k| {
+                rows.iter()
+                    .filter_map(|r| r.get(k))
+                    .map(|c| c.chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        for row in &rows {
+            let mut line = String::from(" ");
+            for (k, cell) in row.iter().enumerate() {
+                let pad = widths[k].saturating_sub(cell.chars().count());
+                line.push_str("  ");
+                if k == 0 {
+                    line.push_str(cell);
+                    line.push_str(&" ".repeat(pad));
+                } else {
+                    line.push_str(&" ".repeat(pad));
+                    line.push_str(cell);
+                }
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        for note in &t.notes {
+            out.push_str("  ");
+            out.push_str(note);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 fn pp(m: &Metric, decimals: usize) -> String {
@@ -305,7 +406,8 @@ fn opt(v: Option<f64>, decimals: usize) -> String {
     v.map_or("—".to_string(), |v| format!("{v:.decimals$}"))
 }
 
-fn weights_text(r: &Rq2Report) -> String {
+/// The reference weights of an RQ2 report as text: `equal (Eq. 4)` or `condition=weight, …`.
+pub fn weights_text(r: &Rq2Report) -> String {
     match &r.weights {
         None => "equal (Eq. 4)".to_string(),
         Some(w) => w
