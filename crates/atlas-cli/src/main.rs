@@ -111,6 +111,7 @@ impl From<Policy> for RepeatPolicy {
 }
 
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(err) => {
@@ -255,3 +256,17 @@ fn print_stats(audit: &Audit, policy: RepeatPolicy, as_json: bool) -> Result<()>
     }
     Ok(())
 }
+
+/// Rust ignores SIGPIPE, so `atlas stats … | head` would make `println!` panic once `head` exits.
+/// Restoring the default action ends the process quietly instead, as other command-line tools do.
+#[cfg(unix)]
+fn restore_default_sigpipe() {
+    // SAFETY: called first thing in `main`, before any thread exists; `signal` with `SIG_DFL` only
+    // resets the disposition of SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn restore_default_sigpipe() {}
