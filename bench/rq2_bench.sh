@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# RQ2 benchmark: the same RQ2 (10,000 draws, budget 200, seed 20260722, every design incl. the coverage
+# curve, 8 models) on the SYNTHETIC full-scale bundle (`atlas synth --seed 20260722 --layout crossed`),
+# run three ways on this machine in this run:
+#   native   target/release/atlas analyze-rq2 BUNDLE --draws 10000 --budget 200 --seed 20260722 --format json
+#   browser  the release app in headless Chromium (?bundle=), RQ2 panel, Run → result (bench/rq2_browser.mjs)
+#   numpy    an independent numpy implementation reading the bundle (bench/rq2_numpy.py)
+# Each timed REPEAT times (default 3); prints the medians and the ratios numpy/browser and numpy/native.
+# A benchmark, not a test: the exit status says only whether everything ran.
+#
+#   bench/rq2_bench.sh                         # defaults
+#   DRAWS=1000 REPEAT=1 bench/rq2_bench.sh     # quick look
+#   LAYOUT=nested bench/rq2_bench.sh           # the 13.6 MB nested layout instead
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DRAWS=${DRAWS:-10000}
+BUDGET=${BUDGET:-200}
+SEED=${SEED:-20260722}
+REPEAT=${REPEAT:-3}
+LAYOUT=${LAYOUT:-crossed}
+PY=${PYTHON:-$HOME/.cache/audit-atlas/venv/bin/python}
+export NODE_PATH=${NODE_PATH:-$HOME/.cache/audit-atlas/node/node_modules}
+CLI=target/release/atlas
+
+missing=()
+[[ -f dist/index.html ]] || missing+=("dist/ (the release app): run scripts/build.sh")
+[[ -x $CLI ]] || missing+=("$CLI: run cargo build --release -p atlas-cli")
+[[ -x $PY ]] || missing+=("$PY (numpy venv): run scripts/setup.sh")
+[[ -d $NODE_PATH/playwright-core ]] || missing+=("playwright-core in $NODE_PATH: run scripts/setup.sh")
+if ((${#missing[@]})); then
+  printf 'missing: %s\n' "${missing[@]}" >&2
+  exit 2
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/atlas-rq2-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+bundle=$tmp/synthetic-$LAYOUT.json
+layout_args=()
+[[ $LAYOUT == crossed ]] && layout_args=(--layout crossed)
+"$CLI" synth --seed 20260722 --out "$bundle" "${layout_args[@]}" >/dev/null
+echo "bundle: $bundle ($(stat -c %s "$bundle") bytes, layout $LAYOUT); draws $DRAWS, budget $BUDGET, seed $SEED, $REPEAT repetitions"
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+now() { date +%s.%N; }
+
+echo "native..."
+native=()
+for ((i = 0; i < REPEAT; i++)); do
+  t0=$(now)
+  "$CLI" analyze-rq2 "$bundle" --draws "$DRAWS" --budget "$BUDGET" --seed "$SEED" --format json >"$tmp/native.json"
+  t1=$(now)
+  native+=("$(echo "$t1 - $t0" | bc -l)")
+  echo "  native_seconds ${native[-1]}"
+done
+
+echo "browser (headless Chromium, analysis Web Worker)..."
+node bench/rq2_browser.mjs "$bundle" --draws "$DRAWS" --budget "$BUDGET" --seed "$SEED" --repeat "$REPEAT" \
+  --compare "$tmp/native.json" | tee "$tmp/browser.txt" | sed 's/^/  /'
+mapfile -t browser < <(awk '/^browser_seconds/ {print $2}' "$tmp/browser.txt")
+
+echo "numpy..."
+"$PY" bench/rq2_numpy.py "$bundle" --draws "$DRAWS" --budget "$BUDGET" --seed "$SEED" --repeat "$REPEAT" \
+  | tee "$tmp/numpy.txt" | sed 's/^/  /'
+mapfile -t numpy < <(awk '/^numpy_seconds/ {print $2}' "$tmp/numpy.txt")
+
+n=$(printf '%s\n' "${native[@]}" | median)
+b=$(printf '%s\n' "${browser[@]}" | median)
+p=$(printf '%s\n' "${numpy[@]}" | median)
+echo
+echo "RQ2, $DRAWS draws, budget $BUDGET, seed $SEED, all designs + coverage, synthetic $LAYOUT bundle (median of $REPEAT, seconds)"
+printf '| %-8s | %9s | %s |\n' run seconds "numpy / this"
+printf '| %-8s | %9s | %s |\n' --- ---: ---:
+for row in "native $n" "browser $b" "numpy $p"; do
+  set -- $row
+  printf '| %-8s | %9.2f | %.2f× |\n' "$1" "$2" "$(echo "$p / $2" | bc -l)"
+done
+printf 'numpy/browser = %.2f× (target ≥ 3×), numpy/native = %.2f×, browser/native = %.2f×\n' \
+  "$(echo "$p / $b" | bc -l)" "$(echo "$p / $n" | bc -l)" "$(echo "$b / $n" | bc -l)"
