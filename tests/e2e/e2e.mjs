@@ -10,16 +10,12 @@
 // bytes, runs RQ1 and RQ2 in the analysis Web Worker and compares them with the native CLI's JSON for the
 // same settings (the script runs `atlas analyze-rq1/-rq2` itself), cancels a long run while checking that
 // the page stays responsive, and saves screenshots to tests/e2e/out/. Ends with "N passed, M failed".
-import { createServer } from 'node:http';
-import { readFile, mkdir, writeFile, stat } from 'node:fs/promises';
-import { createReadStream, readFileSync } from 'node:fs';
-import { extname, join, resolve, dirname } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
-
-const require = createRequire(import.meta.url);
-const { chromium } = require('playwright-core');
+import { serveStatic, launchChromium } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -27,27 +23,6 @@ const dist = join(root, 'dist');
 const out = join(here, 'out');
 const shared = process.env.AUDIT_ATLAS_SHARED || resolve(root, '../shared');
 const expected = JSON.parse(readFileSync(join(root, 'tests/reference/expected_decodingtrust.json'), 'utf8'));
-
-const MIME = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
-  '.css': 'text/css', '.json': 'application/json', '.png': 'image/png', '.svg': 'image/svg+xml',
-};
-
-function serve() {
-  const server = createServer(async (req, res) => {
-    try {
-      const url = new URL(req.url, 'http://127.0.0.1');
-      let path = join(dist, decodeURIComponent(url.pathname));
-      if (!path.startsWith(dist)) { res.writeHead(403).end(); return; }
-      let info = await stat(path).catch(() => null);
-      if (info && info.isDirectory()) { path = join(path, 'index.html'); info = await stat(path).catch(() => null); }
-      if (!info) { res.writeHead(404).end('not found'); return; }
-      res.writeHead(200, { 'Content-Type': MIME[extname(path)] || 'application/octet-stream', 'Content-Length': info.size });
-      createReadStream(path).pipe(res);
-    } catch (e) { res.writeHead(500).end(String(e)); }
-  });
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
-}
 
 let passed = 0, failed = 0;
 function check(name, condition, detail = '') {
@@ -127,14 +102,10 @@ async function runAnalysis(page, key, settings, timeout = 120000) {
   return error ? await error.textContent() : null;
 }
 
-const server = await serve();
+const server = await serveStatic(dist);
 const base = `http://127.0.0.1:${server.address().port}/`;
 await mkdir(out, { recursive: true });
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
   const page = await context.newPage();

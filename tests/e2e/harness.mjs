@@ -1,0 +1,55 @@
+// Shared by the end-to-end test (tests/e2e/e2e.mjs) and the benchmarks (bench/): a static file server
+// for dist/ on 127.0.0.1 with correct MIME types, and headless Chromium (Debian's) via playwright-core.
+import { createServer } from 'node:http';
+import { stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { extname, join } from 'node:path';
+import { createRequire } from 'node:module';
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
+  '.css': 'text/css', '.json': 'application/json', '.png': 'image/png', '.svg': 'image/svg+xml',
+};
+
+// Serves `dist` at / and, for each [prefix, dir] of `mounts`, `dir` at `prefix` (e.g. '/bench-data/'),
+// on 127.0.0.1 at a random port. Resolves to the listening http.Server.
+export function serveStatic(dist, mounts = []) {
+  const server = createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url, 'http://127.0.0.1');
+      let pathname = decodeURIComponent(url.pathname);
+      let base = dist;
+      for (const [prefix, dir] of mounts) {
+        if (pathname.startsWith(prefix)) { base = dir; pathname = pathname.slice(prefix.length - 1); break; }
+      }
+      let path = join(base, pathname);
+      if (!path.startsWith(base)) { res.writeHead(403).end(); return; }
+      let info = await stat(path).catch(() => null);
+      if (info && info.isDirectory()) { path = join(path, 'index.html'); info = await stat(path).catch(() => null); }
+      if (!info) { res.writeHead(404).end('not found'); return; }
+      res.writeHead(200, { 'Content-Type': MIME[extname(path)] || 'application/octet-stream', 'Content-Length': info.size });
+      createReadStream(path).pipe(res);
+    } catch (e) { res.writeHead(500).end(String(e)); }
+  });
+  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
+}
+
+// playwright-core's chromium, with a clear message when it is not installed.
+export function loadChromium() {
+  const require = createRequire(import.meta.url);
+  try {
+    return require('playwright-core').chromium;
+  } catch {
+    console.error('playwright-core not found: run with NODE_PATH=$HOME/.cache/audit-atlas/node/node_modules (scripts/setup.sh installs it)');
+    process.exit(2);
+  }
+}
+
+// Headless Chromium with the flags this machine needs (closed network, root).
+export function launchChromium() {
+  return loadChromium().launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
