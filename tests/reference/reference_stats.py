@@ -229,22 +229,22 @@ def build_document(data: Path):
     return doc, gaps
 
 
-def diff(expected, actual, path="$"):
-    """Differences between two JSON values; floats compared at FLOAT_TOL, everything else exactly."""
+def diff(expected, actual, path="$", tol=FLOAT_TOL):
+    """Differences between two JSON values; floats compared at `tol`, everything else exactly."""
     out = []
     if isinstance(expected, dict) and isinstance(actual, dict):
         for k in sorted(set(expected) | set(actual)):
             if k not in expected or k not in actual:
                 out.append(f"{path}.{k}: present in only one of the two")
             else:
-                out.extend(diff(expected[k], actual[k], f"{path}.{k}"))
+                out.extend(diff(expected[k], actual[k], f"{path}.{k}", tol))
     elif isinstance(expected, list) and isinstance(actual, list):
         if len(expected) != len(actual):
             out.append(f"{path}: length {len(expected)} vs {len(actual)}")
         for i, (e, a) in enumerate(zip(expected, actual)):
-            out.extend(diff(e, a, f"{path}[{i}]"))
+            out.extend(diff(e, a, f"{path}[{i}]", tol))
     elif isinstance(expected, float) and isinstance(actual, float):
-        if not abs(expected - actual) <= FLOAT_TOL:
+        if not abs(expected - actual) <= tol:
             out.append(f"{path}: {expected!r} vs {actual!r}")
     elif type(expected) is not type(actual) or expected != actual:
         out.append(f"{path}: {expected!r} vs {actual!r}")

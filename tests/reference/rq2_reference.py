@@ -58,6 +58,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference_stats import diff  # noqa: E402  (shared JSON comparison of the --check modes)
+
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = (
     REPO.parent
@@ -416,27 +419,6 @@ def build_document(data: Path, draws: int, budget: int, seed: int, policy: str):
     }
 
 
-def diff(expected, actual, path="$"):
-    out = []
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        for k in sorted(set(expected) | set(actual)):
-            if k not in expected or k not in actual:
-                out.append(f"{path}.{k}: present in only one of the two")
-            else:
-                out.extend(diff(expected[k], actual[k], f"{path}.{k}"))
-    elif isinstance(expected, list) and isinstance(actual, list):
-        if len(expected) != len(actual):
-            out.append(f"{path}: length {len(expected)} vs {len(actual)}")
-        for i, (e, a) in enumerate(zip(expected, actual)):
-            out.extend(diff(e, a, f"{path}[{i}]"))
-    elif isinstance(expected, float) and isinstance(actual, float):
-        if not abs(expected - actual) <= FLOAT_TOL:
-            out.append(f"{path}: {expected!r} vs {actual!r}")
-    elif type(expected) is not type(actual) or expected != actual:
-        out.append(f"{path}: {expected!r} vs {actual!r}")
-    return out
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -455,7 +437,7 @@ def main() -> int:
         committed = json.loads(args.out.read_text(encoding="utf-8"))
         problems = []
         for key in ("settings", "source_sha256", "categories", "models", "reference", "designs"):
-            problems.extend(diff(committed.get(key), doc[key], f"$.{key}"))
+            problems.extend(diff(committed.get(key), doc[key], f"$.{key}", FLOAT_TOL))
         if problems:
             print(f"--check: {len(problems)} difference(s) from {args.out}:", file=sys.stderr)
             for p in problems[:50]:

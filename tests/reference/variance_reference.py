@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference_stats import DEFAULT_DATA, load_labels  # noqa: E402
+from reference_stats import DEFAULT_DATA, diff, load_labels  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "tests/reference/expected_variance.json"
@@ -82,15 +82,9 @@ def main() -> int:
     args = parser.parse_args()
     doc = compute()
     if args.check:
-        old = json.loads(OUT.read_text())
-        def close(a, b):
-            if isinstance(a, dict):
-                return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
-            if isinstance(a, float):
-                return abs(a - b) <= 1e-12
-            return a == b
-        if not close(old, doc):
-            print(f"{OUT} is out of date: rerun {COMMAND}", file=sys.stderr)
+        problems = diff(json.loads(OUT.read_text()), doc)
+        if problems:
+            print(f"{OUT} is out of date ({problems[0]}): rerun {COMMAND}", file=sys.stderr)
             return 1
         print(f"{OUT} is current")
         return 0
