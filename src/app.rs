@@ -167,6 +167,7 @@ fn publish_timing(loaded: &Loaded) {
     set("bytes", JsValue::from_f64(loaded.data.len() as f64));
     set("read_ms", JsValue::from_f64(loaded.read_ms));
     set("parse_ms", JsValue::from_f64(loaded.parse_ms));
+    set("prime_ms", JsValue::from_f64(crate::loader::prime_ms()));
     let _ = js_sys::Reflect::set(&window, &JsValue::from_str("__atlasLoad"), &record);
 }
 

@@ -99,7 +99,8 @@ pub async fn read_blob(
     read_stream(&blob.stream(), Some(total), progress).await
 }
 
-/// Drains a byte `ReadableStream`, reporting progress after every chunk.
+/// Drains a byte `ReadableStream`, reporting progress after every chunk. While the first chunk is in
+/// flight it runs [`prime_decoder_once`].
 ///
 /// # Errors
 /// `Read` with the browser's message when a chunk fails or is not bytes.
@@ -112,8 +113,12 @@ pub async fn read_stream(
     let capacity = total.unwrap_or(0).min(1 << 30) as usize;
     let mut bytes = Vec::with_capacity(capacity);
     progress(0, total);
+    let mut pending = Some(reader.read());
     loop {
-        let chunk = JsFuture::from(reader.read())
+        let read = pending.take().unwrap_or_else(|| reader.read());
+        // The first chunk is on its way: compile and warm up the decoder meanwhile (once per page).
+        prime_decoder_once();
+        let chunk = JsFuture::from(read)
             .await
             .map_err(|e| LoadError::Read(js_message(&e)))?;
         let done = Reflect::get(&chunk, &JsValue::from_str("done"))
@@ -134,6 +139,28 @@ pub async fn read_stream(
         progress(bytes.len() as u64, total);
     }
     Ok(bytes)
+}
+
+thread_local! {
+    /// Milliseconds [`prime_decoder_once`] took on this page; `None` before it ran.
+    static PRIME_MS: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs [`atlas_core::decode::prime_decoder`] the first time it is called on this page (later calls
+/// return at once), so that the wasm engine has compiled the decoder and optimised its hot loops before
+/// the first real bundle is parsed. Called by [`read_stream`] while the first chunk is still arriving.
+pub fn prime_decoder_once() {
+    if PRIME_MS.with(|p| p.get().is_some()) {
+        return;
+    }
+    let started = now_ms();
+    atlas_core::decode::prime_decoder();
+    PRIME_MS.with(|p| p.set(Some(now_ms() - started)));
+}
+
+/// Milliseconds the decoder warm-up took on this page (0 before it ran).
+pub fn prime_ms() -> f64 {
+    PRIME_MS.with(|p| p.get().unwrap_or(0.0))
 }
 
 /// Milliseconds since page start (`performance.now()`), 0 where unavailable.

@@ -526,50 +526,24 @@ impl Audit {
             }
         }
         let codes = std::mem::take(&mut file.responses.selection.codes);
-        let mut lookup = [u8::MAX - 1; 256];
+        let mut lookup = [NOT_A_CODE; 256];
         for (k, &c) in CODE_ALPHABET.iter().enumerate().take(values.len()) {
             lookup[c as usize] = k as u8;
         }
         lookup[NO_RESPONSE as usize] = NO_RESPONSE_CODE;
-        let found_len = codes.chars().count();
-        if found_len != cells {
-            return Err(BundleError::LengthMismatch {
-                field: "responses.selection.codes".into(),
-                expected: cells,
-                found: found_len,
-            });
-        }
-        let mut selection = Vec::with_capacity(cells);
-        for (i, ch) in codes.chars().enumerate() {
-            if !ch.is_ascii() {
-                return Err(BundleError::UnknownCode {
-                    field: "responses.selection.codes".into(),
-                    index: i,
-                    code: ch,
-                    cell: describe_cell(&file, &axes, i),
-                });
+        let selection = match translate_column(codes.as_bytes(), &lookup, cells) {
+            Some(selection) => selection,
+            None => {
+                return Err(selection_code_error(
+                    &file,
+                    &axes,
+                    &codes,
+                    &lookup,
+                    cells,
+                    values.len(),
+                ))
             }
-            let b = ch as u8;
-            let code = lookup[b as usize];
-            if code == u8::MAX - 1 {
-                // Distinguish a known code letter beyond the dictionary from a foreign character.
-                if let Some(pos) = CODE_ALPHABET.iter().position(|&c| c == b) {
-                    return Err(BundleError::IndexOutOfRange {
-                        field: "responses.selection.codes".into(),
-                        index: i,
-                        value: pos as u64,
-                        bound: values.len() as u64,
-                    });
-                }
-                return Err(BundleError::UnknownCode {
-                    field: "responses.selection.codes".into(),
-                    index: i,
-                    code: b as char,
-                    cell: describe_cell(&file, &axes, i),
-                });
-            }
-            selection.push(code);
-        }
+        };
 
         let mut judges = Vec::with_capacity(file.responses.judges.len());
         let mut judge_ids: HashMap<String, usize> = HashMap::new();
@@ -1042,6 +1016,91 @@ fn statement_infos(facet: &Facet, f: usize) -> Result<Vec<StatementInfo>, Bundle
         .collect()
 }
 
+/// Marks a byte that is not a code of the column in a [`translate_column`] lookup table.
+const NOT_A_CODE: u8 = u8::MAX - 1;
+
+/// Bytes per call of [`translate_chunk`].
+const TRANSLATE_CHUNK: usize = 1 << 12;
+
+/// Translates a dense one-character-per-cell column through `lookup` (byte → code, [`NOT_A_CODE`] for
+/// anything else, including every non-ASCII byte), or `None` when the column is not exactly `cells`
+/// ASCII codes. `None` sends the caller to its exact (slower) error report.
+///
+/// The work goes through [`translate_chunk`] in 4 KiB pieces: a small non-inlined function that
+/// returns often, so that a WebAssembly engine which starts with a baseline compiler (V8's Liftoff)
+/// can switch to optimised code between calls on a large bundle instead of running the whole column
+/// in baseline code.
+fn translate_column(bytes: &[u8], lookup: &[u8; 256], cells: usize) -> Option<Vec<u8>> {
+    if bytes.len() != cells {
+        return None;
+    }
+    let mut out = vec![0u8; cells];
+    for (src, dst) in bytes
+        .chunks(TRANSLATE_CHUNK)
+        .zip(out.chunks_mut(TRANSLATE_CHUNK))
+    {
+        if !translate_chunk(src, dst, lookup) {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// `dst[i] = lookup[src[i]]`; false when any byte maps to [`NOT_A_CODE`]. Branch-free in the loop.
+#[inline(never)]
+fn translate_chunk(src: &[u8], dst: &mut [u8], lookup: &[u8; 256]) -> bool {
+    let mut bad = 0u8;
+    for (d, &s) in dst.iter_mut().zip(src) {
+        let c = lookup[usize::from(s)];
+        bad |= u8::from(c == NOT_A_CODE);
+        *d = c;
+    }
+    bad == 0
+}
+
+/// The exact error for a `responses.selection.codes` column that [`translate_column`] refused: its
+/// length in characters, then the first character that is not a code (a known code letter beyond the
+/// dictionary is an index out of range; anything else an unknown code, with its cell's levels).
+fn selection_code_error(
+    file: &BundleFile,
+    axes: &[Axis],
+    codes: &str,
+    lookup: &[u8; 256],
+    cells: usize,
+    dictionary_len: usize,
+) -> BundleError {
+    let field = "responses.selection.codes";
+    let found = codes.chars().count();
+    if found != cells {
+        return BundleError::LengthMismatch {
+            field: field.into(),
+            expected: cells,
+            found,
+        };
+    }
+    for (i, ch) in codes.chars().enumerate() {
+        let known = ch.is_ascii() && lookup[ch as usize] != NOT_A_CODE;
+        if known {
+            continue;
+        }
+        if let Some(pos) = CODE_ALPHABET.iter().position(|&c| char::from(c) == ch) {
+            return BundleError::IndexOutOfRange {
+                field: field.into(),
+                index: i,
+                value: pos as u64,
+                bound: dictionary_len as u64,
+            };
+        }
+        return BundleError::UnknownCode {
+            field: field.into(),
+            index: i,
+            code: ch,
+            cell: describe_cell(file, axes, i),
+        };
+    }
+    invalid(field, "could not be decoded")
+}
+
 fn check_column(
     file: &BundleFile,
     axes: &[Axis],
@@ -1050,6 +1109,13 @@ fn check_column(
     cells: usize,
     allowed: &[u8],
 ) -> Result<(), BundleError> {
+    let mut lookup = [NOT_A_CODE; 256];
+    for &b in allowed {
+        lookup[usize::from(b)] = b;
+    }
+    if translate_column(column.as_bytes(), &lookup, cells).is_some() {
+        return Ok(());
+    }
     let found = column.chars().count();
     if found != cells {
         return Err(BundleError::LengthMismatch {
