@@ -12,8 +12,8 @@
 // JSON.parse(new TextDecoder().decode(bytes)) (median of 5; the app's parse starts from bytes too).
 // "Warm": in every page the same bytes are then loaded a second time through the file input and that
 // second parse_ms is compared with a fresh JSON.parse median in the same page (medians over the pages).
-// The first load's parse_ms includes the wasm parse code's first (unoptimised) execution; the warm
-// one shows the steady state.
+// The first load's parse_ms follows the app's decoder warm-up (prime_ms, run once per page while the
+// first chunk is in flight, counted in read_ms); the warm one shows the steady state.
 import { mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +85,7 @@ try {
       bundle: b.name, id: rows[0].bundle, bytes: rows[0].bytes, runs: RUNS,
       read_ms: median(rows.map((x) => x.read_ms)),
       parse_ms: median(rows.map((x) => x.parse_ms)),
+      prime_ms: median(rows.map((x) => x.prime_ms ?? 0)),
       json_parse_ms: median(rows.map((x) => x.json_parse_ms)),
       json_parse_first_ms: median(rows.map((x) => x.json_parse_first_ms)),
       decode_json_parse_ms: median(rows.map((x) => x.decode_json_parse_ms)),
@@ -106,10 +107,11 @@ try {
 
 const f = (x, d = 1) => (x == null ? '—' : x.toFixed(d));
 console.log(`\nLoad in headless Chromium vs JSON.parse of the same bytes (medians of ${RUNS} fresh pages; target ratio ≤ 1.5×)`);
-console.log('| bundle | bytes | read ms | parse ms (app) | JSON.parse ms | ratio | TextDecoder+JSON.parse ms | ratio vs that | warm parse ms | warm ratio |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log('| bundle | bytes | read ms | decoder warm-up ms (in read) | parse ms (app) | JSON.parse ms | ratio | TextDecoder+JSON.parse ms | ratio vs that | warm parse ms | warm ratio |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const r of results) {
-  console.log(`| ${r.bundle} | ${r.bytes.toLocaleString('en-US')} | ${f(r.read_ms)} | ${f(r.parse_ms)} | ${f(r.json_parse_ms)} | ${f(r.ratio, 2)}× | ${f(r.decode_json_parse_ms)} | ${f(r.ratio_vs_decode, 2)}× | ${f(r.warm?.parse_ms)} | ${f(r.warm_ratio, 2)}× |`);
+  console.log(`| ${r.bundle} | ${r.bytes.toLocaleString('en-US')} | ${f(r.read_ms)} | ${f(r.prime_ms)} | ${f(r.parse_ms)} | ${f(r.json_parse_ms)} | ${f(r.ratio, 2)}× | ${f(r.decode_json_parse_ms)} | ${f(r.ratio_vs_decode, 2)}× | ${f(r.warm?.parse_ms)} | ${f(r.warm_ratio, 2)}× |`);
 }
+console.log('decoder warm-up = atlas_core::decode::prime_decoder, run once per page while the first chunk is in flight; it is inside read ms.');
 console.log('ratio = median over runs of parse_ms / JSON.parse median in the same page; warm = a second load of the same bytes (file input) in the same page, median over the pages.');
 if (JSON_OUT) await writeFile(JSON_OUT, JSON.stringify({ date: new Date().toISOString(), results }, null, 1));

@@ -43,6 +43,7 @@ step "scipy/numpy rank and resampling reference is current" "$PY" tests/referenc
 step "numpy/scipy RQ1 reference is current" "$PY" tests/reference/rq1_reference.py --check
 step "numpy variance-components reference is current" "$PY" tests/reference/variance_reference.py --check
 step "numpy RQ2 equal-budget reference is current" "$PY" tests/reference/rq2_reference.py --check
+step "numpy/scipy re-weighting reference is current" "$PY" tests/reference/reweight_reference.py --check
 step "JSON Schema checks" "$PY" tests/schema/check_schema.py
 step "converter reproduces the default bundle" reproduce_default_bundle
 step "wasm tests in headless Chromium" cargo test --target wasm32-unknown-unknown -p audit-atlas

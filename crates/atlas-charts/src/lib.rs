@@ -1,5 +1,12 @@
 //! Audit Atlas charts. Each chart is one `draw` function generic over the plotters backend: the app
 //! draws on a `<canvas>` (plotters-canvas), tests draw to an SVG string natively and count the marks.
+//!
+//! [`draw_ber_by_model_condition`] is the BER chart of the summary; [`atlas`] holds the evidence-atlas
+//! panels of seed `000_…` Figure 4, each returning hover regions ([`atlas::HitRegion`]).
+
+pub mod atlas;
+
+pub use atlas::{hit_test, HitRegion, HitResult};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

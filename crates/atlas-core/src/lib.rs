@@ -1,5 +1,6 @@
 //! Audit Atlas analysis core: the bundle format v1 ([`bundle`]), the audit statistics ([`stats`]),
-//! ranks and ranking-stability metrics ([`rank`]) and portable seeded resampling ([`resample`]).
+//! ranks and ranking-stability metrics ([`rank`]), portable seeded resampling ([`resample`]) and live
+//! condition re-weighting of the reference score ([`reweight`]).
 //!
 //! Pure Rust with no web dependency: it builds and tests natively in seconds and compiles unchanged to
 //! `wasm32-unknown-unknown` for the browser app, so the same inputs give the same numbers in both.
@@ -11,6 +12,7 @@ pub mod decode;
 pub mod error;
 pub mod rank;
 pub mod resample;
+pub mod reweight;
 pub mod rq1;
 pub mod rq2;
 pub mod stats;

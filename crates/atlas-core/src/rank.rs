@@ -187,6 +187,37 @@ pub fn pairwise_inversions_with_tie_zone(
     count_inversions(scores_a, scores_b, Some(zone + TIE_ZONE_SLACK))
 }
 
+/// The inverted pairs of [`pairwise_inversions`] themselves: every unordered pair `(i, j)`, `i < j`
+/// (item indices of the input vectors), with a score in both vectors and a strictly opposite order in
+/// `scores_a` and `scores_b` (exact ties are never inverted). In lexicographic order; its length is
+/// `pairwise_inversions(scores_a, scores_b)?.inverted`. Used by the re-weighting panel (seed `000_…`
+/// §6 "Alternative weights may change RQ2") to name the model pairs whose order flips.
+///
+/// `None` when the lengths differ. Cost `O(n²)`.
+pub fn inverted_pairs(
+    scores_a: &[Option<f64>],
+    scores_b: &[Option<f64>],
+) -> Option<Vec<(usize, usize)>> {
+    if scores_a.len() != scores_b.len() {
+        return None;
+    }
+    let present: Vec<(usize, f64, f64)> = scores_a
+        .iter()
+        .zip(scores_b)
+        .enumerate()
+        .filter_map(|(i, (a, b))| Some((i, finite(*a)?, finite(*b)?)))
+        .collect();
+    let mut out = Vec::new();
+    for (k, &(i, ai, bi)) in present.iter().enumerate() {
+        for &(j, aj, bj) in &present[k + 1..] {
+            if (ai < aj && bi > bj) || (ai > aj && bi < bj) {
+                out.push((i, j));
+            }
+        }
+    }
+    Some(out)
+}
+
 /// Shared body of the two inversion counts; `zone = None` = exact ties only.
 fn count_inversions(a: &[Option<f64>], b: &[Option<f64>], zone: Option<f64>) -> Option<Inversions> {
     let (a, b) = paired_present(a, b)?;
