@@ -36,14 +36,15 @@ reproduce_default_bundle() {
 
 step "cargo fmt --check" cargo fmt --all -- --check
 step "clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
-step "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown -p audit-atlas -p atlas-core -p atlas-charts -p atlas-worker --all-targets -- -D warnings
-step "native tests" cargo test -p atlas-core -p atlas-charts -p atlas-cli -p atlas-worker
+step "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown -p audit-atlas -p atlas-core -p atlas-charts -p atlas-worker -p atlas-import --all-targets -- -D warnings
+step "native tests" cargo test -p atlas-core -p atlas-charts -p atlas-cli -p atlas-worker -p atlas-import
 step "numpy reference is current" "$PY" tests/reference/reference_stats.py --check
 step "scipy/numpy rank and resampling reference is current" "$PY" tests/reference/rank_reference.py --check
 step "numpy/scipy RQ1 reference is current" "$PY" tests/reference/rq1_reference.py --check
 step "numpy variance-components reference is current" "$PY" tests/reference/variance_reference.py --check
 step "numpy RQ2 equal-budget reference is current" "$PY" tests/reference/rq2_reference.py --check
 step "numpy/scipy re-weighting reference is current" "$PY" tests/reference/reweight_reference.py --check
+step "pandas import counts reference is current" "$PY" tests/import/count_reference.py --check
 step "JSON Schema checks" "$PY" tests/schema/check_schema.py
 step "converter reproduces the default bundle" reproduce_default_bundle
 step "wasm tests in headless Chromium" cargo test --target wasm32-unknown-unknown -p audit-atlas

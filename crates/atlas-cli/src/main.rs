@@ -4,11 +4,14 @@
 //! - `atlas synth --seed S --out FILE` writes a seeded SYNTHETIC full-scale bundle (no real outputs);
 //! - `atlas analyze-rq2 FILE --draws N --budget B --seed S [--policy P] [--format text|json|csv]`
 //!   runs the equal-budget audits of seed `000_…` §3.5 (Tables 13, 14, 15);
+//! - `atlas import --mapping M.json IN... -o OUT` imports CSV / TSV / JSONL / JSON results into a
+//!   bundle (`--preview` shows detected columns and value counts; see `docs/import-mapping.md`);
 //! - `atlas validate FILE` reads a bundle and reports the first problem, naming record and field;
 //! - `atlas stats FILE [--policy P] [--json]` prints Selection BER per model × condition and the
 //!   condition-balanced reference score (seed `000_…` Eq. 4) with ranks.
 
 mod decodingtrust;
+mod import;
 mod rq1;
 mod rq2;
 mod synth;
@@ -45,6 +48,8 @@ enum Command {
     Synth(synth::SynthArgs),
     /// RQ2 (seed 000 §3.5, §5.3, D.1, D.2): equal-budget audits, printed like Tables 13, 14 and 15.
     AnalyzeRq2(rq2::AnalyzeRq2Args),
+    /// Import CSV, TSV, JSONL or JSON results into a bundle with a mapping file (docs/import-mapping.md).
+    Import(import::ImportArgs),
     /// Validate a bundle file; exits 1 with the problem (record, field) when it is invalid.
     Validate { file: PathBuf },
     /// Print Selection BER per model × condition and the reference score with ranks.
@@ -142,6 +147,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::AnalyzeRq2(args) => rq2::run(args),
+        Command::Import(args) => {
+            let command_line = std::iter::once("atlas".to_string())
+                .chain(std::env::args().skip(1))
+                .collect::<Vec<_>>()
+                .join(" ");
+            import::run(&args, command_line)
+        }
         Command::Validate { file } => {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("reading {}", file.display()))?;

@@ -1,0 +1,117 @@
+//! `atlas import` end to end: runs the built binary on a small CSV with a mapping file, reads the
+//! written bundle back with the analysis core, and checks `--preview` and the error path.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use atlas_core::Audit;
+
+fn dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("import-{name}"));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn atlas(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .arg("import")
+        .args(args)
+        .output()
+        .expect("runs atlas")
+}
+
+const MAPPING: &str = r#"{
+  "mapping_version": 1,
+  "metadata": {
+    "id": "cli-import-test",
+    "title": "CLI import test",
+    "description": "two models, two statements, one answer column per variant",
+    "source": {"citation": "hand-made"},
+    "license": {"id": "CC0-1.0", "attribution": "none"},
+    "content_warning": null
+  },
+  "facets": {
+    "model": {"field": "model"},
+    "condition": {"unpivot": [{"id": "plain"}, {"id": "framed"}]},
+    "statement": {"field": "statement", "text": "text"}
+  },
+  "selection": {"field": "answer_{unpivot}", "map": {"agree": 1, "disagree": 0}}
+}"#;
+
+// Cells (model × condition × statement): m1 plain: agree, disagree; m1 framed: agree, "unsure";
+// m2 plain: disagree, disagree; m2 framed: agree, agree → evidence 1: 4, 0: 3, Abstain: 1.
+const CSV: &str = "model,statement,text,answer_plain,answer_framed\n\
+m1,s1,\"Statement one, with a comma.\",agree,agree\n\
+m1,s2,\"Statement \"\"two\"\".\",disagree,unsure\n\
+m2,s1,\"Statement one, with a comma.\",disagree,agree\n\
+m2,s2,\"Statement \"\"two\"\".\",disagree,agree\n";
+
+#[test]
+fn atlas_import_writes_a_bundle_that_the_core_reads_and_prints_the_value_counts() {
+    let d = dir("ok");
+    let (mapping, input, out) = (d.join("m.json"), d.join("in.csv"), d.join("bundle.json"));
+    std::fs::write(&mapping, MAPPING).unwrap();
+    std::fs::write(&input, CSV).unwrap();
+    let output = atlas(&[
+        "--mapping",
+        mapping.to_str().unwrap(),
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("evidence: 1 = 4, 0 = 3, Abstain = 1"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\"unsure\""), "{stdout}");
+    let audit = Audit::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(audit.cells, 8);
+    assert_eq!(audit.statements[1].text, "Statement \"two\".");
+    let command = audit.metadata().produced_by.command.clone().unwrap();
+    assert!(command.starts_with("atlas import --mapping"), "{command}");
+}
+
+#[test]
+fn atlas_import_preview_prints_columns_and_types_and_writes_nothing() {
+    let d = dir("preview");
+    let (mapping, input) = (d.join("m.json"), d.join("in.csv"));
+    std::fs::write(&mapping, MAPPING).unwrap();
+    std::fs::write(&input, CSV).unwrap();
+    let output = atlas(&[
+        "--preview",
+        "--mapping",
+        mapping.to_str().unwrap(),
+        input.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("\"answer_framed\""), "{stdout}");
+    assert!(stdout.contains("text"), "{stdout}");
+    assert!(stdout.contains("Selection values (cells):"), "{stdout}");
+    assert!(stdout.contains("preview: nothing written"), "{stdout}");
+}
+
+#[test]
+fn atlas_import_exits_with_status_2_and_names_the_missing_column() {
+    let d = dir("missing");
+    let (mapping, input, out) = (d.join("m.json"), d.join("in.csv"), d.join("bundle.json"));
+    std::fs::write(&mapping, MAPPING).unwrap();
+    std::fs::write(&input, CSV.replace("answer_framed", "answer_other")).unwrap();
+    let output = atlas(&[
+        "--mapping",
+        mapping.to_str().unwrap(),
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("column \"answer_framed\""), "{stderr}");
+    assert!(!out.exists());
+}

@@ -1,0 +1,143 @@
+//! [`ImportError`]: every way an import can fail, naming the input, the record (and its line) and the
+//! field where the problem is.
+//!
+//! Problems confined to one record (a ragged CSV row, a JSONL line that is not JSON, a missing facet
+//! value) are not errors: the record is skipped and listed in the [`crate::Report`]. They become
+//! [`ImportError::Record`] only when the mapping sets `"strict": true`.
+
+use atlas_core::BundleError;
+
+/// An import failure. `input` is the name of the input (a file name); `record` is the 1-based number
+/// of the data record in that input (a CSV header is not a record); `line` is the 1-based line where
+/// the record starts.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// The input holds nothing: zero bytes, only a byte-order mark, or only whitespace / blank lines.
+    #[error("{input}: the input is empty (no header and no records)")]
+    Empty { input: String },
+
+    /// A CSV/TSV input with a header line but no data record, or a JSON array `[]`.
+    #[error("{input}: no data records (only {what})")]
+    NoRecords { input: String, what: &'static str },
+
+    /// A text-encoding problem: UTF-16 with an unpaired surrogate or an odd number of bytes, UTF-32,
+    /// or UTF-16 without a byte-order mark. (Invalid UTF-8 inside a record skips that record instead.)
+    #[error("{input}: text encoding: {message} (at byte {offset})")]
+    Encoding {
+        input: String,
+        offset: u64,
+        message: String,
+    },
+
+    /// One record (a CSV row including its quoted line breaks, a JSONL line, a JSON array element)
+    /// is longer than [`crate::Limits::max_record_bytes`].
+    #[error(
+        "{input}, record {record} (line {line}): the record is longer than the limit of {limit} bytes \
+         (a single huge line, or a quote that is never closed); raise the limit (--max-record-bytes) if \
+         the record is genuine"
+    )]
+    RecordTooLarge {
+        input: String,
+        record: u64,
+        line: u64,
+        limit: usize,
+    },
+
+    /// A CSV/TSV quoted field that is still open at the end of the input.
+    #[error(
+        "{input}, record {record} (line {line}): a quoted field opened on line {quote_line} is never \
+         closed (the input ends inside quotes)"
+    )]
+    UnclosedQuote {
+        input: String,
+        record: u64,
+        line: u64,
+        quote_line: u64,
+    },
+
+    /// The structure of a JSON-array input is broken (not an array, a missing `,`, text after the
+    /// closing `]`, the input ends before the array is closed). Elements that are not valid JSON on
+    /// their own are skipped and reported instead.
+    #[error("{input}, line {line}: {message}")]
+    Syntax {
+        input: String,
+        line: u64,
+        message: String,
+    },
+
+    /// The mapping file is not valid JSON or does not have the expected shape.
+    #[error("mapping: {0}")]
+    MappingJson(String),
+
+    /// The mapping is well-formed JSON but breaks a rule (field path names the mapping key).
+    #[error("mapping `{field}`: {message}")]
+    Mapping { field: String, message: String },
+
+    /// A CSV/TSV column named by the mapping is not in the input's header.
+    #[error("{input}: column {column:?} (mapping `{field}`) is not in the header; the columns are: {available}")]
+    MissingColumn {
+        input: String,
+        field: String,
+        column: String,
+        available: String,
+    },
+
+    /// A record-level problem that is fatal: any skip under `"strict": true`, or an
+    /// unmapped Selection value under `"unmapped": "error"`.
+    #[error("{input}, record {record} (line {line}), field `{field}`: {message}")]
+    Record {
+        input: String,
+        record: u64,
+        line: u64,
+        field: String,
+        message: String,
+    },
+
+    /// Under `"strict": true`, a response for a cell that an earlier record already filled.
+    #[error(
+        "{input}, record {record}: a second response for the cell ({cell}), first given by \
+         {first_input} record {first_record} (the mapping is strict)"
+    )]
+    Duplicate {
+        input: String,
+        record: u64,
+        first_input: String,
+        first_record: u64,
+        cell: String,
+    },
+
+    /// More than 62 distinct (raw, evidence, obtained) Selection values: the bundle's code alphabet
+    /// has 62 characters.
+    #[error(
+        "{input}, record {record} (line {line}): Selection value {raw:?} would be the 63rd distinct \
+         value; a bundle holds at most 62. Map the values (`map`, `only`) or set `collapse_unmapped`"
+    )]
+    TooManyValues {
+        input: String,
+        record: u64,
+        line: u64,
+        raw: String,
+    },
+
+    /// The Cartesian product of the facets' levels exceeds [`crate::Limits::max_cells`].
+    #[error(
+        "the response matrix would have {cells} cells ({sizes}), more than the limit of {limit}"
+    )]
+    TooManyCells {
+        cells: u128,
+        sizes: String,
+        limit: usize,
+    },
+
+    /// Every record was skipped (or there were none with a Selection): no bundle can be built.
+    #[error("no response could be imported from {records} record(s); {detail}")]
+    NothingImported { records: u64, detail: String },
+
+    /// A read error of the underlying stream.
+    #[error("{input}: read error: {message}")]
+    Io { input: String, message: String },
+
+    /// The assembled bundle was refused by `atlas_core` (an importer bug; reported, never panics).
+    #[error("the imported bundle is invalid: {0}")]
+    Bundle(#[from] BundleError),
+}
