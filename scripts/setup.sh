@@ -60,8 +60,8 @@ if [ "$WITH_TEST" = 1 ]; then
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
   fi
-  if ! "$CACHE/venv/bin/python" -c 'import numpy, jsonschema, pandas, scipy' 2>/dev/null; then
-    say "creating the Python venv $CACHE/venv (numpy, jsonschema, pandas, scipy)"
+  if ! "$CACHE/venv/bin/python" -c 'import numpy, jsonschema, pandas, scipy, sklearn' 2>/dev/null; then
+    say "creating the Python venv $CACHE/venv (numpy, jsonschema, pandas, scipy, scikit-learn)"
     python3 -m venv "$CACHE/venv"
     "$CACHE/venv/bin/pip" install -q -r tests/requirements.txt
   fi

@@ -44,6 +44,7 @@ step "numpy/scipy RQ1 reference is current" "$PY" tests/reference/rq1_reference.
 step "numpy variance-components reference is current" "$PY" tests/reference/variance_reference.py --check
 step "numpy RQ2 equal-budget reference is current" "$PY" tests/reference/rq2_reference.py --check
 step "numpy/scipy re-weighting reference is current" "$PY" tests/reference/reweight_reference.py --check
+step "pandas/scikit-learn RQ3 reference is current" "$PY" tests/reference/rq3_reference.py --check
 step "pandas import counts reference is current" "$PY" tests/import/count_reference.py --check
 step "JSON Schema checks" "$PY" tests/schema/check_schema.py
 step "converter reproduces the default bundle" reproduce_default_bundle

@@ -15,6 +15,7 @@ pub mod resample;
 pub mod reweight;
 pub mod rq1;
 pub mod rq2;
+pub mod rq3;
 pub mod stats;
 pub mod tables;
 pub mod variance;
