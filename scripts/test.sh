@@ -51,6 +51,7 @@ step "converter reproduces the default bundle" reproduce_default_bundle
 step "wasm tests in headless Chromium" cargo test --target wasm32-unknown-unknown -p audit-atlas
 step "release build (trunk)" trunk build --release
 step "end to end in Chromium" node tests/e2e/e2e.mjs
+step "end to end: import of real inputs in Chromium" node tests/e2e/import.mjs
 
 echo
 echo "steps: $passed passed, 0 failed"

@@ -242,6 +242,7 @@ pub fn App() -> impl IntoView {
         <main>
             <LoadPanel/>
             {move || state.loaded.get().map(|loaded| view! { <BundleView loaded/> })}
+            <crate::import_panel::ImportPanel/>
         </main>
         <footer>
             <p>

@@ -7,6 +7,7 @@
 
 pub mod analyses;
 pub mod app;
+pub mod import_panel;
 pub mod loader;
 pub mod worker;
 

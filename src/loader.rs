@@ -163,6 +163,52 @@ pub fn prime_ms() -> f64 {
     PRIME_MS.with(|p| p.get().unwrap_or(0.0))
 }
 
+/// Reads a byte stream chunk by chunk without keeping it, calling `f(chunk, bytes_read_so_far)` on
+/// each; after every chunk it yields to the browser (a zero-delay timer) so progress is painted and the
+/// page stays responsive on a file of hundreds of megabytes.
+///
+/// # Errors
+/// The browser's message when a chunk fails or is not bytes, or the first error `f` returns.
+pub async fn for_each_chunk(
+    stream: &ReadableStream,
+    mut f: impl FnMut(&[u8], u64) -> Result<(), String>,
+) -> Result<(), String> {
+    let reader: ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
+    let mut read = 0u64;
+    let mut buffer = Vec::new();
+    loop {
+        let chunk = JsFuture::from(reader.read())
+            .await
+            .map_err(|e| format!("reading the file failed: {}", js_message(&e)))?;
+        let done = Reflect::get(&chunk, &JsValue::from_str("done"))
+            .ok()
+            .and_then(|d| d.as_bool())
+            .unwrap_or(true);
+        if done {
+            return Ok(());
+        }
+        let array = Reflect::get(&chunk, &JsValue::from_str("value"))
+            .ok()
+            .and_then(|v| v.dyn_into::<Uint8Array>().ok())
+            .ok_or_else(|| "a chunk of the file is not bytes".to_string())?;
+        buffer.resize(array.length() as usize, 0);
+        array.copy_to(&mut buffer);
+        read += buffer.len() as u64;
+        f(&buffer, read)?;
+        yield_to_browser().await;
+    }
+}
+
+/// Resolves after a zero-delay `setTimeout`, letting the browser paint and handle input.
+pub async fn yield_to_browser() {
+    let promise = js_sys::Promise::new(&mut |resolve, _reject| {
+        if let Some(window) = web_sys::window() {
+            let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
 /// Milliseconds since page start (`performance.now()`), 0 where unavailable.
 pub fn now_ms() -> f64 {
     web_sys::window()
