@@ -36,8 +36,8 @@ reproduce_default_bundle() {
 
 step "cargo fmt --check" cargo fmt --all -- --check
 step "clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
-step "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown -p audit-atlas -p atlas-core -p atlas-charts -p atlas-worker -p atlas-import --all-targets -- -D warnings
-step "native tests" cargo test -p atlas-core -p atlas-charts -p atlas-cli -p atlas-worker -p atlas-import
+step "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown -p audit-atlas -p atlas-core -p atlas-charts -p atlas-worker -p atlas-import -p atlas-pilot --all-targets -- -D warnings
+step "native tests" cargo test -p atlas-core -p atlas-charts -p atlas-cli -p atlas-worker -p atlas-import -p atlas-pilot
 step "numpy reference is current" "$PY" tests/reference/reference_stats.py --check
 step "scipy/numpy rank and resampling reference is current" "$PY" tests/reference/rank_reference.py --check
 step "numpy/scipy RQ1 reference is current" "$PY" tests/reference/rq1_reference.py --check

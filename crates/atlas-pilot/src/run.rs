@@ -1,0 +1,1266 @@
+//! The state of a pilot run, pure: every planned call (and every judge call) with its status, the
+//! transitions the app makes as requests go out and come back, counts for the progress bar, JSON for
+//! persistence (IndexedDB) and [`to_bundle`], which turns the run into a format-v1 bundle.
+//!
+//! # Statuses and transitions
+//! ```text
+//! Pending{attempts, last_error, not_before_ms}
+//!    │ begin(id, now)                         (attempt = attempts + 1)
+//!    ▼
+//! InFlight{attempt, started_ms} ── answer(id, completion, now) ──▶ Answered{completion, attempts, duration_ms}
+//!    │
+//!    ├─ fail_attempt(id, error, key, policy, now): retryable and attempts left
+//!    │      ──▶ Pending{attempts = attempt, last_error, not_before_ms = now + backoff delay}
+//!    ├─ fail_attempt(…): not retryable, attempts exhausted, or Retry-After too long
+//!    │      ──▶ Failed{reason, attempts}
+//!    └─ interrupt(): pause, cancel, reload ──▶ Pending{attempts = attempt} (the attempt counts)
+//! Failed ── retry_failed() ──▶ Pending{attempts: 0}
+//! ```
+//! Any other transition is [`RunError::Transition`]. A call that finally fails stays in the state with
+//! its reason; nothing is dropped, and every id appears exactly once.
+//!
+//! Judge calls (id `{call id}:{judge id}`) follow the same statuses; [`RunState::ensure_judge_calls`]
+//! adds them for every answered call whose response has text, marking a judge that is the audited
+//! model ([`crate::judge::is_self_judge`]).
+//!
+//! # Persistence
+//! [`RunState::to_json`] / [`RunState::from_json`]: `{"format": "audit-atlas-pilot-run", "version":
+//! 1, "plan_fingerprint", "calls": [{"id", "status": {"state": "pending" | "in_flight" | "answered" |
+//! "failed", …}}], "judge_calls": [{"id", "call", "judge", "self_judge", "status"}]}`. No type in it can
+//! hold a key; failure messages are scrubbed of the key ([`FailureReason::from_error`]).
+
+use std::collections::HashMap;
+
+use atlas_core::bundle::{
+    BundleFile, Facet, JudgeColumn, Level, License, Metadata, Obtained, Production, Responses,
+    SelectionColumn, SelectionValue, Source, TextCells, TextField, Texts, CODE_ALPHABET,
+    FORMAT_NAME, FORMAT_VERSION, NO_RESPONSE,
+};
+use atlas_core::{Audit, BundleError};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::extract::{extract_completion, Extraction, Rule};
+use crate::judge::{is_self_judge, label_code, parse_judge_label, JudgeError};
+use crate::plan::{Plan, PlannedCall};
+use crate::provider::{
+    parse_response_scrubbed, Completion, HttpRequest, ProviderError, RequestError, SecretKey,
+};
+use crate::retry::{decide, BackoffPolicy, PolicyError, RetryDecision};
+
+/// `format` of a persisted run state.
+pub const RUN_FORMAT: &str = "audit-atlas-pilot-run";
+/// `version` of a persisted run state.
+pub const RUN_VERSION: u32 = 1;
+/// The producing tool named in bundles.
+pub const TOOL: &str = concat!("atlas-pilot ", env!("CARGO_PKG_VERSION"));
+
+/// Why a call failed (persisted; shown to the user).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailureReason {
+    /// [`ProviderError::kind_key`], or `interrupted`, `request` (the request could not be built).
+    pub kind: String,
+    /// HTTP status, when there was a response.
+    pub status: Option<u16>,
+    /// The error's message (the provider's message included), scrubbed of the key.
+    pub message: String,
+}
+
+impl FailureReason {
+    /// From a provider error, with every occurrence of `key` replaced by `***`.
+    pub fn from_error(error: &ProviderError, key: &SecretKey) -> Self {
+        let e = error.scrubbed(key);
+        FailureReason {
+            kind: e.kind_key().to_string(),
+            status: e.status(),
+            message: e.to_string(),
+        }
+    }
+
+    fn interrupted() -> Self {
+        FailureReason {
+            kind: "interrupted".into(),
+            status: None,
+            message: "the attempt was interrupted (pause, cancel or reload) before it answered"
+                .into(),
+        }
+    }
+}
+
+/// The status of one call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case", deny_unknown_fields)]
+pub enum CallStatus {
+    /// Not running. `attempts` made so far; `not_before_ms` = earliest retry time (ms since 1970).
+    Pending {
+        /// Attempts made so far.
+        attempts: u32,
+        /// Why the last attempt did not answer, if one was made.
+        #[serde(default)]
+        last_error: Option<FailureReason>,
+        /// Earliest time of the next attempt (ms since 1970); `None` = now.
+        #[serde(default)]
+        not_before_ms: Option<u64>,
+    },
+    /// Attempt number `attempt` (from 1) was sent at `started_ms`.
+    InFlight {
+        /// This attempt's number, from 1.
+        attempt: u32,
+        /// When it was sent (ms since 1970).
+        started_ms: u64,
+    },
+    /// Answered after `attempts` attempts; `duration_ms` of the last attempt.
+    Answered {
+        /// The provider's answer.
+        completion: Completion,
+        /// Attempts made, the answered one included.
+        attempts: u32,
+        /// Duration of the answered attempt, ms.
+        duration_ms: u64,
+    },
+    /// Finally failed after `attempts` attempts.
+    Failed {
+        /// Why, with the provider's message.
+        reason: FailureReason,
+        /// Attempts made.
+        attempts: u32,
+    },
+}
+
+impl CallStatus {
+    fn name(&self) -> &'static str {
+        match self {
+            CallStatus::Pending { .. } => "pending",
+            CallStatus::InFlight { .. } => "in_flight",
+            CallStatus::Answered { .. } => "answered",
+            CallStatus::Failed { .. } => "failed",
+        }
+    }
+
+    fn fresh() -> Self {
+        CallStatus::Pending {
+            attempts: 0,
+            last_error: None,
+            not_before_ms: None,
+        }
+    }
+}
+
+/// An audited call's record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallRecord {
+    /// The planned call's id.
+    pub id: String,
+    /// Where the call stands.
+    pub status: CallStatus,
+}
+
+/// A judge call's record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeRecord {
+    /// `{call id}:{judge id}`.
+    pub id: String,
+    /// The judged call's id.
+    pub call: String,
+    /// The judge's id.
+    pub judge: String,
+    /// Whether the judge model is the audited model.
+    pub self_judge: bool,
+    /// Where the judge call stands.
+    pub status: CallStatus,
+}
+
+/// What went wrong with the run state.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RunError {
+    #[error("no call {0:?} in this run")]
+    /// No call or judge call with this id.
+    UnknownCall(String),
+    #[error("call {id:?} is {from}; it cannot {action}")]
+    /// A move the call's status does not allow.
+    Transition {
+        id: String,
+        from: &'static str,
+        action: &'static str,
+    },
+    #[error("the run state belongs to plan {found}, not to this plan ({expected})")]
+    /// The state belongs to another plan.
+    PlanMismatch { expected: String, found: String },
+    #[error("run state JSON: {0}")]
+    /// The persisted text is not a run state.
+    Json(String),
+    #[error("`format` is {0:?}; expected \"audit-atlas-pilot-run\"")]
+    /// `format` is not [`RUN_FORMAT`].
+    WrongFormat(String),
+    #[error("unsupported run state version {0}; this build reads version 1")]
+    /// `version` is not [`RUN_VERSION`].
+    Version(u32),
+    #[error("call {0:?} has no response text to judge")]
+    /// A judge call for a response without text.
+    NothingToJudge(String),
+    #[error("judge {0:?} is not in the plan")]
+    /// A judge id the plan does not have.
+    UnknownJudge(String),
+    #[error("more than 62 distinct Selection values; the bundle's code alphabet has 62")]
+    /// More distinct Selection values than the code alphabet holds.
+    TooManySelectionValues,
+    #[error(transparent)]
+    /// A judge prompt could not be built.
+    Judge(#[from] JudgeError),
+    #[error(transparent)]
+    /// A request could not be built.
+    Request(#[from] RequestError),
+    #[error(transparent)]
+    /// The backoff policy is invalid.
+    Policy(#[from] PolicyError),
+    #[error("the bundle built from the run is invalid: {0}")]
+    /// The bundle built from the run does not validate.
+    Bundle(#[from] BundleError),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Call(usize),
+    Judge(usize),
+}
+
+/// The run state (module docs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunState {
+    /// Always [`RUN_FORMAT`].
+    pub format: String,
+    /// Always [`RUN_VERSION`].
+    pub version: u32,
+    /// [`Plan::fingerprint`] of the plan the state belongs to.
+    pub plan_fingerprint: String,
+    /// One record per planned call, in plan order.
+    pub calls: Vec<CallRecord>,
+    /// Judge calls, in the order they were added.
+    #[serde(default)]
+    pub judge_calls: Vec<JudgeRecord>,
+    #[serde(skip)]
+    index: HashMap<String, Slot>,
+}
+
+/// What [`RunState::fail_attempt`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "next", rename_all = "snake_case")]
+pub enum Next {
+    /// Back to pending; retry at `not_before_ms` (ms since 1970).
+    Retry {
+        /// When to begin again (ms since 1970).
+        not_before_ms: u64,
+        /// The backoff delay, ms.
+        delay_ms: u64,
+    },
+    /// The call has finally failed.
+    Failed,
+}
+
+/// What [`RunState::record_response`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settled {
+    /// The call is answered.
+    Answered,
+    /// The response was an error (scrubbed of the key): retried later or finally failed.
+    Error {
+        /// The error, scrubbed of the key.
+        error: ProviderError,
+        /// Retry or failed.
+        next: Next,
+    },
+}
+
+/// Status counts for the progress bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct StatusCounts {
+    /// All calls.
+    pub total: usize,
+    /// Not running (waiting to start or to retry).
+    pub pending: usize,
+    /// Sent, no answer yet.
+    pub in_flight: usize,
+    /// Answered.
+    pub answered: usize,
+    /// Finally failed.
+    pub failed: usize,
+}
+
+impl StatusCounts {
+    /// Answered + failed.
+    pub fn done(&self) -> usize {
+        self.answered + self.failed
+    }
+
+    /// Pending + in flight.
+    pub fn remaining(&self) -> usize {
+        self.pending + self.in_flight
+    }
+
+    fn add(&mut self, status: &CallStatus) {
+        self.total += 1;
+        match status {
+            CallStatus::Pending { .. } => self.pending += 1,
+            CallStatus::InFlight { .. } => self.in_flight += 1,
+            CallStatus::Answered { .. } => self.answered += 1,
+            CallStatus::Failed { .. } => self.failed += 1,
+        }
+    }
+}
+
+/// Progress of the audited calls and of the judge calls.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Progress {
+    /// The audited calls.
+    pub calls: StatusCounts,
+    /// The judge calls.
+    pub judge_calls: StatusCounts,
+    /// Mean duration of the answered attempts (audited and judge), ms; `None` before the first answer.
+    pub mean_duration_ms: Option<f64>,
+}
+
+impl Progress {
+    /// Estimated time left with `concurrency` calls at once: mean duration × remaining calls /
+    /// concurrency, in ms (retry waits not included). `None` before the first answer.
+    pub fn eta_ms(&self, concurrency: usize) -> Option<u64> {
+        let mean = self.mean_duration_ms?;
+        let remaining = (self.calls.remaining() + self.judge_calls.remaining()) as f64;
+        Some((mean * remaining / concurrency.max(1) as f64).ceil() as u64)
+    }
+}
+
+impl RunState {
+    /// A fresh state: every planned call pending, no judge call yet.
+    pub fn new(plan: &Plan) -> Self {
+        let mut state = RunState {
+            format: RUN_FORMAT.to_string(),
+            version: RUN_VERSION,
+            plan_fingerprint: plan.fingerprint.clone(),
+            calls: plan
+                .calls
+                .iter()
+                .map(|c| CallRecord {
+                    id: c.id.clone(),
+                    status: CallStatus::fresh(),
+                })
+                .collect(),
+            judge_calls: Vec::new(),
+            index: HashMap::new(),
+        };
+        state.reindex();
+        state
+    }
+
+    fn reindex(&mut self) {
+        self.index = self
+            .calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.id.clone(), Slot::Call(i)))
+            .chain(
+                self.judge_calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, j)| (j.id.clone(), Slot::Judge(i))),
+            )
+            .collect();
+    }
+
+    /// The JSON text to persist.
+    ///
+    /// # Errors
+    /// [`RunError::Json`] (not expected: the state holds strings and numbers only).
+    pub fn to_json(&self) -> Result<String, RunError> {
+        serde_json::to_string(self).map_err(|e| RunError::Json(e.to_string()))
+    }
+
+    /// A state read back from [`RunState::to_json`]. In-flight calls stay in flight: call
+    /// [`RunState::interrupt`] when resuming after a reload.
+    ///
+    /// # Errors
+    /// [`RunError::Json`], [`RunError::WrongFormat`], [`RunError::Version`].
+    pub fn from_json(text: &str) -> Result<Self, RunError> {
+        let mut state: RunState =
+            serde_json::from_str(text).map_err(|e| RunError::Json(e.to_string()))?;
+        if state.format != RUN_FORMAT {
+            return Err(RunError::WrongFormat(state.format));
+        }
+        if state.version != RUN_VERSION {
+            return Err(RunError::Version(state.version));
+        }
+        state.reindex();
+        Ok(state)
+    }
+
+    /// Checks that the state belongs to `plan` (same fingerprint, same call ids in the same order).
+    ///
+    /// # Errors
+    /// [`RunError::PlanMismatch`].
+    pub fn check_plan(&self, plan: &Plan) -> Result<(), RunError> {
+        let same_calls = self.calls.len() == plan.calls.len()
+            && self
+                .calls
+                .iter()
+                .zip(&plan.calls)
+                .all(|(r, c)| r.id == c.id);
+        if self.plan_fingerprint != plan.fingerprint || !same_calls {
+            return Err(RunError::PlanMismatch {
+                expected: plan.fingerprint.clone(),
+                found: self.plan_fingerprint.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The status of call or judge call `id`.
+    pub fn status(&self, id: &str) -> Option<&CallStatus> {
+        match self.index.get(id)? {
+            Slot::Call(i) => self.calls.get(*i).map(|c| &c.status),
+            Slot::Judge(i) => self.judge_calls.get(*i).map(|j| &j.status),
+        }
+    }
+
+    fn status_mut(&mut self, id: &str) -> Result<&mut CallStatus, RunError> {
+        let slot = *self
+            .index
+            .get(id)
+            .ok_or_else(|| RunError::UnknownCall(id.to_string()))?;
+        let status = match slot {
+            Slot::Call(i) => self.calls.get_mut(i).map(|c| &mut c.status),
+            Slot::Judge(i) => self.judge_calls.get_mut(i).map(|j| &mut j.status),
+        };
+        status.ok_or_else(|| RunError::UnknownCall(id.to_string()))
+    }
+
+    /// Pending → in flight. Returns the attempt number (from 1).
+    ///
+    /// # Errors
+    /// [`RunError::UnknownCall`], [`RunError::Transition`] unless pending.
+    pub fn begin(&mut self, id: &str, now_ms: u64) -> Result<u32, RunError> {
+        let status = self.status_mut(id)?;
+        let CallStatus::Pending { attempts, .. } = status else {
+            return Err(transition(id, status, "begin"));
+        };
+        let attempt = *attempts + 1;
+        *status = CallStatus::InFlight {
+            attempt,
+            started_ms: now_ms,
+        };
+        Ok(attempt)
+    }
+
+    /// In flight → answered.
+    ///
+    /// # Errors
+    /// [`RunError::UnknownCall`], [`RunError::Transition`] unless in flight.
+    pub fn answer(
+        &mut self,
+        id: &str,
+        completion: Completion,
+        now_ms: u64,
+    ) -> Result<(), RunError> {
+        let status = self.status_mut(id)?;
+        let CallStatus::InFlight {
+            attempt,
+            started_ms,
+        } = *status
+        else {
+            return Err(transition(id, status, "be answered"));
+        };
+        *status = CallStatus::Answered {
+            completion,
+            attempts: attempt,
+            duration_ms: now_ms.saturating_sub(started_ms),
+        };
+        Ok(())
+    }
+
+    /// In flight → pending (retry scheduled by [`crate::retry::decide`] with the plan's seed and the
+    /// call's index) or failed. `key` scrubs the stored message.
+    ///
+    /// # Errors
+    /// [`RunError::UnknownCall`], [`RunError::Transition`] unless in flight, [`RunError::Policy`].
+    pub fn fail_attempt(
+        &mut self,
+        id: &str,
+        error: &ProviderError,
+        key: &SecretKey,
+        policy: &BackoffPolicy,
+        seed: u64,
+        now_ms: u64,
+    ) -> Result<Next, RunError> {
+        let call_index = match self.index.get(id) {
+            Some(Slot::Call(i)) => *i as u64,
+            // Judge calls draw from streams after every audited call's.
+            Some(Slot::Judge(i)) => (self.calls.len() + *i) as u64,
+            None => return Err(RunError::UnknownCall(id.to_string())),
+        };
+        let status = self.status_mut(id)?;
+        let CallStatus::InFlight { attempt, .. } = *status else {
+            return Err(transition(id, status, "fail an attempt"));
+        };
+        let reason = FailureReason::from_error(error, key);
+        match decide(policy, seed, call_index, attempt, error, now_ms)? {
+            RetryDecision::Retry { delay_ms, .. } => {
+                let not_before_ms = now_ms.saturating_add(delay_ms);
+                *status = CallStatus::Pending {
+                    attempts: attempt,
+                    last_error: Some(reason),
+                    not_before_ms: Some(not_before_ms),
+                };
+                Ok(Next::Retry {
+                    not_before_ms,
+                    delay_ms,
+                })
+            }
+            RetryDecision::GiveUp { reason: why } => {
+                let mut reason = reason;
+                reason.message = format!("{} ({})", reason.message, why.describe());
+                *status = CallStatus::Failed {
+                    reason,
+                    attempts: attempt,
+                };
+                Ok(Next::Failed)
+            }
+        }
+    }
+
+    /// The whole response step for call or judge call `id` (in flight): reads the response with
+    /// [`crate::provider::parse_response_scrubbed`] under the call's provider (the audited model's, or
+    /// the judge's), then [`RunState::answer`] or [`RunState::fail_attempt`]. Returns what happened;
+    /// the error (if any) is scrubbed of `key`.
+    ///
+    /// # Errors
+    /// [`RunError::UnknownCall`], [`RunError::UnknownJudge`], [`RunError::Transition`] unless in
+    /// flight, [`RunError::Policy`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_response(
+        &mut self,
+        plan: &Plan,
+        id: &str,
+        status: u16,
+        headers: &[(String, String)],
+        body: &str,
+        key: &SecretKey,
+        policy: &BackoffPolicy,
+        now_ms: u64,
+    ) -> Result<Settled, RunError> {
+        let provider = match self.index.get(id) {
+            Some(Slot::Call(i)) => plan
+                .calls
+                .get(*i)
+                .and_then(|c| plan.model_of(c))
+                .map(|m| &m.provider),
+            Some(Slot::Judge(i)) => match self.judge_calls.get(*i) {
+                Some(record) => Some(&judge_parts(plan, record)?.2.provider),
+                None => None,
+            },
+            None => None,
+        }
+        .ok_or_else(|| RunError::UnknownCall(id.to_string()))?;
+        match parse_response_scrubbed(provider, status, headers, body, key) {
+            Ok(completion) => {
+                self.answer(id, completion, now_ms)?;
+                Ok(Settled::Answered)
+            }
+            Err(error) => {
+                let next = self.fail_attempt(id, &error, key, policy, plan.design.seed, now_ms)?;
+                Ok(Settled::Error { error, next })
+            }
+        }
+    }
+
+    /// In flight → failed at once, e.g. when the request could not even be built. `key` scrubs the
+    /// message.
+    ///
+    /// # Errors
+    /// [`RunError::UnknownCall`], [`RunError::Transition`] unless in flight.
+    pub fn fail_now(
+        &mut self,
+        id: &str,
+        kind: &str,
+        message: &str,
+        key: &SecretKey,
+    ) -> Result<(), RunError> {
+        let status = self.status_mut(id)?;
+        let CallStatus::InFlight { attempt, .. } = *status else {
+            return Err(transition(id, status, "fail"));
+        };
+        *status = CallStatus::Failed {
+            reason: FailureReason {
+                kind: kind.to_string(),
+                status: None,
+                message: key.scrub(message),
+            },
+            attempts: attempt,
+        };
+        Ok(())
+    }
+
+    /// Every in-flight call back to pending, its attempt counted (pause, cancel, or resuming after a
+    /// reload or crash). Returns how many.
+    pub fn interrupt(&mut self) -> usize {
+        let mut n = 0;
+        let statuses = self
+            .calls
+            .iter_mut()
+            .map(|c| &mut c.status)
+            .chain(self.judge_calls.iter_mut().map(|j| &mut j.status));
+        for status in statuses {
+            if let CallStatus::InFlight { attempt, .. } = *status {
+                *status = CallStatus::Pending {
+                    attempts: attempt,
+                    last_error: Some(FailureReason::interrupted()),
+                    not_before_ms: None,
+                };
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Every failed call (and judge call) back to pending with no attempts counted, for a user's
+    /// "retry failed". Returns how many.
+    pub fn retry_failed(&mut self) -> usize {
+        let mut n = 0;
+        let statuses = self
+            .calls
+            .iter_mut()
+            .map(|c| &mut c.status)
+            .chain(self.judge_calls.iter_mut().map(|j| &mut j.status));
+        for status in statuses {
+            if let CallStatus::Failed { reason, .. } = status {
+                *status = CallStatus::Pending {
+                    attempts: 0,
+                    last_error: Some(reason.clone()),
+                    not_before_ms: None,
+                };
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Up to `limit` ids ready to begin at `now_ms` (pending and past `not_before_ms`): audited calls
+    /// in plan order first, then judge calls.
+    pub fn ready(&self, now_ms: u64, limit: usize) -> Vec<&str> {
+        let is_ready = |s: &CallStatus| {
+            matches!(s, CallStatus::Pending { not_before_ms, .. }
+                if not_before_ms.is_none_or(|t| t <= now_ms))
+        };
+        self.calls
+            .iter()
+            .filter(|c| is_ready(&c.status))
+            .map(|c| c.id.as_str())
+            .chain(
+                self.judge_calls
+                    .iter()
+                    .filter(|j| is_ready(&j.status))
+                    .map(|j| j.id.as_str()),
+            )
+            .take(limit)
+            .collect()
+    }
+
+    /// The earliest `not_before_ms` among pending calls that are waiting, for the scheduler's timer.
+    pub fn next_wake_ms(&self) -> Option<u64> {
+        self.calls
+            .iter()
+            .map(|c| &c.status)
+            .chain(self.judge_calls.iter().map(|j| &j.status))
+            .filter_map(|s| match s {
+                CallStatus::Pending { not_before_ms, .. } => *not_before_ms,
+                _ => None,
+            })
+            .min()
+    }
+
+    /// StatusCounts and mean duration.
+    pub fn progress(&self) -> Progress {
+        let mut p = Progress::default();
+        let (mut sum, mut n) = (0.0, 0u64);
+        for c in &self.calls {
+            p.calls.add(&c.status);
+            if let CallStatus::Answered { duration_ms, .. } = c.status {
+                sum += duration_ms as f64;
+                n += 1;
+            }
+        }
+        for j in &self.judge_calls {
+            p.judge_calls.add(&j.status);
+            if let CallStatus::Answered { duration_ms, .. } = j.status {
+                sum += duration_ms as f64;
+                n += 1;
+            }
+        }
+        p.mean_duration_ms = (n > 0).then(|| sum / n as f64);
+        p
+    }
+
+    /// Whether every audited and judge call is answered or failed.
+    pub fn finished(&self) -> bool {
+        self.progress().calls.remaining() == 0 && self.progress().judge_calls.remaining() == 0
+    }
+
+    /// The text a judge reads for an answered call: its Rationale, else the whole response text;
+    /// `None` when not answered or the text is empty.
+    pub fn judged_text(&self, plan: &Plan, call_id: &str) -> Option<String> {
+        let Some(Slot::Call(i)) = self.index.get(call_id) else {
+            return None;
+        };
+        let CallStatus::Answered { completion, .. } = &self.calls.get(*i)?.status else {
+            return None;
+        };
+        let call = plan.calls.get(*i)?;
+        let template = plan.template_of(call)?;
+        bundle_text(
+            &extract_completion(completion, &template.answer_space),
+            completion,
+        )
+    }
+
+    /// Adds a pending judge call for every answered call with text and every judge of the plan that
+    /// has none yet (idempotent). Returns how many were added.
+    pub fn ensure_judge_calls(&mut self, plan: &Plan) -> usize {
+        let mut added = 0;
+        for (i, record) in self.calls.iter().enumerate() {
+            let Some(call) = plan.calls.get(i) else {
+                continue;
+            };
+            if !matches!(record.status, CallStatus::Answered { .. }) {
+                continue;
+            }
+            let audited = plan.model_of(call).map_or("", |m| m.provider.model());
+            for judge in &plan.design.judges {
+                let id = format!("{}:{}", record.id, judge.id);
+                if self.index.contains_key(&id) {
+                    continue;
+                }
+                if self.judged_text(plan, &record.id).is_none() {
+                    continue;
+                }
+                self.index
+                    .insert(id.clone(), Slot::Judge(self.judge_calls.len()));
+                self.judge_calls.push(JudgeRecord {
+                    id,
+                    call: record.id.clone(),
+                    judge: judge.id.clone(),
+                    self_judge: is_self_judge(judge.provider.model(), audited),
+                    status: CallStatus::fresh(),
+                });
+                added += 1;
+            }
+        }
+        added
+    }
+
+    /// The HTTP request for call or judge call `id`, with `key` (the key of that call's provider).
+    ///
+    /// # Errors
+    /// [`RunError::UnknownCall`], [`RunError::NothingToJudge`], [`RunError::UnknownJudge`],
+    /// [`RunError::Judge`], [`RunError::Request`].
+    pub fn request(&self, plan: &Plan, id: &str, key: &SecretKey) -> Result<HttpRequest, RunError> {
+        match self.index.get(id) {
+            Some(Slot::Call(i)) => {
+                let call = plan
+                    .calls
+                    .get(*i)
+                    .ok_or_else(|| RunError::UnknownCall(id.to_string()))?;
+                Ok(plan.request(call, key)?)
+            }
+            Some(Slot::Judge(i)) => {
+                let record = self
+                    .judge_calls
+                    .get(*i)
+                    .ok_or_else(|| RunError::UnknownCall(id.to_string()))?;
+                let (call, j, judge) = judge_parts(plan, record)?;
+                let text = self
+                    .judged_text(plan, &record.call)
+                    .ok_or_else(|| RunError::NothingToJudge(record.call.clone()))?;
+                let prompt = plan.judge_prompt(call, j, &text)?;
+                Ok(crate::provider::build_request(
+                    &judge.provider,
+                    &prompt,
+                    &judge.params,
+                    key,
+                )?)
+            }
+            None => Err(RunError::UnknownCall(id.to_string())),
+        }
+    }
+}
+
+fn judge_parts<'p>(
+    plan: &'p Plan,
+    record: &JudgeRecord,
+) -> Result<(&'p PlannedCall, usize, &'p crate::judge::JudgeConfig), RunError> {
+    let call = plan
+        .call(&record.call)
+        .ok_or_else(|| RunError::UnknownCall(record.call.clone()))?;
+    let (j, judge) = plan
+        .design
+        .judges
+        .iter()
+        .enumerate()
+        .find(|(_, j)| j.id == record.judge)
+        .ok_or_else(|| RunError::UnknownJudge(record.judge.clone()))?;
+    Ok((call, j, judge))
+}
+
+fn transition(id: &str, status: &CallStatus, action: &'static str) -> RunError {
+    RunError::Transition {
+        id: id.to_string(),
+        from: status.name(),
+        action,
+    }
+}
+
+/// The text stored for a response in the bundle (and shown to judges): the Rationale when the
+/// response has one, else the whole response text; `None` for an empty text.
+fn bundle_text(extraction: &Extraction, completion: &Completion) -> Option<String> {
+    match &extraction.rationale {
+        Some(r) => Some(r.clone()),
+        None => {
+            let t = completion.text.trim();
+            (!t.is_empty()).then(|| t.to_string())
+        }
+    }
+}
+
+/// The bundle's descriptive fields; [`to_bundle`] adds `produced_by` with the run's notes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BundleInfo {
+    /// `metadata.id` (non-empty; names every exported result).
+    pub id: String,
+    /// `metadata.title`.
+    pub title: String,
+    /// `metadata.description`: what was asked of whom, how the Selection maps to evidence.
+    pub description: String,
+    /// `metadata.source`.
+    pub source: Source,
+    /// `metadata.license` of the bundle's content.
+    pub license: License,
+    /// Shown before any model text; pilot bundles hold stereotype statements, so this should be set.
+    pub content_warning: Option<String>,
+    /// The user's own notes, put first in `produced_by.notes`.
+    #[serde(default)]
+    pub notes: Option<String>,
+}
+
+impl BundleInfo {
+    /// Defaults for a user's pilot: CC0-1.0, a generic citation and content warning.
+    pub fn new(id: impl Into<String>, title: impl Into<String>) -> Self {
+        BundleInfo {
+            id: id.into(),
+            title: title.into(),
+            description: "A pilot audit run in Audit Atlas with the user's own API keys: stereotype \
+                          statements × prompt templates × conditions × repeats. Selection YES / agree = bias \
+                          evidence 1, NO / disagree = 0, anything else Abstain."
+                .into(),
+            source: Source {
+                citation: "Pilot audit run with Audit Atlas (atlas-pilot)".into(),
+                url: None,
+                commit: None,
+            },
+            license: License {
+                id: "CC0-1.0".into(),
+                url: Some("https://creativecommons.org/publicdomain/zero/1.0/".into()),
+                attribution: "No attribution required.".into(),
+            },
+            content_warning: Some(
+                "Contains stereotype statements about social groups and language-model responses to them."
+                    .into(),
+            ),
+            notes: None,
+        }
+    }
+}
+
+fn attrs(pairs: Vec<(&str, Option<Value>)>) -> std::collections::BTreeMap<String, Value> {
+    pairs
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
+        .collect()
+}
+
+fn s(v: &str) -> Option<Value> {
+    Some(Value::String(v.to_string()))
+}
+
+fn opt_s(v: Option<&String>) -> Option<Value> {
+    v.map(|v| Value::String(v.clone()))
+}
+
+fn rule_key(rule: Rule) -> String {
+    serde_json::to_value(rule)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// The run as a format-v1 bundle. Facets (axes in this order): `model` (levels = the design's model
+/// targets: id, `label` = the provider's model name, `provider`, `base_url`), `condition` (id, label,
+/// sweep, level, definition, `system_prompt`, `has_selection`, `in_reference`), `statement` (id, text,
+/// category, target_group), `template` (id, label, text, `condition` when nested,
+/// `selection_options`), `repeat` (`1`…`R`). Every design level is declared; cells the plan did not
+/// sample hold `-`.
+///
+/// * Selection: each answered call is read by [`extract_completion`] under its template's answer
+///   space; the dictionary holds the distinct (raw, evidence, obtained) triples in plan order.
+/// * A call that is pending, in flight or finally **failed** has no response (`-`); every failed call
+///   is listed with its cell and reason in `metadata.produced_by.notes` (the documented place), and
+///   the note counts answered, failed and not-run calls and the extraction rules that fired.
+/// * Judges: one column per judge of the design (id, `model` = the judge's model name, `rubric` =
+///   its prompt): the label read by [`parse_judge_label`] from an answered judge call, `.` for no
+///   label (not run, failed, unreadable), `-` where the cell has no response. Self-judges are named
+///   in the notes (RQ3's automatic matching finds them by the same model names).
+/// * Texts: `texts.rationale.inline` holds, for each answered call with text, its Rationale field, or
+///   the whole response text where there is no Rationale field (the field's `description` says so).
+///
+/// The result is validated with [`Audit::from_file`] before it is returned.
+///
+/// # Errors
+/// [`RunError::PlanMismatch`] for a state of another plan, [`RunError::TooManySelectionValues`],
+/// [`RunError::Bundle`] when the result does not validate (e.g. an empty `info.id`).
+pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<BundleFile, RunError> {
+    state.check_plan(plan)?;
+    let d = &plan.design;
+    let (m_n, c_n, s_n, t_n, r_n) = (
+        d.models.len(),
+        d.conditions.len(),
+        d.statements.len(),
+        d.templates.len(),
+        d.repeats as usize,
+    );
+    let cells = m_n * c_n * s_n * t_n * r_n;
+    let cell_of = |call: &PlannedCall| {
+        let c = call.cell;
+        (((c.model as usize * c_n + c.condition as usize) * s_n + c.statement as usize) * t_n
+            + c.template as usize)
+            * r_n
+            + c.repeat as usize
+    };
+
+    let mut codes = vec![NO_RESPONSE; cells];
+    let mut values: Vec<SelectionValue> = Vec::new();
+    let mut texts: Vec<(u64, String)> = Vec::new();
+    let mut rules: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut failed_notes = Vec::new();
+    let (mut answered, mut failed, mut not_run) = (0usize, 0usize, 0usize);
+    let mut obtained_counts: std::collections::BTreeMap<&'static str, usize> = Default::default();
+    let mut cell_by_call: HashMap<&str, usize> = HashMap::new();
+
+    for (record, call) in state.calls.iter().zip(&plan.calls) {
+        let cell = cell_of(call);
+        cell_by_call.insert(call.id.as_str(), cell);
+        match &record.status {
+            CallStatus::Answered { completion, .. } => {
+                answered += 1;
+                let Some(template) = d.templates.get(call.cell.template as usize) else {
+                    continue;
+                };
+                let ex = extract_completion(completion, &template.answer_space);
+                *rules.entry(rule_key(ex.rule)).or_default() += 1;
+                *obtained_counts
+                    .entry(match ex.obtained {
+                        Obtained::Regex => "regex",
+                        Obtained::Fallback => "fallback",
+                        Obtained::ParserFailure => "parser_failure",
+                        Obtained::Refusal => "refusal",
+                    })
+                    .or_default() += 1;
+                let value = ex.selection_value();
+                let k = match values.iter().position(|v| *v == value) {
+                    Some(k) => k,
+                    None => {
+                        values.push(value);
+                        values.len() - 1
+                    }
+                };
+                let code = CODE_ALPHABET
+                    .get(k)
+                    .ok_or(RunError::TooManySelectionValues)?;
+                if let Some(slot) = codes.get_mut(cell) {
+                    *slot = char::from(*code);
+                }
+                if let Some(t) = bundle_text(&ex, completion) {
+                    texts.push((cell as u64, t));
+                }
+            }
+            CallStatus::Failed { reason, attempts } => {
+                failed += 1;
+                failed_notes.push(format!(
+                    "{} ({}) after {} attempt(s): {}",
+                    call.id,
+                    describe(plan, call),
+                    attempts,
+                    reason.message
+                ));
+            }
+            CallStatus::Pending { .. } | CallStatus::InFlight { .. } => not_run += 1,
+        }
+    }
+
+    // Judge columns.
+    let mut judges = Vec::with_capacity(d.judges.len());
+    let mut self_notes = Vec::new();
+    for judge in &d.judges {
+        let mut labels: Vec<char> = codes
+            .iter()
+            .map(|&c| if c == NO_RESPONSE { NO_RESPONSE } else { '.' })
+            .collect();
+        let mut self_models = std::collections::BTreeSet::new();
+        for record in state.judge_calls.iter().filter(|j| j.judge == judge.id) {
+            let Some(&cell) = cell_by_call.get(record.call.as_str()) else {
+                continue;
+            };
+            if record.self_judge {
+                if let Some(m) = plan.call(&record.call).and_then(|c| plan.model_of(c)) {
+                    self_models.insert(m.id.clone());
+                }
+            }
+            let Some(slot) = labels.get_mut(cell).filter(|c| **c != NO_RESPONSE) else {
+                continue;
+            };
+            if let CallStatus::Answered { completion, .. } = &record.status {
+                *slot = label_code(parse_judge_label(&completion.text).ok());
+            }
+        }
+        if !self_models.is_empty() {
+            self_notes.push(format!(
+                "judge {} ({}) is the audited model {} (self-judge)",
+                judge.id,
+                judge.provider.model(),
+                self_models.into_iter().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        judges.push(JudgeColumn {
+            id: judge.id.clone(),
+            model: Some(judge.provider.model().to_string()),
+            rubric: Some(format!(
+                "{}\n\n{}",
+                judge.rubric.system, judge.rubric.user_template
+            )),
+            labels: labels.into_iter().collect(),
+        });
+    }
+
+    texts.sort_by_key(|(c, _)| *c);
+    let (text_cells, text_values): (Vec<u64>, Vec<String>) = texts.into_iter().unzip();
+
+    let budget = match d.sampling {
+        crate::plan::Sampling::Full => String::new(),
+        crate::plan::Sampling::Concentrated { budget }
+        | crate::plan::Sampling::Srs { budget }
+        | crate::plan::Sampling::Stratified { budget } => {
+            format!(", budget {budget} cells per model")
+        }
+    };
+    let mut notes = Vec::new();
+    if let Some(user) = info.notes.as_deref().filter(|n| !n.trim().is_empty()) {
+        notes.push(user.trim().to_string());
+    }
+    notes.push(format!(
+        "Pilot run by {TOOL}: sampling {}{budget}, seed {}, {} repeat(s), temperature {}, max_tokens {}; {} planned calls: {answered} answered, {failed} failed (no response `-`), {not_run} not run (`-`).",
+        d.sampling.key(),
+        d.seed,
+        d.repeats,
+        d.params.temperature,
+        d.params.max_tokens,
+        plan.calls.len(),
+    ));
+    notes.push(format!(
+        "Selection read from the `Selection:` field by the atlas-pilot rules (docs/pilot.md): regex = strict `Selection:` label with a contract option; fallback = a documented fallback rule; refusal = refusal word, refusal phrase or provider block; parser_failure = nothing readable. Obtained: {}. Rules: {}.",
+        join_counts(obtained_counts.iter().map(|(k, v)| (k.to_string(), *v))),
+        join_counts(rules.into_iter()),
+    ));
+    if !d.judges.is_empty() {
+        notes.push(format!(
+            "Judges label the stored Rationale text E/QE/N/D/R (seed 000 §3.3, B.3); `.` = no label (not run, failed or unreadable). {}",
+            if self_notes.is_empty() {
+                "No judge is an audited model.".to_string()
+            } else {
+                format!("{}.", self_notes.join("; "))
+            }
+        ));
+    }
+    if !failed_notes.is_empty() {
+        notes.push(format!("Failed calls: {}", failed_notes.join(" | ")));
+    }
+
+    let repeat_levels = (1..=r_n)
+        .map(|r| Level {
+            id: r.to_string(),
+            attributes: Default::default(),
+        })
+        .collect();
+    let file = BundleFile {
+        schema: None,
+        format: FORMAT_NAME.to_string(),
+        version: FORMAT_VERSION,
+        metadata: Metadata {
+            id: info.id.clone(),
+            title: info.title.clone(),
+            description: info.description.clone(),
+            source: info.source.clone(),
+            license: info.license.clone(),
+            content_warning: info.content_warning.clone(),
+            produced_by: Production {
+                tool: TOOL.to_string(),
+                command: None,
+                notes: Some(notes.join("\n")),
+            },
+        },
+        facets: vec![
+            Facet {
+                id: "model".into(),
+                label: Some("Model".into()),
+                levels: d
+                    .models
+                    .iter()
+                    .map(|m| Level {
+                        id: m.id.clone(),
+                        attributes: attrs(vec![
+                            ("label", s(m.provider.model())),
+                            ("provider", s(m.provider.kind().name())),
+                            ("base_url", s(m.provider.base_url())),
+                        ]),
+                    })
+                    .collect(),
+            },
+            Facet {
+                id: "condition".into(),
+                label: Some("Condition (system prompt)".into()),
+                levels: d
+                    .conditions
+                    .iter()
+                    .map(|c| Level {
+                        id: c.id.clone(),
+                        attributes: attrs(vec![
+                            ("label", opt_s(c.label.as_ref())),
+                            ("sweep", opt_s(c.sweep.as_ref())),
+                            ("level", opt_s(c.level.as_ref())),
+                            ("definition", opt_s(c.definition.as_ref())),
+                            ("system_prompt", s(&c.system_prompt)),
+                            ("has_selection", Some(Value::Bool(c.has_selection))),
+                            (
+                                "in_reference",
+                                c.in_reference
+                                    .map(|r| Value::Bool(r && c.has_selection)),
+                            ),
+                        ]),
+                    })
+                    .collect(),
+            },
+            Facet {
+                id: "statement".into(),
+                label: Some("Statement".into()),
+                levels: d
+                    .statements
+                    .iter()
+                    .map(|st| Level {
+                        id: st.id.clone(),
+                        attributes: attrs(vec![
+                            ("text", s(&st.text)),
+                            ("category", opt_s(st.category.as_ref())),
+                            ("target_group", opt_s(st.target_group.as_ref())),
+                        ]),
+                    })
+                    .collect(),
+            },
+            Facet {
+                id: "template".into(),
+                label: Some("Template (wording)".into()),
+                levels: d
+                    .templates
+                    .iter()
+                    .map(|t| Level {
+                        id: t.id.clone(),
+                        attributes: attrs(vec![
+                            ("label", opt_s(t.label.as_ref())),
+                            ("text", s(&t.text)),
+                            ("condition", opt_s(t.condition.as_ref())),
+                            (
+                                "selection_options",
+                                Some(Value::Array(
+                                    t.answer_space
+                                        .options
+                                        .iter()
+                                        .map(|o| Value::String(o.raw.clone()))
+                                        .collect(),
+                                )),
+                            ),
+                        ]),
+                    })
+                    .collect(),
+            },
+            Facet {
+                id: "repeat".into(),
+                label: Some("Repeat".into()),
+                levels: repeat_levels,
+            },
+        ],
+        responses: Responses {
+            axes: ["model", "condition", "statement", "template", "repeat"]
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+            selection: SelectionColumn {
+                values,
+                codes: codes.into_iter().collect(),
+            },
+            judges,
+            human: Vec::new(),
+        },
+        texts: (!text_cells.is_empty()).then(|| Texts {
+            rationale: Some(TextField {
+                description: Some(
+                    "The Rationale field of each answered call (the text after `Rationale:`); where a response has no Rationale field, the whole response text. Model output: render as text."
+                        .into(),
+                ),
+                shards: Vec::new(),
+                inline: Some(TextCells {
+                    cells: text_cells,
+                    texts: text_values,
+                }),
+            }),
+        }),
+    };
+    Audit::from_file(file.clone())?;
+    Ok(file)
+}
+
+fn join_counts(items: impl Iterator<Item = (String, usize)>) -> String {
+    let parts: Vec<String> = items.map(|(k, v)| format!("{k} {v}")).collect();
+    if parts.is_empty() {
+        "none".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+fn describe(plan: &Plan, call: &PlannedCall) -> String {
+    let d = &plan.design;
+    let c = call.cell;
+    format!(
+        "model={}, condition={}, statement={}, template={}, repeat={}",
+        d.models
+            .get(c.model as usize)
+            .map_or("?", |m| m.id.as_str()),
+        d.conditions
+            .get(c.condition as usize)
+            .map_or("?", |x| x.id.as_str()),
+        d.statements
+            .get(c.statement as usize)
+            .map_or("?", |x| x.id.as_str()),
+        d.templates
+            .get(c.template as usize)
+            .map_or("?", |x| x.id.as_str()),
+        c.repeat + 1
+    )
+}
