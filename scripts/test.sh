@@ -52,6 +52,7 @@ step "wasm tests in headless Chromium" cargo test --target wasm32-unknown-unknow
 step "release build (trunk)" trunk build --release
 step "end to end in Chromium" node tests/e2e/e2e.mjs
 step "end to end: import of real inputs in Chromium" node tests/e2e/import.mjs
+step "end to end: dist/ under a sub-path and offline once loaded" node tests/e2e/offline.mjs
 
 echo
 echo "steps: $passed passed, 0 failed"
