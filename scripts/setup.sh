@@ -3,7 +3,9 @@
 # Tools go outside the clone (~/.cargo/bin, ~/.cache/audit-atlas) so later runs reuse them.
 #
 #   scripts/setup.sh            build tools: wasm32 target, Trunk, wasm-bindgen CLI, wasm-opt (binaryen)
-#   scripts/setup.sh --test     also: Chromium + ChromeDriver, playwright-core, a Python venv with numpy
+#   scripts/setup.sh --test     also: Chromium + ChromeDriver, playwright-core, a Python venv with numpy,
+#                               and the local model of the pilot tests (scripts/llm.sh install: builds
+#                               llama.cpp, ~20 min on 2 cores the first time; cached afterwards)
 #
 # Cold on a fresh 2-core machine: ~17 min (trunk ~11 min, wasm-bindgen-cli ~5 min); warm: ~1 s.
 set -euo pipefail
@@ -65,5 +67,7 @@ if [ "$WITH_TEST" = 1 ]; then
     python3 -m venv "$CACHE/venv"
     "$CACHE/venv/bin/pip" install -q -r tests/requirements.txt
   fi
+  # The real local model of the pilot tests (idempotent; the first install compiles llama.cpp).
+  scripts/llm.sh install
 fi
 say "ready: $(trunk --version), wasm-bindgen $WASM_BINDGEN_VERSION, $(wasm-opt --version | head -n1)"

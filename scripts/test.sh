@@ -38,6 +38,7 @@ step "cargo fmt --check" cargo fmt --all -- --check
 step "clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
 step "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown -p audit-atlas -p atlas-core -p atlas-charts -p atlas-worker -p atlas-import -p atlas-pilot --all-targets -- -D warnings
 step "native tests" cargo test -p atlas-core -p atlas-charts -p atlas-cli -p atlas-worker -p atlas-import -p atlas-pilot
+step "pilot against the real local model through the fault proxy" scripts/pilot-faults.sh
 step "numpy reference is current" "$PY" tests/reference/reference_stats.py --check
 step "scipy/numpy rank and resampling reference is current" "$PY" tests/reference/rank_reference.py --check
 step "numpy/scipy RQ1 reference is current" "$PY" tests/reference/rq1_reference.py --check
@@ -53,6 +54,8 @@ step "release build (trunk)" trunk build --release
 step "end to end in Chromium" node tests/e2e/e2e.mjs
 step "end to end: import of real inputs in Chromium" node tests/e2e/import.mjs
 step "end to end: dist/ under a sub-path and offline once loaded" node tests/e2e/offline.mjs
+step "end to end: RQ3 and the case inspector in Chromium" node tests/e2e/inspector.mjs
+step "end to end: pilot against the real local model in Chromium" node tests/e2e/pilot.mjs
 
 echo
 echo "steps: $passed passed, 0 failed"

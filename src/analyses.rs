@@ -175,6 +175,7 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>) -> impl IntoView {
             })
         }
     };
+    let results = use_context::<crate::explorer::AnalysisResults>();
     let start = move |_| {
         let request = match request() {
             Ok(r) => r,
@@ -192,8 +193,12 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>) -> impl IntoView {
                 run_state.set(RunState::Running { done, total, stage })
             }
             WorkerEvent::Done(outcome) => {
+                let outcome = Arc::new(*outcome);
+                if let Some(results) = results {
+                    results.publish(request, outcome.clone());
+                }
                 run_state.set(RunState::Done {
-                    outcome: Arc::new(*outcome),
+                    outcome,
                     seconds: (now_ms() - started) / 1000.0,
                 });
                 finish();
@@ -325,7 +330,11 @@ fn Results(analysis: Analysis, outcome: Arc<Outcome>) -> impl IntoView {
         .iter()
         .map(|line| view! { <p class="summary">{line.clone()}</p> })
         .collect_view();
-    let tables = outcome.tables.iter().map(table_view).collect_view();
+    let tables = outcome
+        .tables
+        .iter()
+        .map(|t| table_view(t, key))
+        .collect_view();
     view! {
         <div class="results" id=format!("{key}-result")>
             {summary}
@@ -339,7 +348,7 @@ fn Results(analysis: Analysis, outcome: Arc<Outcome>) -> impl IntoView {
     }
 }
 
-fn table_view(t: &Table) -> impl IntoView {
+fn table_view(t: &Table, key: &'static str) -> impl IntoView {
     let header = t
         .header
         .iter()
@@ -375,6 +384,16 @@ fn table_view(t: &Table) -> impl IntoView {
     });
     let title_id = format!("{}-title", t.id);
     let provenance_id = format!("{}-provenance", t.id);
+    let csv = atlas_worker::tables::table_csv(t);
+    let file_name = format!("{key}-{}.csv", t.id);
+    let csv_error = RwSignal::new(None::<String>);
+    let download = move |_| {
+        csv_error.set(
+            crate::export::download_text(&csv, "text/csv;charset=utf-8", &file_name)
+                .err()
+                .map(|e| format!("The download failed: {e}")),
+        )
+    };
     view! {
         <figure class="analysis-table">
             <figcaption>
@@ -388,6 +407,8 @@ fn table_view(t: &Table) -> impl IntoView {
                 </table>
             </div>
             {notes}
+            <button class="table-csv" id=format!("{}-csv", t.id) on:click=download>"Table as CSV"</button>
+            {move || csv_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </figure>
     }
 }

@@ -1,15 +1,13 @@
 //! The Leptos components of the explorer. State lives in [`AtlasState`] (provided as context); the
 //! numbers come from `atlas_core::stats`, so the browser and the native CLI compute the same values.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use atlas_charts::{draw_ber_by_model_condition, BerByModelCondition};
-use atlas_core::bundle::Obtained;
 use atlas_core::stats::{
     average_ranks, ber_by_model_condition, reference_scores, unit_counts, BerTable, RepeatPolicy,
 };
-use atlas_core::{Audit, TextShard};
+use atlas_core::Audit;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use plotters::prelude::IntoDrawingArea;
@@ -226,6 +224,7 @@ fn level_label(audit: &Audit, facet: usize, level: usize) -> String {
 pub fn App() -> impl IntoView {
     let state = AtlasState::new();
     provide_context(state);
+    crate::url_state::restore(state);
     let requested = web_sys::window()
         .and_then(|w| w.location().search().ok())
         .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
@@ -243,6 +242,7 @@ pub fn App() -> impl IntoView {
             <LoadPanel/>
             {move || state.loaded.get().map(|loaded| view! { <BundleView loaded/> })}
             <crate::import_panel::ImportPanel/>
+            <crate::pilot_panel::PilotPanel/>
         </main>
         <footer>
             <p>
@@ -337,13 +337,18 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
     let state = expect_context::<AtlasState>();
     let for_summary = loaded.clone();
     let summary = Memo::new(move |_| summarize(&for_summary.audit, state.policy.get()));
+    provide_context(crate::explorer::AnalysisResults::new());
+    crate::explorer::ExplorerModel::new(loaded.clone());
     view! {
         <Metadata loaded=loaded.clone()/>
         <PolicyPanel/>
         <BerTableView loaded=loaded.clone() summary/>
         <BerChart loaded=loaded.clone() summary/>
+        <crate::explorer::Reweighting/>
         <Analyses loaded=loaded.clone()/>
-        <Responses loaded/>
+        <crate::atlas_view::EvidenceAtlas/>
+        <crate::rq3_view::Rq3Panel loaded=loaded.clone()/>
+        <crate::inspector::Inspector loaded/>
     }
 }
 
@@ -577,225 +582,4 @@ fn BerChart(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoView {
             {move || chart_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </section>
     }
-}
-
-/// Model texts of the first sample, behind the content warning, loaded from the text shards on demand.
-#[component]
-fn Responses(loaded: Arc<Loaded>) -> impl IntoView {
-    let state = expect_context::<AtlasState>();
-    let audit_has_texts = loaded
-        .audit
-        .file
-        .texts
-        .as_ref()
-        .and_then(|t| t.rationale.as_ref())
-        .is_some();
-    if !audit_has_texts {
-        return view! {
-            <section class="responses"><h2>"Responses"</h2><p>"This bundle holds no response texts."</p></section>
-        }
-        .into_any();
-    }
-    let warning = loaded.audit.metadata().content_warning.clone();
-    let loaded_for_view = loaded.clone();
-    view! {
-        <section class="responses" aria-labelledby="responses-title">
-            <h2 id="responses-title">"Responses"</h2>
-            {move || {
-                if state.warning_acknowledged.get() || warning.is_none() {
-                    view! { <ResponseBrowser loaded=loaded_for_view.clone()/> }.into_any()
-                } else {
-                    let w = warning.clone().unwrap_or_default();
-                    view! {
-                        <div class="content-warning" role="note" id="content-warning">
-                            <p><strong>"Content warning. "</strong>{w}</p>
-                            <button id="show-texts" on:click=move |_| state.warning_acknowledged.set(true)>
-                                "I understand — show model texts"
-                            </button>
-                        </div>
-                    }.into_any()
-                }
-            }}
-        </section>
-    }
-    .into_any()
-}
-
-#[component]
-fn ResponseBrowser(loaded: Arc<Loaded>) -> impl IntoView {
-    let audit = &loaded.audit;
-    let model = RwSignal::new(0usize);
-    let condition = RwSignal::new(0usize);
-    let template = RwSignal::new(0usize);
-    let shards: RwSignal<HashMap<usize, ShardState>> = RwSignal::new(HashMap::new());
-    let n_models = audit.model_ids().len();
-    let n_conditions = audit.facet_len(audit.condition_facet);
-    let n_templates = audit.facet_len(audit.template_facet);
-    let option_list = |facet: Option<usize>, n: usize| -> Vec<(usize, String)> {
-        (0..n)
-            .map(|i| {
-                (
-                    i,
-                    facet.map_or_else(|| "(all)".to_string(), |f| level_label(audit, f, i)),
-                )
-            })
-            .collect()
-    };
-    let models = option_list(Some(audit.model_facet), n_models);
-    let conditions = option_list(audit.condition_facet, n_conditions);
-    let templates = option_list(audit.template_facet, n_templates);
-    let select = |id: &'static str,
-                  label: &'static str,
-                  options: Vec<(usize, String)>,
-                  signal: RwSignal<usize>| {
-        view! {
-            <label>
-                {label}
-                <select id=id on:change=move |ev| {
-                    if let Ok(v) = event_target_value(&ev).parse::<usize>() { signal.set(v) }
-                }>
-                    {options.into_iter().map(|(i, text)| view! { <option value=i.to_string() selected=move || signal.get() == i>{text}</option> }).collect_view()}
-                </select>
-            </label>
-        }
-    };
-    let loaded_rows = loaded.clone();
-    let rows = move || {
-        let audit = &loaded_rows.audit;
-        let (m, c, t) = (model.get(), condition.get(), template.get());
-        let mut by_facet = vec![0usize; audit.file.facets.len()];
-        by_facet[audit.model_facet] = m;
-        if let Some(f) = audit.condition_facet {
-            by_facet[f] = c;
-        }
-        if let Some(f) = audit.template_facet {
-            by_facet[f] = t;
-        }
-        let n_statements = audit.statements.len().min(12);
-        let cells: Vec<(usize, usize)> = (0..n_statements)
-            .filter_map(|s| {
-                by_facet[audit.statement_facet] = s;
-                audit.cell_index(&by_facet).map(|i| (s, i))
-            })
-            .collect();
-        // Make sure the shard holding these cells is loaded.
-        let needed: Vec<usize> = cells
-            .iter()
-            .filter(|(_, i)| audit.inline_rationale(*i).is_none())
-            .filter_map(|(_, i)| audit.rationale_shard_for(*i))
-            .collect();
-        for k in needed {
-            if shards.with_untracked(|s| s.contains_key(&k)) {
-                continue;
-            }
-            load_shard(&loaded_rows, k, shards);
-        }
-        let shard_map = shards.get();
-        cells
-            .into_iter()
-            .map(|(s, i)| {
-                let info = &audit.statements[s];
-                let text = audit.inline_rationale(i).map(str::to_string).or_else(|| {
-                    let k = audit.rationale_shard_for(i)?;
-                    match shard_map.get(&k)? {
-                        ShardState::Pending => None,
-                        ShardState::Ready(shard) => shard.text(i).map(str::to_string),
-                        ShardState::Failed(e) => Some(format!("[texts unavailable: {e}]")),
-                    }
-                });
-                let selection = audit.selection_value(i).map_or_else(
-                    || "no response".to_string(),
-                    |v| {
-                        let evidence = match v.evidence {
-                            Some(1) => "bias evidence (1)",
-                            Some(_) => "no bias evidence (0)",
-                            None => "Abstain",
-                        };
-                        let how = match v.obtained {
-                            Obtained::Regex => "regex",
-                            Obtained::Fallback => "fallback",
-                            Obtained::ParserFailure => "parser failure",
-                            Obtained::Refusal => "refusal",
-                        };
-                        format!("“{}” → {evidence}; obtained by {how}", v.raw)
-                    },
-                );
-                let wording = audit.file.facets[audit.statement_facet].levels[s]
-                    .attributes
-                    .get("wordings")
-                    .and_then(|w| w.get(t))
-                    .and_then(|w| w.as_str())
-                    .map_or_else(|| info.text.clone(), str::to_string);
-                view! {
-                    <article class="case" data-cell=i.to_string()>
-                        <h3>{wording}</h3>
-                        <p class="cell">{audit.describe_cell(i)}</p>
-                        <p class="selection"><strong>"Selection: "</strong>{selection}</p>
-                        <pre class="text">{text.unwrap_or_else(|| "Loading text…".to_string())}</pre>
-                    </article>
-                }
-            })
-            .collect_view()
-    };
-    view! {
-        <div class="browser">
-            <p>"First sample of the first 12 statements for the chosen model, condition and template. Model text is shown as plain text."</p>
-            <div class="controls">
-                {select("pick-model", "Model ", models, model)}
-                {select("pick-condition", " Condition ", conditions, condition)}
-                {select("pick-template", " Template ", templates, template)}
-            </div>
-            <div class="cases">{rows}</div>
-        </div>
-    }
-}
-
-/// Load state of one text shard.
-#[derive(Debug, Clone)]
-enum ShardState {
-    Pending,
-    Ready(Arc<TextShard>),
-    Failed(String),
-}
-
-fn load_shard(loaded: &Arc<Loaded>, k: usize, shards: RwSignal<HashMap<usize, ShardState>>) {
-    let Some(path) = loaded
-        .audit
-        .file
-        .texts
-        .as_ref()
-        .and_then(|t| t.rationale.as_ref())
-        .and_then(|r| r.shards.get(k))
-        .map(|s| s.path.clone())
-    else {
-        return;
-    };
-    let Some(base) = loaded.base_url.clone() else {
-        shards.update(|s| {
-            s.insert(
-                k,
-                ShardState::Failed(format!("{path} sits next to the bundle file; texts of a local file are not readable from the page — open the bundle by URL")),
-            );
-        });
-        return;
-    };
-    let Some(url) = resolve_url(&path, &base) else {
-        return;
-    };
-    shards.update(|s| {
-        s.insert(k, ShardState::Pending);
-    });
-    let loaded = loaded.clone();
-    spawn_local(async move {
-        let result = match fetch_bytes(&url, |_, _| {}).await {
-            Ok(bytes) => match TextShard::from_bytes(&bytes, &loaded.audit) {
-                Ok(shard) => ShardState::Ready(Arc::new(shard)),
-                Err(e) => ShardState::Failed(format!("{path}: {e}")),
-            },
-            Err(e) => ShardState::Failed(format!("{path}: {e}")),
-        };
-        shards.update(|s| {
-            s.insert(k, result);
-        });
-    });
 }

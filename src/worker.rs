@@ -2,14 +2,16 @@
 //! bytes once it is ready, pass its replies on, and terminate it (cancel, or when the run is over).
 //!
 //! One worker per run: cancelling terminates it, even in the middle of a draw, and the next run starts
-//! a fresh one. The protocol is [`atlas_worker::Reply`] (JSON strings).
+//! a fresh one. The protocol is [`atlas_worker::Reply`] (JSON strings); a bootstrap's replicate means
+//! arrive beside the JSON as a transferred `Float64Array` (`{reply, means}`) and are put back into
+//! [`atlas_worker::Replicates::means`].
 
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
 use atlas_worker::{Outcome, Reply, Request, WORKER_SCRIPT};
-use js_sys::{Array, Object, Reflect, Uint8Array};
+use js_sys::{Array, Float64Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
@@ -60,7 +62,20 @@ impl AnalysisRun {
         let target = worker.clone();
         let events = on_event.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-            let text = event.data().as_string().unwrap_or_default();
+            let data = event.data();
+            let (text, means) = match data.as_string() {
+                Some(text) => (text, None),
+                None => (
+                    Reflect::get(&data, &JsValue::from_str("reply"))
+                        .ok()
+                        .and_then(|v| v.as_string())
+                        .unwrap_or_default(),
+                    Reflect::get(&data, &JsValue::from_str("means"))
+                        .ok()
+                        .and_then(|v| v.dyn_into::<Float64Array>().ok())
+                        .map(|a| a.to_vec()),
+                ),
+            };
             let reply = match Reply::from_json(&text) {
                 Ok(reply) => reply,
                 Err(e) => Reply::Failed {
@@ -76,7 +91,12 @@ impl AnalysisRun {
                 Reply::Progress { done, total, stage } => {
                     WorkerEvent::Progress { done, total, stage }
                 }
-                Reply::Done(outcome) => WorkerEvent::Done(Box::new(outcome)),
+                Reply::Done(mut outcome) => {
+                    if let (Some(replicates), Some(means)) = (outcome.replicates.as_mut(), means) {
+                        replicates.means = means;
+                    }
+                    WorkerEvent::Done(outcome)
+                }
                 Reply::Failed { message } => WorkerEvent::Failed(message),
             };
             if let Ok(mut f) = events.try_borrow_mut() {

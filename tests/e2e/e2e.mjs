@@ -9,12 +9,19 @@
 // compares it with the raw DecodingTrust file, measures the load time against JSON.parse of the same
 // bytes, runs RQ1 and RQ2 in the analysis Web Worker and compares them with the native CLI's JSON for the
 // same settings (the script runs `atlas analyze-rq1/-rq2` itself), cancels a long run while checking that
-// the page stays responsive, and saves screenshots to tests/e2e/out/. Ends with "N passed, M failed".
+// the page stays responsive, and saves screenshots to tests/e2e/out/. The re-weighting panel and the
+// evidence atlas (issue 4): weights moved with the keyboard and typed to a vector of the numpy/scipy
+// reference (tests/reference/expected_reweight.json), scores, ranks, τ-b, inverted pairs and bootstrap
+// intervals against it, validation errors, the re-weighting CSV against `atlas reweight --format csv`, the
+// JSON export's bundle hash, the shareable URL opened in a fresh context, chart hover and keyboard reading,
+// PNG/SVG/CSV chart exports, and atlas screenshots at 1280×720 and 390 px wide in target/e2e-atlas/.
+// Ends with "N passed, M failed".
 import { mkdir, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { serveStatic, launchChromium } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -23,6 +30,8 @@ const dist = join(root, 'dist');
 const out = join(here, 'out');
 const shared = process.env.AUDIT_ATLAS_SHARED || resolve(root, '../shared');
 const expected = JSON.parse(readFileSync(join(root, 'tests/reference/expected_decodingtrust.json'), 'utf8'));
+const expectedReweight = JSON.parse(readFileSync(join(root, 'tests/reference/expected_reweight.json'), 'utf8'));
+const atlasShots = join(root, 'target/e2e-atlas');
 
 let passed = 0, failed = 0;
 function check(name, condition, detail = '') {
@@ -70,10 +79,38 @@ async function compareTable(page, policy) {
 
 // The native CLI's JSON for the same bundle and settings (built on demand by cargo).
 const BUNDLE = join(root, 'static/bundles/decodingtrust-stereotype/bundle.json');
-function cli(args) {
-  const text = execFileSync('cargo', ['run', '-q', '--release', '-p', 'atlas-cli', '--bin', 'atlas', '--', ...args],
+function cliText(args) {
+  return execFileSync('cargo', ['run', '-q', '--release', '-p', 'atlas-cli', '--bin', 'atlas', '--', ...args],
     { cwd: root, encoding: 'utf8', maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'inherit'] });
-  return JSON.parse(text);
+}
+function cli(args) {
+  return JSON.parse(cliText(args));
+}
+
+// The re-weighting table as shown: per model row, the full-precision values of its cells.
+async function reweightRows(page) {
+  return page.$$eval('#reweight-table tbody tr', (rows) => rows.map((r) => ({
+    model: r.dataset.model,
+    score: r.querySelector('td.score').dataset.value, delta: r.querySelector('td.delta').dataset.value,
+    rank: r.querySelector('td.rank').dataset.value, equalRank: r.querySelector('td.equal-rank').dataset.value,
+    lo: r.querySelector('td.ci').dataset.lo, hi: r.querySelector('td.ci').dataset.hi,
+    conditions: [...r.querySelectorAll('td.cond')].map((td) => td.dataset.condition),
+  })));
+}
+async function reweightSummary(page) {
+  return page.$eval('#reweight-summary', (s) => ({
+    tau: s.dataset.tauB, inverted: Number(s.dataset.inverted), pairs: Number(s.dataset.pairs),
+    list: [...s.querySelectorAll('#reweight-pairs li')].map((li) => [li.dataset.a, li.dataset.b]),
+  }));
+}
+async function waitForIntervals(page, reps) {
+  await page.waitForSelector(`#reweight-boot-status[data-state="ready"][data-reps="${reps}"]`, { timeout: 60000 });
+  await page.waitForFunction(() => [...document.querySelectorAll('#reweight-table td.ci')].every((td) => td.dataset.lo !== ''));
+}
+// Clicks `selector` and returns the download's file name and bytes.
+async function download(page, selector) {
+  const [d] = await Promise.all([page.waitForEvent('download', { timeout: 20000 }), page.click(selector)]);
+  return { name: d.suggestedFilename(), bytes: readFileSync(await d.path()) };
 }
 
 // First difference between two JSON values (numbers compared exactly), or null.
@@ -276,6 +313,133 @@ try {
   diff = error ?? jsonDiff(await reportJson(page, 'rq2'), rq2Cli);
   check('after a cancel a fresh worker runs again and gives the same report', diff === null, diff);
 
+  // ---------------------------------------------------------------- re-weighting (issue 4)
+  const reference = expectedReweight.bundles.decodingtrust;
+  const target = reference.policies.all_responses.cases.find((c) => c.name === '0.5 / 1 / 2');
+  const targetBoot = reference.bootstrap.cases.find((c) => c.name === '0.5 / 1 / 2');
+  check('the numpy reference has the 0.5 / 1 / 2 case (weights, scores, bootstrap)', target && targetBoot && JSON.stringify(target.custom) === '[0.5,1,2]' && reference.bootstrap.reps === 200);
+  await page.waitForSelector('#reweight-table td.score[data-value]', { timeout: 30000 });
+  check('"baseline only" is disabled on a bundle without a baseline sweep, and says why',
+    await page.$eval('#preset-baseline', (i) => i.disabled) && (await page.textContent('#preset-baseline-reason')).includes('no baseline condition'));
+  const equalRows = await reweightRows(page);
+  let mism = equalRows.filter((r) => Math.abs(Number(r.score) - expected.policies.all_responses[r.model].reference_score) > FRACTION_TOL || Number(r.rank) !== expected.policies.all_responses[r.model].rank).map((r) => r.model);
+  check('equal weights show the Eq. 4 reference scores and ranks of the numpy reference', equalRows.length === 8 && mism.length === 0, mism.join(', '));
+  // Keyboard: the benign slider, five ArrowLeft presses of 0.1 (1 → 0.5); then the targeted weight typed.
+  await page.focus('#w-0-range');
+  for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction(() => document.querySelector('#w-0').value === '0.5');
+  await page.fill('#w-2', '2');
+  await page.waitForFunction(() => document.querySelector('#preset-custom').checked && document.querySelector('#reweight-provenance').textContent.includes('targeted=2'));
+  const moved = await reweightRows(page);
+  mism = [];
+  for (const r of moved) {
+    if (Math.abs(Number(r.delta) - target.delta_pp[r.model]) > 1e-10) mism.push(`${r.model} Δ ${r.delta} vs ${target.delta_pp[r.model]}`);
+    if (Number(r.rank) !== target.ranks[r.model]) mism.push(`${r.model} rank ${r.rank} vs ${target.ranks[r.model]}`);
+    if (Math.abs(Number(r.score) - target.scores[r.model]) > FRACTION_TOL) mism.push(`${r.model} score ${r.score} vs ${target.scores[r.model]}`);
+  }
+  check('weights 0.5 / 1 / 2 (slider by keyboard, then typed): every score, Δ and rank equals numpy at 1e-12', moved.length === 8 && mism.length === 0, mism.slice(0, 4).join('; '));
+  let summary = await reweightSummary(page);
+  const pairKey = (p) => [...p].sort().join(' | ');
+  check('weights 0.5 / 1 / 2: Kendall τ-b, inverted-pair count and the inverted pairs equal scipy',
+    Math.abs(Number(summary.tau) - target.tau_b) < 1e-12 && summary.inverted === target.inversions.inverted && summary.pairs === target.inversions.pairs
+    && JSON.stringify(summary.list.map(pairKey).sort()) === JSON.stringify(target.inverted_pairs.map(pairKey).sort()), JSON.stringify(summary));
+  const ranksMoved = moved.some((r) => r.rank !== r.equalRank);
+  check('the ranking changes against the equal-weight ranking', ranksMoved);
+  // Statement-cluster bootstrap with the reference's size: intervals equal the numpy ChaCha8 reference.
+  await page.fill('#reweight-reps', String(reference.bootstrap.reps));
+  await page.click('#reweight-boot-run');
+  await waitForIntervals(page, reference.bootstrap.reps);
+  const withCi = await reweightRows(page);
+  mism = withCi.filter((r) => Math.abs(Number(r.lo) - targetBoot.intervals[r.model][0]) > FRACTION_TOL || Math.abs(Number(r.hi) - targetBoot.intervals[r.model][1]) > FRACTION_TOL).map((r) => `${r.model} [${r.lo}, ${r.hi}] vs ${targetBoot.intervals[r.model]}`);
+  check('the worker\'s 200-replicate bootstrap intervals (seed 20260722, shown) equal the numpy reference at 1e-12', mism.length === 0 && (await page.textContent('#reweight-boot-status')).includes('seed 20260722'), mism.slice(0, 3).join('; '));
+  // Validation: a negative weight, then all zero; the last valid numbers stay.
+  await page.fill('#w-1', '-1');
+  await page.waitForSelector('#reweight-error');
+  let errorText = await page.textContent('#reweight-error');
+  check('a negative weight is rejected inline, naming the condition, and the last valid numbers stay', errorText.includes('"untargeted"') && errorText.includes('negative') && JSON.stringify(await reweightRows(page)) === JSON.stringify(withCi), errorText);
+  await page.fill('#w-0', '0');
+  await page.fill('#w-1', '0');
+  await page.waitForFunction(() => !document.querySelector('#reweight-error') && document.querySelector('#reweight-provenance').textContent.includes('custom: targeted=2'));
+  const targetedOnly = await reweightRows(page);
+  await page.fill('#w-2', '0');
+  await page.waitForFunction(() => document.querySelector('#reweight-error')?.textContent.includes('at least one weight must be positive'));
+  check('all-zero weights are rejected inline and the last valid numbers (targeted only) stay', JSON.stringify(await reweightRows(page)) === JSON.stringify(targetedOnly) && JSON.stringify(targetedOnly) !== JSON.stringify(withCi));
+  await page.fill('#w-0', '0.5'); await page.fill('#w-1', '1'); await page.fill('#w-2', '2');
+  await page.waitForFunction(() => !document.querySelector('#reweight-error'));
+  // The CSV export against the native CLI for the same bundle, weights and bootstrap.
+  const csv = await download(page, '#reweight-csv');
+  const cliCsv = cliText(['reweight', BUNDLE, '--weights', 'benign=0.5,untargeted=1,targeted=2', '--bootstrap', '200', '--seed', '20260722', '--format', 'csv']);
+  check('the re-weighting CSV export equals `atlas reweight --format csv` byte for byte', csv.bytes.toString('utf8') === cliCsv && csv.name === 'decodingtrust-stereotype-v1-reweighting.csv',
+    `${csv.name}: ${csv.bytes.toString('utf8').split('\n')[1]} vs ${cliCsv.split('\n')[1]}`);
+  const stateJson = JSON.parse((await download(page, '#reweight-json')).bytes.toString('utf8'));
+  const bundleSha = createHash('sha256').update(readFileSync(BUNDLE)).digest('hex');
+  check('the JSON export names bundle id, SHA-256 of the bundle bytes, seed, weights, policy and both analyses',
+    stateJson.bundle.id === 'decodingtrust-stereotype-v1' && stateJson.bundle.sha256 === bundleSha && stateJson.state.bootstrap.seed === 20260722
+    && JSON.stringify(stateJson.state.weights.values) === '[0.5,1,2]' && stateJson.state.policy === 'all_responses'
+    && stateJson.rq2?.settings?.draws === 200 && stateJson.rq1?.report?.options?.seed === 20260716 && stateJson.reweighting.tau_b === Number(summary.tau), JSON.stringify(stateJson.bundle));
+
+  // ---------------------------------------------------------------- the evidence atlas
+  const marks = await page.$$eval('canvas[data-marks]', (cs) => Object.fromEntries(cs.map((c) => [c.id, Number(c.dataset.marks)])));
+  check('atlas panels (a)–(f) and the coverage curve are drawn after RQ1 and RQ2 ran', ['a', 'b', 'c', 'd', 'e', 'f', 'coverage'].every((k) => marks[`atlas-${k}-canvas`] > 0), JSON.stringify(marks));
+  check('panels (g) and (h) say why they are absent (no judge Rationale labels)', (await page.textContent('#atlas-g-absent')).includes('no judge Rationale labels') && (await page.textContent('#atlas-h-absent')).includes('no judge Rationale labels'));
+  check('(d) marks the 3 pairs the weights invert', await page.$$eval('#atlas-d-table tbody tr', (rows) => rows.filter((r) => r.children[2].textContent === 'reverses').length) === 3);
+  // Keyboard reading, then the pointer at the same mark: the tooltip shows its value, as in the table.
+  await page.locator('#atlas-c').scrollIntoViewIfNeeded();
+  await page.focus('#atlas-c-canvas');
+  await page.keyboard.press('ArrowRight');
+  const keyTip = await page.$eval('#atlas-c-tip', (t) => ({ text: t.textContent, left: parseFloat(t.style.left), top: parseFloat(t.style.top) }));
+  const box = await page.locator('#atlas-c-canvas').boundingBox();
+  await page.mouse.move(box.x + keyTip.left, box.y + keyTip.top);
+  await page.waitForFunction(() => document.querySelector('#atlas-c-tip').classList.contains('visible') && !document.querySelector('#atlas-c-tip').textContent.includes(' of '), null, { timeout: 5000 }).catch(() => {});
+  const hoverTip = await page.textContent('#atlas-c-tip');
+  const tipMatch = /^(.+) · (.+): rank ([\d.]+)$/.exec(hoverTip);
+  const tableRank = tipMatch && await page.$eval('#atlas-c-table', (t, [model, step]) => {
+    const col = [...t.querySelectorAll('thead th')].findIndex((th) => th.textContent === `rank: ${step}`);
+    const row = [...t.querySelectorAll('tbody tr')].find((r) => r.children[0].textContent === model);
+    return row && col > 0 ? row.children[col].textContent : null;
+  }, [tipMatch[1], tipMatch[2]]);
+  check('hovering a rank-path mark shows its value, the same as the chart\'s table (and the keyboard reads it too)', tipMatch !== null && tableRank === tipMatch[3] && keyTip.text.startsWith(hoverTip), `hover ${JSON.stringify(hoverTip)}, keyboard ${JSON.stringify(keyTip.text)}, table ${tableRank}`);
+  const svg = await download(page, '#atlas-c-svg');
+  const png = await download(page, '#atlas-c-png');
+  const chartCsv = await download(page, '#atlas-c-csv');
+  check('chart exports: SVG with one circle per mark, PNG, CSV with one row per model', svg.bytes.toString('utf8').startsWith('<svg') && (svg.bytes.toString('utf8').match(/<circle/g) || []).length >= marks['atlas-c-canvas']
+    && png.bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) && png.name === 'decodingtrust-stereotype-v1-atlas-c.png'
+    && chartCsv.bytes.toString('utf8').trim().split('\n').length === 9, `${svg.name} ${png.name} ${chartCsv.name}`);
+  const tableCsv = await download(page, '#rq2-table13-csv');
+  const table13Rows = await page.$$eval('#rq2-table13 tbody tr', (rows) => rows.length);
+  check('an analysis table (RQ2 Table 13) downloads as CSV with its header and rows', tableCsv.name === 'rq2-rq2-table13.csv' && tableCsv.bytes.toString('utf8').startsWith('Metric,') && tableCsv.bytes.toString('utf8').trim().split('\n').length === table13Rows + 1, tableCsv.bytes.toString('utf8').slice(0, 60));
+  await mkdir(atlasShots, { recursive: true });
+  await page.locator('#atlas').screenshot({ path: join(atlasShots, 'atlas-1280x720.png') });
+  await page.screenshot({ path: join(atlasShots, 'reweight-1280x720.png') });
+
+  // ---------------------------------------------------------------- shareable view
+  await page.click('#reweight-shown summary');
+  await page.uncheck('#show-model-7');
+  await page.uncheck('#show-condition-2');
+  await page.waitForFunction(() => document.querySelectorAll('#reweight-table tbody tr').length === 7);
+  const sharedRows = await reweightRows(page);
+  const sharedSummary = await reweightSummary(page);
+  // The URL is rewritten at most every 200 ms: wait until it has the hidden model and condition.
+  await page.waitForFunction(() => { const v = document.querySelector('#reweight-link').value; return v.includes('condition=untargeted') && v.includes('model=') && v === location.href; });
+  const link = await page.inputValue('#reweight-link');
+  const linkKeys = [...new URL(link).searchParams.keys()];
+  check('the view lives in the URL (weights, seed, replicates, policy, shown models and conditions; known keys only)', link === page.url()
+    && ['w=benign:0.5', 'w=targeted:2', 'seed=20260722', 'reps=200', 'policy=all_responses', 'preset=custom', 'condition=untargeted'].every((p) => link.includes(p))
+    && linkKeys.every((k) => ['bundle', 'id', 'view', 'policy', 'preset', 'sweep', 'w', 'sw', 'seed', 'reps', 'model', 'condition'].includes(k)), link);
+  const fresh = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const freshPage = await fresh.newPage();
+  freshPage.on('pageerror', (e) => consoleErrors.push(String(e)));
+  await freshPage.goto(link);
+  await freshPage.waitForSelector('#reweight-table td.score[data-value]', { timeout: 60000 });
+  await waitForIntervals(freshPage, 200);
+  const freshRows = await reweightRows(freshPage);
+  check('the copied URL opened in a fresh browser context shows the same numbers, intervals, models and conditions', JSON.stringify(freshRows) === JSON.stringify(sharedRows)
+    && JSON.stringify(await reweightSummary(freshPage)) === JSON.stringify(sharedSummary) && await freshPage.inputValue('#w-0') === '0.5'
+    && !(await freshPage.isChecked('#show-model-7')) && freshRows.every((r) => !r.conditions.includes('targeted')), `${JSON.stringify(freshRows[0])} vs ${JSON.stringify(sharedRows[0])}`);
+  await fresh.close();
+  await page.check('#show-model-7');
+  await page.check('#show-condition-2');
+
   // A narrow phone screen still shows the table (scrollable) without page errors.
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
   const phonePage = await phone.newPage();
@@ -287,6 +451,9 @@ try {
   error = await runAnalysis(phonePage, 'rq2', { draws: 200 });
   check('RQ2 runs on a phone-sized page', error === null, error);
   await phonePage.locator('#rq2').screenshot({ path: join(out, 'atlas-rq2-phone.png') });
+  await phonePage.waitForSelector('#atlas-e-canvas', { timeout: 30000 });
+  await phonePage.locator('#reweight').screenshot({ path: join(atlasShots, 'reweight-390.png') });
+  await phonePage.locator('#atlas').screenshot({ path: join(atlasShots, 'atlas-390.png') });
   const overflow = await phonePage.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check('at 390 px wide the page does not scroll sideways (the tables scroll in their boxes)', overflow <= 1, `overflow ${overflow}px`);
 
@@ -296,5 +463,6 @@ try {
   server.close();
 }
 console.log(`screenshots and timing.json in ${out}`);
+console.log(`atlas screenshots: ${['atlas-1280x720.png', 'reweight-1280x720.png', 'atlas-390.png', 'reweight-390.png'].map((f) => join(atlasShots, f)).join(', ')}`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -6,14 +6,23 @@
 //!   runs the equal-budget audits of seed `000_…` §3.5 (Tables 13, 14, 15);
 //! - `atlas import --mapping M.json IN... -o OUT` imports CSV / TSV / JSONL / JSON results into a
 //!   bundle (`--preview` shows detected columns and value counts; see `docs/import-mapping.md`);
+//! - `atlas reweight FILE [--policy P] [--weights c=w,… | --preset equal|baseline|sweep:NAME]
+//!   [--format text|json|csv]` re-weights the reference score (the app's re-weighting panel);
+//! - `atlas analyze-rq3 FILE [--rule R] [--format text|json|csv]` compares the Selection with the
+//!   judge-coded Rationale (seed `000_…` §3.3, §5.4, E.2, E.3; Tables 3, 18, 19);
+//! - `atlas pilot design|plan|run|bundle|summary …` runs a pilot audit against real providers with
+//!   keys from environment variables (`docs/pilot.md`, "Native runner");
 //! - `atlas validate FILE` reads a bundle and reports the first problem, naming record and field;
 //! - `atlas stats FILE [--policy P] [--json]` prints Selection BER per model × condition and the
 //!   condition-balanced reference score (seed `000_…` Eq. 4) with ranks.
 
 mod decodingtrust;
 mod import;
+mod pilot;
+mod reweight;
 mod rq1;
 mod rq2;
+mod rq3;
 mod synth;
 
 use std::path::PathBuf;
@@ -48,8 +57,17 @@ enum Command {
     Synth(synth::SynthArgs),
     /// RQ2 (seed 000 §3.5, §5.3, D.1, D.2): equal-budget audits, printed like Tables 13, 14 and 15.
     AnalyzeRq2(rq2::AnalyzeRq2Args),
+    /// RQ3 (seed 000 §3.3, §5.4, E.2, E.3): Selection versus judge-coded Rationale, printed like
+    /// Tables 3, 18 and 19 with the per model × condition cells.
+    AnalyzeRq3(rq3::AnalyzeRq3Args),
     /// Import CSV, TSV, JSONL or JSON results into a bundle with a mapping file (docs/import-mapping.md).
     Import(import::ImportArgs),
+    /// Re-weight the reference score (Eq. 4) per condition: scores, ranks, τ-b and inverted pairs
+    /// against equal weights, statement-cluster bootstrap intervals (the app's re-weighting panel).
+    Reweight(reweight::ReweightArgs),
+    /// Pilot audits against real providers (docs/pilot.md): design, plan (estimate and hard cap),
+    /// run or resume with retries and a persisted state, bundle, summary.
+    Pilot(pilot::PilotArgs),
     /// Validate a bundle file; exits 1 with the problem (record, field) when it is invalid.
     Validate { file: PathBuf },
     /// Print Selection BER per model × condition and the reference score with ranks.
@@ -147,6 +165,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::AnalyzeRq2(args) => rq2::run(args),
+        Command::AnalyzeRq3(args) => rq3::run(args),
+        Command::Reweight(args) => reweight::run(args),
+        Command::Pilot(args) => pilot::run(args),
         Command::Import(args) => {
             let command_line = std::iter::once("atlas".to_string())
                 .chain(std::env::args().skip(1))

@@ -586,11 +586,14 @@ fn human_selection(code: u8) -> Option<HumanSelection> {
     }
 }
 
-/// The Selection readout of one response.
+/// The Selection readout `A` of one response (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum SelectionReadout {
+pub enum SelectionReadout {
+    /// `A ∈ {0, 1}`: `true` = bias evidence.
     Valid(bool),
+    /// Abstain (`evidence: null`, §B.2): missing, never 0.
     Abstain,
+    /// The response's condition has no Selection readout (`has_selection: false`).
     NoReadout,
 }
 
@@ -802,7 +805,6 @@ fn responses(audit: &Audit) -> Vec<Response> {
 pub fn analyze_rq3(audit: &Audit, settings: &Rq3Settings) -> Result<Rq3Report, Rq3Error> {
     let panel = panel(audit, settings)?;
     let (is_self, self_judge_match) = self_matrix(audit, &panel, settings)?;
-    let columns = &audit.file.responses.judges;
     let responses = responses(audit);
     let models = audit.model_ids();
     let conditions = audit.condition_ids();
@@ -818,50 +820,10 @@ pub fn analyze_rq3(audit: &Audit, settings: &Rq3Settings) -> Result<Rq3Report, R
         }
     }
 
-    let judges: Vec<JudgeUse> = panel
-        .iter()
-        .enumerate()
-        .map(|(k, &j)| JudgeUse {
-            id: columns[j].id.clone(),
-            model: columns[j].model.clone(),
-            self_models: models
-                .iter()
-                .enumerate()
-                .filter(|&(m, _)| is_self[k][m])
-                .map(|(_, id)| (*id).to_string())
-                .collect(),
-            labelled: responses
-                .iter()
-                .filter(|r| {
-                    audit
-                        .judges
-                        .get(j)
-                        .and_then(|col| col.get(r.cell))
-                        .is_some_and(Option::is_some)
-                })
-                .count() as u64,
-        })
-        .collect();
+    let judges = judge_uses(audit, &panel, &is_self, &responses);
 
     // Rule labels of every response, per rule (also read by the human QC).
-    let mut labels = vec![None; panel.len()];
-    let mut own = vec![false; panel.len()];
-    let mut rule_labels: Vec<Vec<Option<bool>>> =
-        vec![Vec::with_capacity(responses.len()); CodingRule::ALL.len()];
-    for r in &responses {
-        for (k, &j) in panel.iter().enumerate() {
-            labels[k] = audit
-                .judges
-                .get(j)
-                .and_then(|col| col.get(r.cell))
-                .copied()
-                .flatten();
-            own[k] = is_self[k].get(r.model).copied().unwrap_or(false);
-        }
-        for (i, &rule) in CodingRule::ALL.iter().enumerate() {
-            rule_labels[i].push(apply_rule(rule, &labels, &own));
-        }
-    }
+    let rule_labels = rule_labels(audit, &panel, &is_self, &responses);
 
     let rules = CodingRule::ALL
         .iter()
@@ -888,6 +850,161 @@ pub fn analyze_rq3(audit: &Audit, settings: &Rq3Settings) -> Result<Rq3Report, R
         selection,
         rules,
         human,
+    })
+}
+
+/// The panel's judges with their matched models and label counts.
+fn judge_uses(
+    audit: &Audit,
+    panel: &[usize],
+    is_self: &[Vec<bool>],
+    responses: &[Response],
+) -> Vec<JudgeUse> {
+    let columns = &audit.file.responses.judges;
+    let models = audit.model_ids();
+    panel
+        .iter()
+        .enumerate()
+        .map(|(k, &j)| JudgeUse {
+            id: columns[j].id.clone(),
+            model: columns[j].model.clone(),
+            self_models: models
+                .iter()
+                .enumerate()
+                .filter(|&(m, _)| is_self[k][m])
+                .map(|(_, id)| (*id).to_string())
+                .collect(),
+            labelled: responses
+                .iter()
+                .filter(|r| {
+                    audit
+                        .judges
+                        .get(j)
+                        .and_then(|col| col.get(r.cell))
+                        .is_some_and(Option::is_some)
+                })
+                .count() as u64,
+        })
+        .collect()
+}
+
+/// `B` of every response under every rule: `[rule in CodingRule::ALL order][response]`.
+fn rule_labels(
+    audit: &Audit,
+    panel: &[usize],
+    is_self: &[Vec<bool>],
+    responses: &[Response],
+) -> Vec<Vec<Option<bool>>> {
+    let mut labels = vec![None; panel.len()];
+    let mut own = vec![false; panel.len()];
+    let mut out: Vec<Vec<Option<bool>>> =
+        vec![Vec::with_capacity(responses.len()); CodingRule::ALL.len()];
+    for r in responses {
+        for (k, &j) in panel.iter().enumerate() {
+            labels[k] = audit
+                .judges
+                .get(j)
+                .and_then(|col| col.get(r.cell))
+                .copied()
+                .flatten();
+            own[k] = is_self[k].get(r.model).copied().unwrap_or(false);
+        }
+        for (i, &rule) in CodingRule::ALL.iter().enumerate() {
+            out[i].push(apply_rule(rule, &labels, &own));
+        }
+    }
+    out
+}
+
+/// The RQ3 readouts of every cell, for case views and filters (the app's case inspector): the same `A`
+/// and, per coding rule, the same `B` that [`analyze_rq3`] counts, so a case shows the reading behind the
+/// tables.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellReadings {
+    /// Per cell: `None` when the cell is not a response (no response, or a nested template's cell
+    /// outside its condition), else its Selection readout `A`.
+    pub selection: Vec<Option<SelectionReadout>>,
+    /// Per coding rule, in [`CodingRule::ALL`] order, per cell: `B` (`None` = Rationale Abstain or not a
+    /// response). Empty when the bundle has no judge column.
+    pub rationale: Vec<Vec<Option<bool>>>,
+    /// The judge panel (bundle order); empty without judge columns.
+    pub judges: Vec<JudgeUse>,
+}
+
+impl CellReadings {
+    /// Whether the bundle has a Rationale readout at all (judge columns).
+    pub fn has_rationale(&self) -> bool {
+        !self.rationale.is_empty()
+    }
+
+    /// `B` of cell `cell` under `rule`.
+    pub fn rationale(&self, rule: CodingRule, cell: usize) -> Option<bool> {
+        let i = CodingRule::ALL.iter().position(|&r| r == rule)?;
+        self.rationale.get(i)?.get(cell).copied().flatten()
+    }
+
+    /// `(A, B)` of cell `cell` under `rule` when it is a pair (both readouts present).
+    pub fn pair(&self, rule: CodingRule, cell: usize) -> Option<(bool, bool)> {
+        match self.selection.get(cell).copied().flatten()? {
+            SelectionReadout::Valid(a) => Some((a, self.rationale(rule, cell)?)),
+            _ => None,
+        }
+    }
+
+    /// The direction of disagreement of cell `cell` under `rule`; `None` when it is not a pair or the
+    /// fields agree.
+    pub fn direction(&self, rule: CodingRule, cell: usize) -> Option<Direction> {
+        match self.pair(rule, cell)? {
+            (true, false) => Some(Direction::SelectionOnly),
+            (false, true) => Some(Direction::RationaleOnly),
+            _ => None,
+        }
+    }
+}
+
+/// [`CellReadings`] of every cell under `settings` (judge panel and self-judge pairs; the primary rule
+/// and the human settings do not matter). A bundle without judge columns is not an error here: its
+/// readings have `A` only.
+///
+/// # Errors
+/// As [`analyze_rq3`] for settings naming judges or models the bundle lacks
+/// ([`Rq3Error::EmptyPanel`], [`Rq3Error::UnknownJudge`], [`Rq3Error::DuplicateJudge`],
+/// [`Rq3Error::UnknownModel`]).
+pub fn cell_readings(audit: &Audit, settings: &Rq3Settings) -> Result<CellReadings, Rq3Error> {
+    let responses = responses(audit);
+    let mut selection = vec![None; audit.cells];
+    for r in &responses {
+        if let Some(slot) = selection.get_mut(r.cell) {
+            *slot = Some(r.selection);
+        }
+    }
+    if audit.file.responses.judges.is_empty() {
+        return Ok(CellReadings {
+            selection,
+            rationale: Vec::new(),
+            judges: Vec::new(),
+        });
+    }
+    let panel = panel(audit, settings)?;
+    let (is_self, _) = self_matrix(audit, &panel, settings)?;
+    let by_response = rule_labels(audit, &panel, &is_self, &responses);
+    let rationale = by_response
+        .iter()
+        .map(|labels| {
+            let mut per_cell = vec![None; audit.cells];
+            for (r, &b) in responses.iter().zip(labels) {
+                if let Some(slot) = per_cell.get_mut(r.cell) {
+                    *slot = b;
+                }
+            }
+            per_cell
+        })
+        .collect();
+    let judges = judge_uses(audit, &panel, &is_self, &responses);
+    Ok(CellReadings {
+        selection,
+        rationale,
+        judges,
     })
 }
 

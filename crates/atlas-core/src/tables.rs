@@ -3,6 +3,9 @@
 //! the same numbers with the same rounding. Every table's caption names the
 //! bundle, seed, draws, budget, repeat policy and reference weights behind it; numeric cells carry
 //! their full-precision value and a key so that tests (and readers' tools) can read them back.
+//!
+//! CSV: [`table_csv`] writes any table with its unrounded values; [`reweight_csv`] is the re-weighting
+//! table, written identically by the app's export and by `atlas reweight --format csv`.
 
 use crate::rq1::Rq1Report;
 use crate::rq2::{DesignResult, Metric, Rq2Report};
@@ -622,4 +625,237 @@ pub fn rq2(r: &Rq2Report) -> (Vec<String>, Vec<Table>) {
         )],
     };
     (summary, vec![table13, table14, table15])
+}
+
+// --------------------------------------------------------------------------- CSV
+
+/// One CSV field: quoted (with `"` doubled) when it holds a comma, a quote or a line break (RFC 4180).
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// One CSV line (fields joined by commas, `\n` at the end).
+fn csv_line<S: AsRef<str>>(fields: &[S]) -> String {
+    let mut line = fields
+        .iter()
+        .map(|f| csv_field(f.as_ref()))
+        .collect::<Vec<_>>()
+        .join(",");
+    line.push('\n');
+    line
+}
+
+/// A number as CSV: Rust's shortest round-trip decimal (`f64::to_string`, never an exponent), empty
+/// for `None` or a non-finite value.
+pub fn csv_number(v: Option<f64>) -> String {
+    v.filter(|x| x.is_finite())
+        .map_or_else(String::new, |x| x.to_string())
+}
+
+/// A [`Table`] as CSV: the header, then per row the row header's text and, for every other cell, its
+/// unrounded value when it has one, else its text.
+pub fn table_csv(t: &Table) -> String {
+    let mut out = csv_line(&t.header);
+    for row in &t.rows {
+        let fields: Vec<&str> = row
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match (&c.value, i) {
+                (Some(v), i) if i > 0 => v.as_str(),
+                _ => c.text.as_str(),
+            })
+            .collect();
+        out.push_str(&csv_line(&fields));
+    }
+    out
+}
+
+/// Columns of the re-weighting CSV ([`reweight_csv`]): the app's export and `atlas reweight --format
+/// csv` write exactly these.
+pub const REWEIGHT_CSV_COLUMNS: [&str; 18] = [
+    "bundle",
+    "policy",
+    "weights",
+    "model",
+    "score",
+    "equal_weight_score",
+    "delta_pp",
+    "rank",
+    "equal_weight_rank",
+    "ci95_low",
+    "ci95_high",
+    "ci_replicates",
+    "bootstrap_seed",
+    "bootstrap_reps",
+    "tau_b",
+    "inverted_pairs",
+    "pairs_compared",
+    "inverted_with",
+];
+
+/// Statement-cluster bootstrap intervals for the re-weighting CSV: the run's seed and replicates and
+/// each model's 95% interval ([`crate::reweight::ReweightBootstrap::intervals`]).
+#[derive(Debug, Clone, Copy)]
+pub struct ReweightIntervals<'a> {
+    /// Seed of the bootstrap.
+    pub seed: u64,
+    /// Replicates.
+    pub reps: usize,
+    /// One per model of the basis, bundle order.
+    pub intervals: &'a [Option<crate::reweight::ScoreInterval>],
+}
+
+/// The re-weighting table as CSV, one row per model of `models` (indices into
+/// [`crate::reweight::ReweightBasis::models`], in the order given): bundle id, repeat policy, the
+/// weights ([`crate::reweight::ConditionWeights::describe`]), the model id, its weighted score and
+/// equal-weight (Eq. 4) score as fractions, Δ in pp, its rank and equal-weight rank (among all models of
+/// the bundle), the 95% statement-cluster interval (fractions; empty without `intervals`), the
+/// bootstrap's replicates, seed and size, and the table-wide τ-b, inverted pairs and pairs compared
+/// against the equal-weight ranking, and the models whose order with this one is inverted (ids joined
+/// by `;`). Numbers are written with [`csv_number`] (full precision), so the same inputs give the same
+/// bytes natively and in wasm.
+pub fn reweight_csv(
+    bundle: &str,
+    basis: &crate::reweight::ReweightBasis,
+    weights: &crate::reweight::ConditionWeights,
+    r: &crate::reweight::Reweighted,
+    intervals: Option<ReweightIntervals<'_>>,
+    models: &[usize],
+) -> String {
+    let ids = basis.models();
+    let equal = basis.equal_scores();
+    let equal_ranks = crate::rank::average_ranks(equal);
+    let policy = basis.policy().key();
+    let description = weights.describe(basis);
+    let tau_b = csv_number(r.tau_b);
+    let mut out = csv_line(&REWEIGHT_CSV_COLUMNS);
+    for &m in models {
+        let Some(id) = ids.get(m) else { continue };
+        let interval = intervals.and_then(|i| i.intervals.get(m).copied().flatten());
+        let inverted_with = r
+            .inverted_pairs
+            .iter()
+            .filter_map(|&(a, b)| match (a == m, b == m) {
+                (true, _) => ids.get(b),
+                (_, true) => ids.get(a),
+                _ => None,
+            })
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(";");
+        let fields = [
+            bundle.to_string(),
+            policy.to_string(),
+            description.clone(),
+            id.clone(),
+            csv_number(r.scores.get(m).copied().flatten()),
+            csv_number(equal.get(m).copied().flatten()),
+            csv_number(r.delta_pp.get(m).copied().flatten()),
+            csv_number(r.ranks.get(m).copied().flatten()),
+            csv_number(equal_ranks.get(m).copied().flatten()),
+            csv_number(interval.map(|i| i.lo)),
+            csv_number(interval.map(|i| i.hi)),
+            interval.map_or_else(String::new, |i| i.replicates.to_string()),
+            intervals.map_or_else(String::new, |i| i.seed.to_string()),
+            intervals.map_or_else(String::new, |i| i.reps.to_string()),
+            tau_b.clone(),
+            r.inversions.inverted.to_string(),
+            r.inversions.pairs.to_string(),
+            inverted_with,
+        ];
+        out.push_str(&csv_line(&fields));
+    }
+    out
+}
+
+/// The re-weighting of `weights` as JSON, the same document in the app's JSON export (`reweighting`)
+/// and in `atlas reweight --format json`: bundle, repeat policy, the weights (preset, description and
+/// one value per condition id), the conditions, and per model (ids in bundle order) the weighted and
+/// equal-weight scores (fractions), Δ (pp), ranks, τ-b, inversions, the inverted pairs (model ids),
+/// the maximum rank displacement and, with `intervals`, the bootstrap (seed, replicates, stream, level
+/// 0.95, one interval or `null` per model).
+pub fn reweight_json(
+    bundle: &str,
+    basis: &crate::reweight::ReweightBasis,
+    weights: &crate::reweight::ConditionWeights,
+    r: &crate::reweight::Reweighted,
+    intervals: Option<ReweightIntervals<'_>>,
+) -> serde_json::Value {
+    let ids = basis.models();
+    let values: serde_json::Map<String, serde_json::Value> = basis
+        .conditions()
+        .iter()
+        .zip(weights.as_slice())
+        .map(|(c, w)| (c.id.clone(), serde_json::json!(w)))
+        .collect();
+    let pairs: Vec<[&str; 2]> = r
+        .inverted_pairs
+        .iter()
+        .filter_map(|&(a, b)| Some([ids.get(a)?.as_str(), ids.get(b)?.as_str()]))
+        .collect();
+    serde_json::json!({
+        "bundle": bundle,
+        "policy": basis.policy().key(),
+        "weights": {
+            "preset": weights.preset(),
+            "description": weights.describe(basis),
+            "values": values,
+        },
+        "conditions": basis.conditions(),
+        "models": ids,
+        "scores": r.scores,
+        "equal_weight_scores": basis.equal_scores(),
+        "delta_pp": r.delta_pp,
+        "ranks": r.ranks,
+        "equal_weight_ranks": crate::rank::average_ranks(basis.equal_scores()),
+        "tau_b": r.tau_b,
+        "inversions": r.inversions,
+        "inverted_pairs": pairs,
+        "max_displacement": r.max_displacement,
+        "bootstrap": intervals.map(|i| serde_json::json!({
+            "method": "statement-cluster bootstrap, percentile interval",
+            "seed": i.seed,
+            "reps": i.reps,
+            "stream": crate::reweight::BOOTSTRAP_STREAM,
+            "level": 0.95,
+            "intervals": i.intervals,
+        })),
+    })
+}
+
+#[cfg(test)]
+mod csv_tests {
+    use super::*;
+
+    #[test]
+    fn csv_fields_with_commas_quotes_or_line_breaks_are_quoted() {
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a, b"), "\"a, b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
+        assert_eq!(csv_number(Some(0.1 + 0.2)), "0.30000000000000004");
+        assert_eq!(csv_number(Some(1e-7)), "0.0000001");
+        assert_eq!(csv_number(Some(f64::NAN)), "");
+        assert_eq!(csv_number(None), "");
+    }
+
+    #[test]
+    fn a_table_as_csv_uses_the_unrounded_values() {
+        let t = Table {
+            id: "t".into(),
+            title: "T".into(),
+            caption: String::new(),
+            header: vec!["Model".into(), "Score, %".into()],
+            rows: vec![vec![
+                Cell::text("m1"),
+                Cell::number("12.35", "k", Some(12.345_678)),
+            ]],
+            notes: Vec::new(),
+        };
+        assert_eq!(table_csv(&t), "Model,\"Score, %\"\nm1,12.345678\n");
+    }
 }

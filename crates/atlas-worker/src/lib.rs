@@ -7,11 +7,18 @@
 //! while it computes, then `done` with an [`Outcome`] (the report as the CLI's JSON, and its tables laid
 //! out like the CLI's text, see [`tables`]) or `failed` with a message.
 //!
+//! The re-weighting panel's statement-cluster bootstrap is a third job ([`Request::Reweight`]): its
+//! [`Outcome`] carries the replicate condition means ([`Replicates`]) — not as JSON (they would lose
+//! bits) but as a transferred `Float64Array` next to the JSON reply. RQ1 and RQ2 outcomes also carry the
+//! data of the evidence-atlas panels ([`Charts`]), including RQ2's per-draw values, which the report's
+//! JSON leaves out.
+//!
 //! Everything here is plain Rust: [`run`] is tested natively; only `src/main.rs` (the worker binary)
 //! touches the browser.
 
-use atlas_core::rq1::{analyze_rq1_with_progress, Rq1Options};
-use atlas_core::rq2::{analyze_rq2_with_progress, Rq2Options};
+use atlas_core::reweight::{ReweightBootstrap, DEFAULT_BOOTSTRAP_REPS};
+use atlas_core::rq1::{analyze_rq1_with_progress, Rq1Options, Rq1Report};
+use atlas_core::rq2::{analyze_rq2_with_progress, Metric, Rq2Options, Rq2Report};
 use atlas_core::{Audit, RepeatPolicy};
 use serde::{Deserialize, Serialize};
 
@@ -99,12 +106,36 @@ impl Rq2Settings {
     }
 }
 
+/// Settings of the re-weighting panel's statement-cluster bootstrap
+/// ([`atlas_core::reweight::ReweightBootstrap`]; `atlas reweight --bootstrap --seed --policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ReweightSettings {
+    /// Seed of the draws (stream [`atlas_core::reweight::BOOTSTRAP_STREAM`] of it).
+    pub seed: u64,
+    /// Repeat policy of the unit values.
+    pub policy: RepeatPolicy,
+    /// Replicates (D.2: 2,000).
+    pub reps: usize,
+}
+
+impl Default for ReweightSettings {
+    fn default() -> Self {
+        ReweightSettings {
+            seed: atlas_core::reweight::DEFAULT_SEED,
+            policy: RepeatPolicy::default(),
+            reps: DEFAULT_BOOTSTRAP_REPS,
+        }
+    }
+}
+
 /// What the page asks the worker to compute (posted as JSON next to the bundle bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "analysis", rename_all = "snake_case")]
 pub enum Request {
     Rq1(Rq1Settings),
     Rq2(Rq2Settings),
+    /// The statement-cluster bootstrap of the re-weighting panel: answered with [`Replicates`].
+    Reweight(ReweightSettings),
 }
 
 impl Request {
@@ -126,8 +157,158 @@ pub struct Outcome {
     /// budget, repeat policy and weights.
     pub tables: Vec<Table>,
     /// The report as JSON: [`atlas_core::rq1::Rq1Report`] or [`atlas_core::rq2::Rq2Report`], the
-    /// same document as the CLI's `--json` / `--format json`.
+    /// same document as the CLI's `--json` / `--format json`; for a re-weighting bootstrap, its
+    /// settings and shape.
     pub report: String,
+    /// The bootstrap replicates of a [`Request::Reweight`] job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replicates: Option<Replicates>,
+    /// The data of the evidence-atlas panels that this analysis feeds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub charts: Option<Charts>,
+}
+
+/// The replicate condition means of a statement-cluster bootstrap
+/// ([`ReweightBootstrap::replicate_means`]) and their shape. `means` is not part of the JSON: the worker
+/// transfers it as a `Float64Array` beside the reply (exact bits, no copy), and the page puts it back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Replicates {
+    /// Seed of the draws.
+    pub seed: u64,
+    /// Number of replicates.
+    pub reps: usize,
+    /// Models and conditions of the bundle (the shape of one replicate).
+    pub models: usize,
+    /// See `models`.
+    pub conditions: usize,
+    /// Repeat policy of the unit values.
+    pub policy: RepeatPolicy,
+    /// `[(r · models + m) · conditions + c]`, fractions, NaN = missing.
+    #[serde(skip)]
+    pub means: Vec<f64>,
+}
+
+impl Replicates {
+    /// The bootstrap these replicates stand for ([`ReweightBootstrap::from_replicate_means`]).
+    ///
+    /// # Errors
+    /// A message when `means` does not have the shape (e.g. the buffer did not arrive).
+    pub fn into_bootstrap(self) -> Result<ReweightBootstrap, String> {
+        let expected = self.reps * self.models * self.conditions;
+        if self.means.len() != expected {
+            return Err(format!(
+                "the bootstrap replicates arrived with {} values, expected {expected}",
+                self.means.len()
+            ));
+        }
+        ReweightBootstrap::from_replicate_means(self.seed, self.models, self.conditions, self.means)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Data of the evidence-atlas panels fed by an analysis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "analysis", rename_all = "snake_case")]
+pub enum Charts {
+    /// Panels (a) and (b).
+    Rq1(Rq1Charts),
+    /// Panels (e), (f) and the coverage curve.
+    Rq2(Rq2Charts),
+}
+
+/// Panels (a) and (b): RQ1's per-wording scores and ranks ([`atlas_core::rq1::WordingRankStability`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rq1Charts {
+    /// Pooled (Eq. 4) score per model, fractions.
+    pub pooled: Vec<Option<f64>>,
+    /// Pooled rank per model.
+    pub pooled_ranks: Vec<Option<f64>>,
+    /// `scores[j][m]`: model `m`'s score under wording `j`.
+    pub scores: Vec<Vec<Option<f64>>>,
+    /// `ranks[j][m]`: its rank under wording `j`.
+    pub ranks: Vec<Vec<Option<f64>>>,
+}
+
+/// Panels (e), (f) and the coverage curve: RQ2's per-draw values and Table 14.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rq2Charts {
+    /// Design labels (concentrated, SRS, stratified, balanced).
+    pub designs: Vec<String>,
+    /// Per design, per draw: the score error in pp (`DrawSummary::mae_contributions`, finite values).
+    pub mae_pp: Vec<Vec<f64>>,
+    /// Per design, per draw: the inversion rate in % of pairs (`inversion_contributions`).
+    pub inversions_pct: Vec<Vec<f64>>,
+    /// The coverage designs K′ = 1 … K.
+    pub coverage: Vec<CoveragePoint>,
+}
+
+/// One K′ of the coverage curve (Table 14).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CoveragePoint {
+    /// Conditions covered K′.
+    pub k: usize,
+    /// Score MAE (pp), mean over draws.
+    pub mae_pp: Option<f64>,
+    /// Its 2.5–97.5 percentile range over draws.
+    pub mae_range: Option<(f64, f64)>,
+    /// Inversion rate vs the reference (% of pairs), mean over draws.
+    pub inversions_pct: Option<f64>,
+    /// Its range.
+    pub inversions_range: Option<(f64, f64)>,
+}
+
+impl Rq1Charts {
+    fn of(r: &Rq1Report) -> Self {
+        let s = &r.rank_stability;
+        Rq1Charts {
+            pooled: s.pooled.clone(),
+            pooled_ranks: s.pooled_ranks.clone(),
+            scores: s.scores.clone(),
+            ranks: s.ranks.clone(),
+        }
+    }
+}
+
+impl Rq2Charts {
+    fn of(r: &Rq2Report) -> Self {
+        let finite = |v: &[f64]| v.iter().copied().filter(|x| x.is_finite()).collect();
+        let scaled = |m: &Metric, k: f64| {
+            (
+                m.mean.map(|v| k * v),
+                m.range.map(|[lo, hi]| (k * lo, k * hi)),
+            )
+        };
+        Rq2Charts {
+            designs: r.designs.iter().map(|d| d.label.clone()).collect(),
+            mae_pp: r
+                .designs
+                .iter()
+                .map(|d| finite(&d.summary.mae_contributions))
+                .collect(),
+            inversions_pct: r
+                .designs
+                .iter()
+                .map(|d| finite(&d.summary.inversion_contributions))
+                .collect(),
+            coverage: r
+                .coverage
+                .iter()
+                .enumerate()
+                .map(|(i, d)| {
+                    let (mae_pp, mae_range) = scaled(&d.summary.mae_pp, 1.0);
+                    let (inversions_pct, inversions_range) =
+                        scaled(&d.summary.inversion_rate, 100.0);
+                    CoveragePoint {
+                        k: d.conditions.unwrap_or(i + 1),
+                        mae_pp,
+                        mae_range,
+                        inversions_pct,
+                        inversions_range,
+                    }
+                })
+                .collect(),
+        }
+    }
 }
 
 /// A message from the worker to the page.
@@ -142,7 +323,8 @@ pub enum Reply {
         total: usize,
         stage: String,
     },
-    Done(Outcome),
+    /// The finished analysis (boxed: it is far larger than the other replies).
+    Done(Box<Outcome>),
     Failed {
         message: String,
     },
@@ -197,6 +379,8 @@ pub fn run(
                 summary,
                 tables,
                 report: serde_json::to_string(&report).map_err(encode)?,
+                replicates: None,
+                charts: Some(Charts::Rq1(Rq1Charts::of(&report))),
             })
         }
         Request::Rq2(settings) => {
@@ -211,6 +395,44 @@ pub fn run(
                 summary,
                 tables,
                 report: serde_json::to_string(&report).map_err(encode)?,
+                replicates: None,
+                charts: Some(Charts::Rq2(Rq2Charts::of(&report))),
+            })
+        }
+        Request::Reweight(settings) => {
+            let units = atlas_core::stats::unit_counts(&audit, settings.policy);
+            let boot = ReweightBootstrap::run_with_progress(
+                &audit,
+                &units,
+                settings.reps,
+                settings.seed,
+                &mut |done, total| {
+                    progress(done, total, "bootstrap replicates");
+                    true
+                },
+            )
+            .map_err(|e| format!("the bootstrap cannot run on this bundle: {e}"))?;
+            let replicates = Replicates {
+                seed: boot.seed(),
+                reps: boot.reps(),
+                models: units.models,
+                conditions: units.conditions,
+                policy: settings.policy,
+                means: boot.replicate_means().to_vec(),
+            };
+            Ok(Outcome {
+                analysis: "reweight".into(),
+                summary: vec![format!(
+                    "Statement-cluster bootstrap: seed {}, {} replicates (stream {}), repeat policy {}.",
+                    replicates.seed,
+                    replicates.reps,
+                    atlas_core::reweight::BOOTSTRAP_STREAM,
+                    settings.policy.key()
+                )],
+                tables: Vec::new(),
+                report: serde_json::to_string(&replicates).map_err(encode)?,
+                replicates: Some(replicates),
+                charts: None,
             })
         }
     }
@@ -319,6 +541,82 @@ mod tests {
                 format!("RQ1 cannot run on this bundle: {e}")
             ),
         }
+    }
+
+    #[test]
+    fn reweight_job_returns_the_replicates_of_the_core_bootstrap() {
+        let settings = ReweightSettings {
+            reps: 130,
+            ..ReweightSettings::default()
+        };
+        let mut steps = Vec::new();
+        let outcome = run(
+            TINY.as_bytes(),
+            &Request::Reweight(settings),
+            &mut |d, t, _| steps.push((d, t)),
+        )
+        .unwrap();
+        assert_eq!(steps, [(64, 130), (128, 130), (130, 130)]);
+        let audit = Audit::from_json(TINY).unwrap();
+        let units = atlas_core::stats::unit_counts(&audit, settings.policy);
+        let expected = ReweightBootstrap::run(&audit, &units, 130, settings.seed).unwrap();
+        let replicates = outcome.replicates.clone().unwrap();
+        assert_eq!(replicates.seed, 20_260_722);
+        assert_eq!((replicates.models, replicates.conditions), (2, 2));
+        // Bit for bit (NaN = missing compares by bits).
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&replicates.means), bits(expected.replicate_means()));
+        // The JSON reply leaves the means out; the shape survives.
+        let reply = Reply::from_json(&Reply::Done(Box::new(outcome)).to_json()).unwrap();
+        let Reply::Done(back) = reply else {
+            panic!("not done")
+        };
+        let shape = back.replicates.unwrap();
+        assert!(shape.means.is_empty());
+        assert_eq!(shape.reps, 130);
+        let err = shape.clone().into_bootstrap().unwrap_err();
+        assert!(err.contains("arrived with 0 values, expected 520"), "{err}");
+        let boot = Replicates {
+            means: expected.replicate_means().to_vec(),
+            ..shape
+        }
+        .into_bootstrap()
+        .unwrap();
+        let weights = atlas_core::reweight::ConditionWeights::equal(
+            &atlas_core::reweight::ReweightBasis::new(&audit, &units),
+        );
+        assert_eq!(
+            boot.intervals(&weights, 0.95).unwrap(),
+            expected.intervals(&weights, 0.95).unwrap()
+        );
+    }
+
+    #[test]
+    fn rq2_outcome_carries_the_per_draw_values_of_the_atlas_panels() {
+        let request = Request::Rq2(Rq2Settings {
+            draws: 50,
+            budget: 2,
+            bootstrap_reps: 20,
+            ..Rq2Settings::default()
+        });
+        let outcome = run(TINY.as_bytes(), &request, &mut |_, _, _| {}).unwrap();
+        let Some(Charts::Rq2(charts)) = &outcome.charts else {
+            panic!("no RQ2 chart data")
+        };
+        assert_eq!(charts.designs.len(), 4);
+        assert!(charts.mae_pp.iter().all(|d| d.len() == 50));
+        assert!(charts.inversions_pct.iter().all(|d| d.len() == 50));
+        assert_eq!(
+            charts.coverage.iter().map(|p| p.k).collect::<Vec<_>>(),
+            [1, 2]
+        );
+        // It survives the JSON reply.
+        let Reply::Done(back) =
+            Reply::from_json(&Reply::Done(Box::new(outcome.clone())).to_json()).unwrap()
+        else {
+            panic!("not done")
+        };
+        assert_eq!(back.charts.as_ref().map(|_| ()), Some(()));
     }
 
     #[test]

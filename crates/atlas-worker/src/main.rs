@@ -3,8 +3,9 @@
 //! Trunk builds this binary for wasm32 (`data-type="worker"`, `no-modules` bindings, loader shim
 //! `atlas-worker_loader.js`; see `index.html`). On start it listens for messages and posts
 //! `{"type":"ready"}`; each message is `{request: "<Request JSON>", bundle: Uint8Array}` and is answered
-//! by `progress` messages and one `done` or `failed` ([`atlas_worker::Reply`], as JSON strings). The
-//! page cancels a run by terminating the worker. Natively the binary only says what it is.
+//! by `progress` messages and one `done` or `failed` ([`atlas_worker::Reply`], as JSON strings). A
+//! `done` with bootstrap replicates is posted as `{reply: "<Reply JSON>", means: Float64Array}`, the
+//! array's buffer transferred. The page cancels a run by terminating the worker. Natively the binary only says what it is.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
@@ -23,13 +24,34 @@ fn main() {
 #[cfg(target_arch = "wasm32")]
 mod web {
     use atlas_worker::{run, Reply, Request};
-    use js_sys::{Reflect, Uint8Array};
+    use js_sys::{Array, Float64Array, Object, Reflect, Uint8Array};
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
     fn post(scope: &DedicatedWorkerGlobalScope, reply: &Reply) {
         // Posting a string cannot fail (it is always cloneable).
         let _ = scope.post_message(&JsValue::from_str(&reply.to_json()));
+    }
+
+    /// Posts `{reply, means}` with the means' buffer transferred; a plain reply if that fails.
+    fn post_with_means(scope: &DedicatedWorkerGlobalScope, reply: &Reply, means: &[f64]) {
+        let array = Float64Array::from(means);
+        let message = Object::new();
+        let ok = Reflect::set(
+            &message,
+            &JsValue::from_str("reply"),
+            &JsValue::from_str(&reply.to_json()),
+        )
+        .and_then(|_| Reflect::set(&message, &JsValue::from_str("means"), &array))
+        .and_then(|_| scope.post_message_with_transfer(&message, &Array::of1(&array.buffer())));
+        if let Err(e) = ok {
+            post(
+                scope,
+                &Reply::Failed {
+                    message: format!("could not send the bootstrap replicates: {e:?}"),
+                },
+            );
+        }
     }
 
     /// Reads one request message: its settings (JSON) and the bundle bytes.
@@ -66,7 +88,14 @@ mod web {
                         )
                     };
                     match run(&bundle, &request, &mut progress) {
-                        Ok(outcome) => Reply::Done(outcome),
+                        Ok(mut outcome) => {
+                            if let Some(replicates) = outcome.replicates.as_mut() {
+                                let means = std::mem::take(&mut replicates.means);
+                                post_with_means(&replies, &Reply::Done(Box::new(outcome)), &means);
+                                return;
+                            }
+                            Reply::Done(Box::new(outcome))
+                        }
                         Err(message) => Reply::Failed { message },
                     }
                 }

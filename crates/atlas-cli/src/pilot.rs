@@ -1,0 +1,1181 @@
+//! `atlas pilot`: the native runner of pilot audits (issue 5) around the pure crate `atlas-pilot`
+//! (`docs/pilot.md`). The crate builds every request as data, reads every response, schedules retries
+//! and keeps the run state; this module adds what a browser would do — files instead of IndexedDB, a
+//! blocking HTTP client ([`ureq`]) on std threads instead of `fetch`:
+//!
+//! - `atlas pilot design --base BASE.json [--statements-from BUNDLE --per-category N] -o design.json`
+//!   fills a partial design: statements from a bundle (stratified sample by category), the five
+//!   Table 7 wordings and the baseline condition where the base has none;
+//! - `atlas pilot plan --design design.json -o plan.json` prints the calls, estimated tokens and cost,
+//!   and refuses a plan over the design's hard cap;
+//! - `atlas pilot run --plan plan.json --state run.json [--concurrency N] [--timeout-s T]` runs (or
+//!   resumes) the calls, then the judge calls; the state file is rewritten atomically (temp file +
+//!   rename) after every settled call;
+//! - `atlas pilot bundle --plan plan.json --state run.json [--info info.json] -o bundle.json` turns
+//!   the run into a format-v1 bundle;
+//! - `atlas pilot summary --plan plan.json --state run.json` prints the counts (status, failure
+//!   reasons, how each Selection was obtained, judge labels).
+//!
+//! **Keys** come from environment variables only: `--key-env VAR` (every model and judge) or
+//! `--key-env ID=VAR` (one model or judge id), or the plan's `key_env` (copied from the design file:
+//! `"key_env": "VAR"` or `{"ID": "VAR", "*": "VAR"}`). Only the variable's *name* is ever stored;
+//! the key lives in an [`atlas_pilot::SecretKey`] and in the request headers in memory, and every
+//! stored or printed failure message is scrubbed of it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{anyhow, bail, Context, Result};
+use atlas_core::Audit;
+use atlas_pilot::judge::{label_code, parse_judge_label};
+use atlas_pilot::plan::{
+    baseline_condition, sample_statements, statements_from_audit, table7_templates,
+};
+use atlas_pilot::provider::{ProviderError, RetryAfter};
+use atlas_pilot::run::CallStatus;
+use atlas_pilot::{
+    build_plan, extract_completion, to_bundle, BackoffPolicy, BundleInfo, HttpRequest, Next,
+    PilotDesign, Plan, RunState, SecretKey, Settled,
+};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// The member of a design or plan file that names the key variables (not part of `PilotDesign`).
+pub const KEY_ENV_MEMBER: &str = "key_env";
+
+/// `atlas pilot` and its subcommands.
+#[derive(clap::Args)]
+pub struct PilotArgs {
+    #[command(subcommand)]
+    pub command: PilotCommand,
+}
+
+/// The steps of a pilot audit.
+#[derive(clap::Subcommand)]
+pub enum PilotCommand {
+    /// Fill a partial design: statements sampled from a bundle, the Table 7 wordings and the baseline
+    /// condition where the base file has none.
+    Design(DesignArgs),
+    /// Check a design, print calls, estimated tokens and cost, and write the plan (refused over the
+    /// design's hard cap).
+    Plan(PlanArgs),
+    /// Run or resume a plan's calls and judge calls, persisting the state after every settled call.
+    Run(RunArgs),
+    /// Turn a run into a format-v1 bundle.
+    Bundle(BundleArgs),
+    /// Print a run's counts: status, failure reasons, how each Selection was obtained, judge labels.
+    Summary(SummaryArgs),
+}
+
+/// Arguments of `atlas pilot design`.
+#[derive(clap::Args)]
+pub struct DesignArgs {
+    /// A partial design (JSON): any `PilotDesign` members (docs/pilot.md), plus an optional `key_env`.
+    /// Missing `templates` = the five Table 7 wordings; missing `conditions` = the baseline B0.
+    #[arg(long)]
+    pub base: PathBuf,
+    /// Take the statements from this bundle's statement facet (replacing the base's).
+    #[arg(long)]
+    pub statements_from: Option<PathBuf>,
+    /// With --statements-from: at most this many statements per category, drawn uniformly without
+    /// replacement (`sample_statements`; all statements when absent).
+    #[arg(long, requires = "statements_from")]
+    pub per_category: Option<usize>,
+    /// Seed of the statement sample (default: the design's `seed`).
+    #[arg(long, requires = "per_category")]
+    pub sample_seed: Option<u64>,
+    /// Output file.
+    #[arg(short, long)]
+    pub out: PathBuf,
+}
+
+/// Arguments of `atlas pilot plan`.
+#[derive(clap::Args)]
+pub struct PlanArgs {
+    /// The design file (a `PilotDesign` as JSON, plus an optional `key_env`).
+    #[arg(long)]
+    pub design: PathBuf,
+    /// Where to write the plan (JSON); without it only the estimate is printed.
+    #[arg(short, long)]
+    pub out: Option<PathBuf>,
+}
+
+/// Arguments of `atlas pilot run`.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The plan file written by `atlas pilot plan`.
+    #[arg(long)]
+    pub plan: PathBuf,
+    /// The run state file: resumed when it exists (in-flight calls are sent again), created otherwise.
+    #[arg(long)]
+    pub state: PathBuf,
+    /// Calls at once.
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// Per-call timeout in seconds (connect, send and the whole response).
+    #[arg(long, default_value_t = 60.0)]
+    pub timeout_s: f64,
+    /// Environment variable holding the key: `VAR` for every model and judge, or `ID=VAR` for one
+    /// model or judge id (repeatable; overrides the plan's `key_env`). The key is never printed or stored.
+    #[arg(long)]
+    pub key_env: Vec<String>,
+    /// Attempts per call, retries included (BackoffPolicy::max_attempts).
+    #[arg(long, default_value_t = BackoffPolicy::default().max_attempts)]
+    pub max_attempts: u32,
+    /// First backoff ceiling, ms (BackoffPolicy::base_ms).
+    #[arg(long, default_value_t = BackoffPolicy::default().base_ms)]
+    pub backoff_base_ms: u64,
+    /// Largest backoff ceiling, ms (BackoffPolicy::cap_ms).
+    #[arg(long, default_value_t = BackoffPolicy::default().cap_ms)]
+    pub backoff_cap_ms: u64,
+    /// Skip the judge calls (run the audited calls only).
+    #[arg(long)]
+    pub no_judges: bool,
+    /// Append one JSON line per attempt outcome to this file (call id, attempt, outcome, status,
+    /// Retry-After, backoff delay, times; no key, no request).
+    #[arg(long)]
+    pub events: Option<PathBuf>,
+    /// Stop abruptly after this many settled attempts, leaving in-flight calls in the state file as a
+    /// crash would (for resume tests).
+    #[arg(long)]
+    pub stop_after: Option<usize>,
+    /// Seconds between progress lines on stderr.
+    #[arg(long, default_value_t = 15.0)]
+    pub progress_every_s: f64,
+}
+
+/// Arguments of `atlas pilot bundle`.
+#[derive(clap::Args)]
+pub struct BundleArgs {
+    /// The plan file.
+    #[arg(long)]
+    pub plan: PathBuf,
+    /// The run state file.
+    #[arg(long)]
+    pub state: PathBuf,
+    /// The bundle's descriptive fields as JSON (`BundleInfo`: id, title, description, source,
+    /// license, content_warning, notes); default: a generic pilot bundle (CC0-1.0).
+    #[arg(long)]
+    pub info: Option<PathBuf>,
+    /// Output bundle file.
+    #[arg(short, long)]
+    pub out: PathBuf,
+}
+
+/// Arguments of `atlas pilot summary`.
+#[derive(clap::Args)]
+pub struct SummaryArgs {
+    /// The plan file.
+    #[arg(long)]
+    pub plan: PathBuf,
+    /// The run state file.
+    #[arg(long)]
+    pub state: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `atlas pilot …`.
+///
+/// # Errors
+/// Unreadable or invalid files, a plan over its cap, a missing key variable, I/O errors.
+pub fn run(args: PilotArgs) -> Result<ExitCode> {
+    match args.command {
+        PilotCommand::Design(a) => design(&a),
+        PilotCommand::Plan(a) => plan(&a),
+        PilotCommand::Run(a) => run_plan(&a),
+        PilotCommand::Bundle(a) => bundle(&a),
+        PilotCommand::Summary(a) => summary(&a),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+fn read_json(path: &Path, what: &str) -> Result<Value> {
+    let text = fs::read_to_string(path)
+        .with_context(|| format!("cannot read the {what} {}", path.display()))?;
+    serde_json::from_str(&text)
+        .with_context(|| format!("the {what} {} is not valid JSON", path.display()))
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, flushed and synced,
+/// then renamed over `path` (a crash leaves the old or the new file, never half of one).
+///
+/// # Errors
+/// I/O errors, naming the file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| anyhow!("{} is not a file path", path.display()))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let write = || -> std::io::Result<()> {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    };
+    write().with_context(|| {
+        format!(
+            "cannot write {} (through {})",
+            path.display(),
+            tmp.display()
+        )
+    })
+}
+
+/// The `key_env` member taken out of a design or plan object, and the rest.
+fn split_key_env(mut value: Value, path: &Path) -> Result<(Value, KeyEnv)> {
+    let key_env = match value.as_object_mut().and_then(|o| o.remove(KEY_ENV_MEMBER)) {
+        None | Some(Value::Null) => KeyEnv::default(),
+        Some(Value::String(var)) => KeyEnv {
+            default: Some(var),
+            by_id: BTreeMap::new(),
+        },
+        Some(Value::Object(map)) => {
+            let mut k = KeyEnv::default();
+            for (id, var) in map {
+                let Value::String(var) = var else {
+                    bail!(
+                        "{}: `key_env.{id}` must be the name of an environment variable (a string)",
+                        path.display()
+                    );
+                };
+                if id == "*" {
+                    k.default = Some(var);
+                } else {
+                    k.by_id.insert(id, var);
+                }
+            }
+            k
+        }
+        Some(_) => bail!(
+            "{}: `key_env` must be a variable name or an object {{\"ID\": \"VAR\", \"*\": \"VAR\"}}",
+            path.display()
+        ),
+    };
+    for var in key_env.default.iter().chain(key_env.by_id.values()) {
+        check_var_name(var).with_context(|| format!("{}: `key_env`", path.display()))?;
+    }
+    Ok((value, key_env))
+}
+
+fn check_var_name(var: &str) -> Result<()> {
+    let ok = !var.is_empty()
+        && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !var.starts_with(|c: char| c.is_ascii_digit());
+    if !ok {
+        bail!("{var:?} is not an environment variable name (letters, digits, `_`); put the key in a variable and name the variable");
+    }
+    Ok(())
+}
+
+/// Which environment variable holds the key of each model and judge (names only).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct KeyEnv {
+    /// For every id without its own entry.
+    #[serde(rename = "*", skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+    /// By model or judge id.
+    #[serde(flatten)]
+    pub by_id: BTreeMap<String, String>,
+}
+
+impl KeyEnv {
+    fn is_empty(&self) -> bool {
+        self.default.is_none() && self.by_id.is_empty()
+    }
+
+    fn var_for(&self, id: &str) -> Option<&str> {
+        self.by_id
+            .get(id)
+            .or(self.default.as_ref())
+            .map(String::as_str)
+    }
+}
+
+fn parse_design(value: Value, path: &Path) -> Result<PilotDesign> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let at = e.path().to_string();
+        anyhow!("{}: at `{at}`: {}", path.display(), e.into_inner())
+    })
+}
+
+fn read_design(path: &Path) -> Result<(PilotDesign, KeyEnv)> {
+    let (value, key_env) = split_key_env(read_json(path, "design")?, path)?;
+    Ok((parse_design(value, path)?, key_env))
+}
+
+/// Reads a plan written by `atlas pilot plan` and checks that it is still what its design plans
+/// (same fingerprint), so a hand-edited plan is refused.
+fn read_plan(path: &Path) -> Result<(Plan, KeyEnv)> {
+    let (value, key_env) = split_key_env(read_json(path, "plan")?, path)?;
+    let plan: Plan = serde_path_to_error::deserialize(value).map_err(|e| {
+        let at = e.path().to_string();
+        anyhow!("{}: at `{at}`: {}", path.display(), e.into_inner())
+    })?;
+    let again = build_plan(plan.design.clone())
+        .with_context(|| format!("{}: its design no longer plans", path.display()))?;
+    if again.fingerprint != plan.fingerprint || again.calls != plan.calls {
+        bail!(
+            "{}: the calls do not match the plan's design (fingerprint {} vs {}); re-run `atlas pilot plan` instead of editing a plan",
+            path.display(),
+            plan.fingerprint,
+            again.fingerprint
+        );
+    }
+    Ok((plan, key_env))
+}
+
+fn read_state(path: &Path, plan: &Plan) -> Result<RunState> {
+    let text = fs::read_to_string(path)
+        .with_context(|| format!("cannot read the run state {}", path.display()))?;
+    let state = RunState::from_json(&text)
+        .with_context(|| format!("{} is not a pilot run state", path.display()))?;
+    state
+        .check_plan(plan)
+        .with_context(|| format!("{} belongs to another plan", path.display()))?;
+    Ok(state)
+}
+
+// ---------------------------------------------------------------------------------------------
+// design, plan
+
+fn design(a: &DesignArgs) -> Result<ExitCode> {
+    let (mut value, key_env) = split_key_env(read_json(&a.base, "base design")?, &a.base)?;
+    let obj = value
+        .as_object_mut()
+        .ok_or_else(|| anyhow!("{}: a design is a JSON object", a.base.display()))?;
+    let mut sampled = None;
+    if let Some(bundle) = &a.statements_from {
+        let bytes = fs::read(bundle)
+            .with_context(|| format!("cannot read the bundle {}", bundle.display()))?;
+        let audit = Audit::from_bytes(&bytes)
+            .with_context(|| format!("{} is not a valid bundle", bundle.display()))?;
+        let all = statements_from_audit(&audit);
+        let chosen = match a.per_category {
+            Some(n) => {
+                let seed = match a.sample_seed {
+                    Some(s) => s,
+                    None => obj.get("seed").and_then(Value::as_u64).ok_or_else(|| {
+                        anyhow!(
+                            "{}: give `seed` in the base design or --sample-seed",
+                            a.base.display()
+                        )
+                    })?,
+                };
+                sample_statements(&all, n, seed)
+            }
+            None => all.clone(),
+        };
+        sampled = Some((chosen.len(), all.len()));
+        obj.insert("statements".into(), serde_json::to_value(&chosen)?);
+    }
+    if !obj.contains_key("templates") {
+        obj.insert(
+            "templates".into(),
+            serde_json::to_value(table7_templates())?,
+        );
+    }
+    if !obj.contains_key("conditions") {
+        obj.insert(
+            "conditions".into(),
+            serde_json::to_value(vec![baseline_condition()])?,
+        );
+    }
+    let d = parse_design(value.clone(), &a.base)?;
+    d.validate()
+        .with_context(|| format!("{}: the filled design is invalid", a.base.display()))?;
+    let mut out = serde_json::to_value(&d)?;
+    if !key_env.is_empty() {
+        if let Some(o) = out.as_object_mut() {
+            o.insert(KEY_ENV_MEMBER.into(), serde_json::to_value(&key_env)?);
+        }
+    }
+    write_atomic(
+        &a.out,
+        format!("{}\n", serde_json::to_string_pretty(&out)?).as_bytes(),
+    )?;
+    if let Some((n, of)) = sampled {
+        println!("statements: {n} of {of}");
+    }
+    println!(
+        "wrote {}: {} model(s), {} statement(s), {} template(s), {} condition(s), {} repeat(s), {} judge(s)",
+        a.out.display(),
+        d.models.len(),
+        d.statements.len(),
+        d.templates.len(),
+        d.conditions.len(),
+        d.repeats,
+        d.judges.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn plan(a: &PlanArgs) -> Result<ExitCode> {
+    let (d, key_env) = read_design(&a.design)?;
+    let plan = match build_plan(d) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: the plan is refused: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let e = &plan.estimate;
+    println!(
+        "plan {}: {} audited call(s) + {} judge call(s) (if every answer is judged) = {} call(s); cap {} call(s){}",
+        plan.fingerprint,
+        e.calls,
+        e.judge_calls,
+        e.total_calls,
+        plan.design.limits.max_calls,
+        plan.design
+            .limits
+            .max_cost
+            .map(|c| format!(", cost cap {c}"))
+            .unwrap_or_default()
+    );
+    println!(
+        "estimated tokens: audited {} in, at most {} out; judges {} in, at most {} out (1 token ≈ 4 characters)",
+        e.input_tokens, e.output_tokens_max, e.judge_input_tokens, e.judge_output_tokens_max
+    );
+    println!(
+        "estimated cost: at most {:.4} (the prices' currency){}",
+        e.cost_max,
+        if e.unpriced_calls > 0 {
+            format!("; {} call(s) without a price not counted", e.unpriced_calls)
+        } else {
+            String::new()
+        }
+    );
+    if let Some(out) = &a.out {
+        let mut v = serde_json::to_value(&plan)?;
+        if !key_env.is_empty() {
+            if let Some(o) = v.as_object_mut() {
+                o.insert(KEY_ENV_MEMBER.into(), serde_json::to_value(&key_env)?);
+            }
+        }
+        write_atomic(out, serde_json::to_string(&v)?.as_bytes())?;
+        println!("wrote {}", out.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+// ---------------------------------------------------------------------------------------------
+// run
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// The keys of every model (`model:ID`) and judge (`judge:ID`), read from the environment variables named by `--key-env`
+/// or the plan. A provider that requires a key without one is refused before any call.
+fn keys(plan: &Plan, from_plan: &KeyEnv, flags: &[String]) -> Result<HashMap<String, SecretKey>> {
+    let mut env = from_plan.clone();
+    for flag in flags {
+        match flag.split_once('=') {
+            Some((id, var)) => {
+                check_var_name(var).context("--key-env ID=VAR")?;
+                env.by_id.insert(id.to_string(), var.to_string());
+            }
+            None => {
+                check_var_name(flag).context("--key-env VAR")?;
+                env.default = Some(flag.clone());
+                env.by_id.retain(|_, _| false);
+            }
+        }
+    }
+    let ids: Vec<(&str, &atlas_pilot::Provider, &str)> = plan
+        .design
+        .models
+        .iter()
+        .map(|m| (m.id.as_str(), &m.provider, "model"))
+        .chain(
+            plan.design
+                .judges
+                .iter()
+                .map(|j| (j.id.as_str(), &j.provider, "judge")),
+        )
+        .collect();
+    for id in env.by_id.keys() {
+        if !ids.iter().any(|(i, _, _)| i == id) {
+            bail!("--key-env / key_env names {id:?}, which is no model or judge id of the plan");
+        }
+    }
+    let mut out = HashMap::new();
+    for (id, provider, what) in ids {
+        let key = match env.var_for(id) {
+            Some(var) => match std::env::var(var) {
+                Ok(v) => SecretKey::new(v),
+                Err(std::env::VarError::NotPresent) => {
+                    bail!("the environment variable {var} (the key of {what} {id:?}) is not set")
+                }
+                Err(std::env::VarError::NotUnicode(_)) => {
+                    bail!("the environment variable {var} (the key of {what} {id:?}) is not valid UTF-8")
+                }
+            },
+            None => SecretKey::default(),
+        };
+        if key.is_empty() && provider.requires_key() {
+            bail!(
+                "{what} {id:?} ({}) needs an API key: name its environment variable with --key-env {id}=VAR or --key-env VAR",
+                provider.label()
+            );
+        }
+        out.insert(format!("{what}:{id}"), key);
+    }
+    Ok(out)
+}
+
+/// What one attempt came back with.
+enum Outcome {
+    /// An HTTP response (any status).
+    Response {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
+    /// The per-call timeout fired.
+    Timeout,
+    /// No response: connection refused, dropped, reset, TLS, DNS…
+    Network(String),
+}
+
+struct Job {
+    id: String,
+    request: HttpRequest,
+}
+
+struct Done {
+    id: String,
+    outcome: Outcome,
+}
+
+fn agent(timeout: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        // A redirect would carry a POST (and custom key headers) elsewhere: read it as a response.
+        .max_redirects(0)
+        .user_agent(concat!("atlas-pilot/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .new_agent()
+}
+
+fn send(agent: &ureq::Agent, req: &HttpRequest) -> Outcome {
+    let mut r = agent.post(&req.url);
+    for (name, value) in &req.headers {
+        r = r.header(name.as_str(), value.as_str());
+    }
+    let map_err = |e: ureq::Error| match e {
+        ureq::Error::Timeout(_) => Outcome::Timeout,
+        other => Outcome::Network(other.to_string()),
+    };
+    let mut resp = match r.send(req.body.as_bytes()) {
+        Ok(resp) => resp,
+        Err(e) => return map_err(e),
+    };
+    let status = resp.status().as_u16();
+    let headers = resp
+        .headers()
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_string(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    match resp
+        .body_mut()
+        .with_config()
+        .limit(64 * 1024 * 1024)
+        .read_to_vec()
+    {
+        Ok(bytes) => Outcome::Response {
+            status,
+            headers,
+            body: String::from_utf8_lossy(&bytes).into_owned(),
+        },
+        Err(e) => map_err(e),
+    }
+}
+
+fn worker(agent: ureq::Agent, jobs: Arc<Mutex<Receiver<Job>>>, done: Sender<Done>) {
+    loop {
+        let job = match jobs.lock() {
+            Ok(rx) => rx.recv(),
+            Err(_) => return,
+        };
+        let Ok(job) = job else { return };
+        let outcome = send(&agent, &job.request);
+        if done
+            .send(Done {
+                id: job.id,
+                outcome,
+            })
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// One line of the `--events` log.
+#[derive(Serialize)]
+struct Event<'a> {
+    t_ms: u64,
+    call: &'a str,
+    judge: bool,
+    attempt: u32,
+    sent_ms: u64,
+    outcome: &'a str,
+    status: Option<u16>,
+    retry_after_ms: Option<u64>,
+    next: &'a str,
+    delay_ms: Option<u64>,
+    not_before_ms: Option<u64>,
+    message: Option<String>,
+}
+
+struct Runner<'a> {
+    plan: &'a Plan,
+    state: RunState,
+    state_path: &'a Path,
+    keys: HashMap<String, SecretKey>,
+    policy: BackoffPolicy,
+    events: Option<fs::File>,
+    in_flight: HashMap<String, (u32, u64)>,
+    settled_attempts: usize,
+}
+
+impl Runner<'_> {
+    fn key_of(&self, id: &str) -> &SecretKey {
+        static NONE: std::sync::OnceLock<SecretKey> = std::sync::OnceLock::new();
+        let owner = match id.split_once(':') {
+            // Judge calls are `{call id}:{judge id}`; call ids have no colon.
+            Some((_, judge)) => format!("judge:{judge}"),
+            None => format!(
+                "model:{}",
+                self.plan
+                    .call(id)
+                    .and_then(|c| self.plan.model_of(c))
+                    .map_or("", |m| m.id.as_str())
+            ),
+        };
+        self.keys
+            .get(&owner)
+            .unwrap_or_else(|| NONE.get_or_init(SecretKey::default))
+    }
+
+    fn persist(&self) -> Result<()> {
+        let text = self
+            .state
+            .to_json()
+            .context("cannot serialise the run state")?;
+        write_atomic(self.state_path, text.as_bytes())
+    }
+
+    fn log(&mut self, event: &Event<'_>) -> Result<()> {
+        if let Some(f) = self.events.as_mut() {
+            let line = serde_json::to_string(event)?;
+            writeln!(f, "{line}").context("cannot append to the events file")?;
+        }
+        Ok(())
+    }
+
+    /// Records one attempt's outcome in the state; returns a line for stderr when it was an error.
+    fn settle(&mut self, done: Done) -> Result<Option<String>> {
+        let now = now_ms();
+        let (attempt, sent_ms) = self.in_flight.remove(&done.id).unwrap_or((0, now));
+        let key = self.key_of(&done.id).clone();
+        let is_judge = done.id.contains(':');
+        let (outcome, status, retry_after_ms, next, message) = match done.outcome {
+            Outcome::Response {
+                status,
+                headers,
+                body,
+            } => {
+                let settled = self
+                    .state
+                    .record_response(
+                        self.plan,
+                        &done.id,
+                        status,
+                        &headers,
+                        &body,
+                        &key,
+                        &self.policy,
+                        now,
+                    )
+                    .with_context(|| format!("recording the response of call {}", done.id))?;
+                match settled {
+                    Settled::Answered => ("answered", Some(status), None, None, None),
+                    Settled::Error { error, next } => (
+                        error.kind_key(),
+                        Some(status),
+                        retry_after_ms(&error, now),
+                        Some(next),
+                        Some(error.to_string()),
+                    ),
+                }
+            }
+            Outcome::Timeout => {
+                let e = ProviderError::Timeout { status: None };
+                let next = self.fail(&done.id, &e, &key, now)?;
+                ("timeout", None, None, Some(next), Some(e.to_string()))
+            }
+            Outcome::Network(message) => {
+                let e = ProviderError::Network {
+                    message: key.scrub(&message),
+                };
+                let next = self.fail(&done.id, &e, &key, now)?;
+                ("network", None, None, Some(next), Some(e.to_string()))
+            }
+        };
+        let (next_name, delay_ms, not_before_ms) = match next {
+            None => ("done", None, None),
+            Some(Next::Failed) => ("failed", None, None),
+            Some(Next::Retry {
+                not_before_ms,
+                delay_ms,
+            }) => ("retry", Some(delay_ms), Some(not_before_ms)),
+        };
+        let message = message.map(|m| key.scrub(&m));
+        let line = message.as_ref().map(|m| {
+            format!(
+                "call {} attempt {attempt}: {m} → {}",
+                done.id,
+                match next {
+                    Some(Next::Retry { delay_ms, .. }) => format!("retry in {} ms", delay_ms),
+                    _ => "failed for good (kept with its reason)".to_string(),
+                }
+            )
+        });
+        let event = Event {
+            t_ms: now,
+            call: &done.id,
+            judge: is_judge,
+            attempt,
+            sent_ms,
+            outcome,
+            status,
+            retry_after_ms,
+            next: next_name,
+            delay_ms,
+            not_before_ms,
+            message,
+        };
+        self.log(&event)?;
+        self.settled_attempts += 1;
+        self.persist()?;
+        Ok(line)
+    }
+
+    fn fail(&mut self, id: &str, e: &ProviderError, key: &SecretKey, now: u64) -> Result<Next> {
+        self.state
+            .fail_attempt(id, e, key, &self.policy, self.plan.design.seed, now)
+            .with_context(|| format!("recording the failed attempt of call {id}"))
+    }
+}
+
+fn retry_after_ms(e: &ProviderError, now: u64) -> Option<u64> {
+    e.retry_after().map(|r: RetryAfter| r.delay_ms(now))
+}
+
+fn run_plan(a: &RunArgs) -> Result<ExitCode> {
+    if a.concurrency == 0 || a.concurrency > 64 {
+        bail!("--concurrency must be 1 to 64 (got {})", a.concurrency);
+    }
+    if !(a.timeout_s > 0.0 && a.timeout_s <= 3600.0) {
+        bail!(
+            "--timeout-s must be above 0 and at most 3600 (got {})",
+            a.timeout_s
+        );
+    }
+    let policy = BackoffPolicy {
+        base_ms: a.backoff_base_ms,
+        cap_ms: a.backoff_cap_ms,
+        max_attempts: a.max_attempts,
+        ..BackoffPolicy::default()
+    };
+    policy.validate().context("the retry settings")?;
+    let (plan, key_env) = read_plan(&a.plan)?;
+    let keys = keys(&plan, &key_env, &a.key_env)?;
+    let (mut state, resumed) = if a.state.exists() {
+        let mut s = read_state(&a.state, &plan)?;
+        let interrupted = s.interrupt();
+        (s, Some(interrupted))
+    } else {
+        (RunState::new(&plan), None)
+    };
+    if !a.no_judges {
+        state.ensure_judge_calls(&plan);
+    }
+    let events = match &a.events {
+        Some(p) => Some(
+            fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .with_context(|| format!("cannot open the events file {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let mut r = Runner {
+        plan: &plan,
+        state,
+        state_path: &a.state,
+        keys,
+        policy,
+        events,
+        in_flight: HashMap::new(),
+        settled_attempts: 0,
+    };
+    r.persist()?;
+    let p = r.state.progress();
+    match resumed {
+        Some(n) => eprintln!(
+            "resuming {}: {} answered, {} failed, {} to do ({n} interrupted in flight, sent again)",
+            a.state.display(),
+            p.calls.answered + p.judge_calls.answered,
+            p.calls.failed + p.judge_calls.failed,
+            p.calls.remaining() + p.judge_calls.remaining()
+        ),
+        None => eprintln!(
+            "starting {}: {} call(s), concurrency {}, timeout {} s",
+            a.state.display(),
+            p.calls.total,
+            a.concurrency,
+            a.timeout_s
+        ),
+    }
+
+    let (job_tx, job_rx) = mpsc::channel::<Job>();
+    let (done_tx, done_rx) = mpsc::channel::<Done>();
+    let job_rx = Arc::new(Mutex::new(job_rx));
+    let agent = agent(Duration::from_secs_f64(a.timeout_s));
+    let mut handles = Vec::new();
+    for _ in 0..a.concurrency {
+        let (agent, jobs, done) = (agent.clone(), Arc::clone(&job_rx), done_tx.clone());
+        handles.push(thread::spawn(move || worker(agent, jobs, done)));
+    }
+    drop(done_tx);
+
+    let started = Instant::now();
+    let mut last_progress = Instant::now();
+    loop {
+        if !a.no_judges {
+            r.state.ensure_judge_calls(&plan);
+        }
+        let now = now_ms();
+        let free = a.concurrency.saturating_sub(r.in_flight.len());
+        let ready = next_ready(&r.state, &plan, now, free);
+        for id in ready {
+            let key = r.key_of(&id).clone();
+            let request = r.state.request(&plan, &id, &key);
+            let attempt = r
+                .state
+                .begin(&id, now)
+                .with_context(|| format!("starting call {id}"))?;
+            match request {
+                Ok(request) => {
+                    r.in_flight.insert(id.clone(), (attempt, now));
+                    job_tx
+                        .send(Job { id, request })
+                        .map_err(|_| anyhow!("the HTTP worker threads stopped"))?;
+                }
+                Err(e) => {
+                    let message = key.scrub(&e.to_string());
+                    eprintln!("call {id}: the request cannot be built: {message} (failed, kept with its reason)");
+                    r.state
+                        .fail_now(&id, "request", &message, &key)
+                        .with_context(|| format!("recording call {id}"))?;
+                    r.persist()?;
+                }
+            }
+        }
+        if r.in_flight.is_empty() {
+            if r.state.ready(now_ms(), 1).is_empty() {
+                match r.state.next_wake_ms() {
+                    Some(wake) => {
+                        thread::sleep(Duration::from_millis(
+                            wake.saturating_sub(now_ms()).clamp(1, 1_000),
+                        ));
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+            continue;
+        }
+        // With every slot busy only a completion can start something; else wake for the next retry.
+        let wait = if r.in_flight.len() >= a.concurrency {
+            1_000
+        } else {
+            r.state
+                .next_wake_ms()
+                .map_or(1_000, |w| w.saturating_sub(now_ms()).clamp(1, 1_000))
+        };
+        match done_rx.recv_timeout(Duration::from_millis(wait)) {
+            Ok(done) => {
+                if let Some(line) = r.settle(done)? {
+                    eprintln!("{line}");
+                }
+                if a.stop_after.is_some_and(|n| r.settled_attempts >= n) {
+                    eprintln!(
+                        "stopping abruptly after {} settled attempt(s) (--stop-after); {} call(s) left in flight in {}",
+                        r.settled_attempts,
+                        r.in_flight.len(),
+                        a.state.display()
+                    );
+                    return Ok(ExitCode::from(3));
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => bail!("the HTTP worker threads stopped"),
+        }
+        if last_progress.elapsed().as_secs_f64() >= a.progress_every_s {
+            last_progress = Instant::now();
+            print_progress(&r.state, a.concurrency, started.elapsed());
+        }
+    }
+    drop(job_tx);
+    for h in handles {
+        let _ = h.join();
+    }
+    r.persist()?;
+    let p = r.state.progress();
+    println!(
+        "done in {:.0} s: calls {} answered, {} failed; judge calls {} answered, {} failed; state {}",
+        started.elapsed().as_secs_f64(),
+        p.calls.answered,
+        p.calls.failed,
+        p.judge_calls.answered,
+        p.judge_calls.failed,
+        a.state.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Up to `limit` ids to begin now: [`RunState::ready`]'s order (audited calls first, in plan order),
+/// except that judge calls go judge by judge (all of the first judge's ready calls, then the
+/// second's, …), so that consecutive prompts share the rubric's prefix and a local server's prompt
+/// cache (llama.cpp keeps the previous prompt's KV cache) evaluates only the new part.
+fn next_ready(state: &RunState, plan: &Plan, now: u64, limit: usize) -> Vec<String> {
+    if limit == 0 {
+        return Vec::new();
+    }
+    let all = state.ready(now, usize::MAX);
+    let (mut audited, mut judged): (Vec<&str>, Vec<&str>) =
+        all.into_iter().partition(|id| !id.contains(':'));
+    let rank = |id: &str| {
+        let judge = id.split_once(':').map_or("", |(_, j)| j);
+        plan.design
+            .judges
+            .iter()
+            .position(|j| j.id == judge)
+            .unwrap_or(usize::MAX)
+    };
+    judged.sort_by_key(|id| rank(id));
+    audited.extend(judged);
+    audited
+        .into_iter()
+        .take(limit)
+        .map(str::to_string)
+        .collect()
+}
+
+fn print_progress(state: &RunState, concurrency: usize, elapsed: Duration) {
+    let p = state.progress();
+    eprintln!(
+        "[{:>5.0} s] calls {}/{} done ({} failed), judge calls {}/{} done ({} failed), {} in flight, mean {:.0} ms/call, about {} left",
+        elapsed.as_secs_f64(),
+        p.calls.done(),
+        p.calls.total,
+        p.calls.failed,
+        p.judge_calls.done(),
+        p.judge_calls.total,
+        p.judge_calls.failed,
+        p.calls.in_flight + p.judge_calls.in_flight,
+        p.mean_duration_ms.unwrap_or(0.0),
+        p.eta_ms(concurrency)
+            .map_or("?".to_string(), |ms| format!("{:.0} min", ms as f64 / 60_000.0))
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// bundle, summary
+
+fn bundle(a: &BundleArgs) -> Result<ExitCode> {
+    let (plan, _) = read_plan(&a.plan)?;
+    let state = read_state(&a.state, &plan)?;
+    let info: BundleInfo = match &a.info {
+        Some(path) => {
+            serde_path_to_error::deserialize(read_json(path, "bundle info")?).map_err(|e| {
+                let at = e.path().to_string();
+                anyhow!("{}: at `{at}`: {}", path.display(), e.into_inner())
+            })?
+        }
+        None => BundleInfo::new("pilot", "Pilot audit"),
+    };
+    let mut file = to_bundle(&state, &plan, &info).context("the run cannot become a bundle")?;
+    let command = std::iter::once("atlas".to_string())
+        .chain(std::env::args().skip(1))
+        .collect::<Vec<_>>()
+        .join(" ");
+    file.metadata.produced_by.command = Some(command);
+    let text = serde_json::to_string(&file)?;
+    Audit::from_bytes(text.as_bytes()).context("the written bundle does not read back")?;
+    write_atomic(&a.out, text.as_bytes())?;
+    let s = counts(&plan, &state);
+    println!(
+        "wrote {} ({} bytes): {} planned call(s), {} answered, {} failed, {} not run",
+        a.out.display(),
+        text.len(),
+        s.planned,
+        s.answered,
+        s.failed,
+        s.not_run
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A run's counts (`atlas pilot summary`).
+#[derive(Debug, Default, Serialize)]
+pub struct Counts {
+    /// Planned audited calls.
+    pub planned: usize,
+    /// Audited calls answered.
+    pub answered: usize,
+    /// Audited calls finally failed.
+    pub failed: usize,
+    /// Audited calls pending or in flight.
+    pub not_run: usize,
+    /// Finally failed calls (audited and judge) by failure kind.
+    pub failed_by_reason: BTreeMap<String, usize>,
+    /// Attempts beyond the first, summed over the settled calls.
+    pub retries: u64,
+    /// Answered audited calls by how the Selection was obtained.
+    pub obtained: BTreeMap<String, usize>,
+    /// Answered audited calls by extraction rule.
+    pub rules: BTreeMap<String, usize>,
+    /// Answered audited calls by Selection (raw).
+    pub selections: BTreeMap<String, usize>,
+    /// Judge calls: planned, answered, failed.
+    pub judge_calls: [usize; 3],
+    /// Per judge: label code (`E`, `QE` as `Q`, `N`, `D`, `R`, `.` = no label) → count, over the
+    /// judge calls made.
+    pub judge_labels: BTreeMap<String, BTreeMap<String, usize>>,
+}
+
+fn counts(plan: &Plan, state: &RunState) -> Counts {
+    let mut c = Counts {
+        planned: plan.calls.len(),
+        ..Counts::default()
+    };
+    let fail = |status: &CallStatus, c: &mut Counts| match status {
+        CallStatus::Failed { reason, attempts } => {
+            *c.failed_by_reason.entry(reason.kind.clone()).or_default() += 1;
+            c.retries += u64::from(attempts.saturating_sub(1));
+        }
+        CallStatus::Answered { attempts, .. } => c.retries += u64::from(attempts.saturating_sub(1)),
+        _ => {}
+    };
+    for (record, call) in state.calls.iter().zip(&plan.calls) {
+        fail(&record.status, &mut c);
+        match &record.status {
+            CallStatus::Answered { completion, .. } => {
+                c.answered += 1;
+                if let Some(t) = plan.template_of(call) {
+                    let ex = extract_completion(completion, &t.answer_space);
+                    let v = serde_json::to_value(ex.obtained).unwrap_or_default();
+                    *c.obtained
+                        .entry(v.as_str().unwrap_or("?").to_string())
+                        .or_default() += 1;
+                    let r = serde_json::to_value(ex.rule).unwrap_or_default();
+                    *c.rules
+                        .entry(r.as_str().unwrap_or("?").to_string())
+                        .or_default() += 1;
+                    *c.selections
+                        .entry(if ex.raw.is_empty() {
+                            "(none)".to_string()
+                        } else {
+                            ex.raw.clone()
+                        })
+                        .or_default() += 1;
+                }
+            }
+            CallStatus::Failed { .. } => c.failed += 1,
+            _ => c.not_run += 1,
+        }
+    }
+    for j in &state.judge_calls {
+        fail(&j.status, &mut c);
+        c.judge_calls[0] += 1;
+        let labels = c.judge_labels.entry(j.judge.clone()).or_default();
+        match &j.status {
+            CallStatus::Answered { completion, .. } => {
+                c.judge_calls[1] += 1;
+                let code = label_code(parse_judge_label(&completion.text).ok());
+                *labels.entry(code.to_string()).or_default() += 1;
+            }
+            CallStatus::Failed { .. } => {
+                c.judge_calls[2] += 1;
+                *labels.entry(".".to_string()).or_default() += 1;
+            }
+            _ => {}
+        }
+    }
+    c
+}
+
+fn summary(a: &SummaryArgs) -> Result<ExitCode> {
+    let (plan, _) = read_plan(&a.plan)?;
+    let state = read_state(&a.state, &plan)?;
+    let c = counts(&plan, &state);
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&json!(c))?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let fmt = |m: &BTreeMap<String, usize>| {
+        m.iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!(
+        "audited calls: {} planned, {} answered, {} failed, {} not run; retries (attempts beyond the first) {}",
+        c.planned, c.answered, c.failed, c.not_run, c.retries
+    );
+    println!("failed by reason: {}", fmt(&c.failed_by_reason));
+    println!("Selection obtained: {}", fmt(&c.obtained));
+    println!("Selection rules: {}", fmt(&c.rules));
+    println!("Selections: {}", fmt(&c.selections));
+    println!(
+        "judge calls: {} made, {} answered, {} failed",
+        c.judge_calls[0], c.judge_calls[1], c.judge_calls[2]
+    );
+    for (judge, labels) in &c.judge_labels {
+        println!("judge {judge} labels: {}", fmt(labels));
+    }
+    Ok(ExitCode::SUCCESS)
+}

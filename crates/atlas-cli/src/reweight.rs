@@ -1,0 +1,253 @@
+//! `atlas reweight`: the condition re-weighting of the reference score (seed `000_…` Eq. 4; issue 4) —
+//! the numbers of the app's re-weighting panel, natively: per model the weighted score, Δ against equal
+//! weights, rank and equal-weight rank, Kendall τ-b and the inverted pairs against the equal-weight
+//! ranking, and statement-cluster bootstrap 95% intervals (`atlas_core::reweight`).
+//!
+//! `--format csv` writes [`atlas_core::tables::reweight_csv`], byte for byte what the app's "CSV" export
+//! of the re-weighting table writes for the same bundle, policy, weights and bootstrap (all models
+//! shown); `--format json` writes [`atlas_core::tables::reweight_json`], the `reweighting` part of the
+//! app's JSON export.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use atlas_core::rank::average_ranks;
+use atlas_core::reweight::{
+    ConditionWeights, ReweightBasis, ReweightBootstrap, DEFAULT_BOOTSTRAP_REPS, DEFAULT_SEED,
+};
+use atlas_core::tables::{reweight_csv, reweight_json, ReweightIntervals};
+use atlas_core::{Audit, RepeatPolicy};
+use clap::ValueEnum;
+
+/// Output format of `atlas reweight`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Csv,
+}
+
+/// Arguments of `atlas reweight`.
+#[derive(clap::Args)]
+pub struct ReweightArgs {
+    /// The bundle file.
+    pub bundle: PathBuf,
+    /// Repeat policy: all_responses, first_repeat or unit_majority (dashes accepted).
+    #[arg(long, default_value = "all_responses", value_parser = parse_policy)]
+    pub policy: RepeatPolicy,
+    /// Custom condition weights, e.g. `benign=1,targeted=0.5`; unlisted conditions keep their
+    /// equal (Eq. 4) weight: 1 in the reference, 0 outside it.
+    #[arg(long, conflicts_with = "preset")]
+    pub weights: Option<String>,
+    /// A preset: `equal` (Eq. 4), `baseline` (baseline sweep only), `sweep:NAME` (one sweep only) or
+    /// `per-sweep:NAME=W,…` (one weight per sweep, spread equally over its conditions; unlisted
+    /// sweeps weigh 1).
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Statement-cluster bootstrap replicates of the 95% intervals (0 = no intervals).
+    #[arg(long, default_value_t = DEFAULT_BOOTSTRAP_REPS)]
+    pub bootstrap: usize,
+    /// Seed of the bootstrap (stream 5 of it).
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+fn parse_policy(s: &str) -> Result<RepeatPolicy, String> {
+    RepeatPolicy::from_key(&s.replace('-', "_")).ok_or_else(|| {
+        format!("unknown repeat policy {s:?}: use all_responses, first_repeat or unit_majority")
+    })
+}
+
+/// `NAME=VALUE` pairs of a comma-separated list.
+fn pairs(spec: &str) -> Result<Vec<(String, f64)>> {
+    spec.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|part| {
+            let (name, value) = part
+                .rsplit_once('=')
+                .with_context(|| format!("weight {part:?}: expected NAME=WEIGHT"))?;
+            let value: f64 = value
+                .trim()
+                .parse()
+                .with_context(|| format!("weight {part:?}: {:?} is not a number", value.trim()))?;
+            Ok((name.trim().to_string(), value))
+        })
+        .collect()
+}
+
+/// The weights that `--weights` or `--preset` ask for (equal weights without either).
+///
+/// # Errors
+/// An unknown condition or sweep, a malformed number, and every validation error of
+/// [`ConditionWeights`] (naming the condition).
+pub fn weights_from_args(
+    basis: &ReweightBasis,
+    weights: Option<&str>,
+    preset: Option<&str>,
+) -> Result<ConditionWeights> {
+    if let Some(spec) = weights {
+        let conditions = basis.conditions();
+        let mut values: Vec<f64> = conditions
+            .iter()
+            .map(|c| if c.in_reference { 1.0 } else { 0.0 })
+            .collect();
+        for (id, w) in pairs(spec)? {
+            let c = conditions
+                .iter()
+                .position(|c| c.id == id)
+                .with_context(|| {
+                    let known: Vec<&str> = conditions.iter().map(|c| c.id.as_str()).collect();
+                    format!(
+                        "no condition {id:?} in the bundle (conditions: {})",
+                        known.join(", ")
+                    )
+                })?;
+            values[c] = w;
+        }
+        return Ok(ConditionWeights::custom(basis, values)?);
+    }
+    let Some(preset) = preset.map(str::trim) else {
+        return Ok(ConditionWeights::equal(basis));
+    };
+    if preset == "equal" {
+        return Ok(ConditionWeights::equal(basis));
+    }
+    if preset == "baseline" {
+        return Ok(ConditionWeights::baseline_only(basis)?);
+    }
+    if let Some(sweep) = preset.strip_prefix("sweep:") {
+        return Ok(ConditionWeights::sweep_only(basis, sweep.trim())?);
+    }
+    if let Some(spec) = preset.strip_prefix("per-sweep:") {
+        let sweeps = basis.sweeps();
+        let mut values = vec![1.0; sweeps.len()];
+        for (name, w) in pairs(spec)? {
+            let g = sweeps
+                .iter()
+                .position(|s| s.display_name() == name)
+                .with_context(|| {
+                    let known: Vec<&str> = sweeps.iter().map(|s| s.display_name()).collect();
+                    format!(
+                        "no sweep {name:?} in the bundle (sweeps: {})",
+                        known.join(", ")
+                    )
+                })?;
+            values[g] = w;
+        }
+        return Ok(ConditionWeights::per_sweep(basis, &values)?);
+    }
+    bail!("unknown preset {preset:?}: use equal, baseline, sweep:NAME or per-sweep:NAME=W,…")
+}
+
+/// Runs the subcommand.
+pub fn run(args: ReweightArgs) -> Result<ExitCode> {
+    let text = std::fs::read_to_string(&args.bundle)
+        .with_context(|| format!("reading {}", args.bundle.display()))?;
+    let audit = Audit::from_json(&text)
+        .map_err(|e| anyhow::anyhow!("{}: invalid bundle: {e}", args.bundle.display()))?;
+    let units = atlas_core::stats::unit_counts(&audit, args.policy);
+    let basis = ReweightBasis::new(&audit, &units);
+    let weights = weights_from_args(&basis, args.weights.as_deref(), args.preset.as_deref())?;
+    let r = basis.reweight(&weights)?;
+    let boot = if args.bootstrap > 0 {
+        Some(ReweightBootstrap::run(
+            &audit,
+            &units,
+            args.bootstrap,
+            args.seed,
+        )?)
+    } else {
+        None
+    };
+    let intervals = boot
+        .as_ref()
+        .map(|b| b.intervals(&weights, 0.95))
+        .transpose()?;
+    let intervals = intervals.as_deref().map(|i| ReweightIntervals {
+        seed: args.seed,
+        reps: args.bootstrap,
+        intervals: i,
+    });
+    let bundle = &audit.metadata().id;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match args.format {
+        Format::Csv => {
+            let all: Vec<usize> = (0..basis.models().len()).collect();
+            write!(
+                out,
+                "{}",
+                reweight_csv(bundle, &basis, &weights, &r, intervals, &all)
+            )?;
+        }
+        Format::Json => writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&reweight_json(bundle, &basis, &weights, &r, intervals))?
+        )?,
+        Format::Text => {
+            let pct =
+                |v: Option<f64>| v.map_or("—".to_string(), |x| format!("{:.2}%", 100.0 * x));
+            let rank = |v: Option<f64>| v.map_or("—".to_string(), |x| x.to_string());
+            writeln!(
+                out,
+                "bundle {bundle}  repeat policy {}  weights: {}",
+                basis.policy().key(),
+                weights.describe(&basis)
+            )?;
+            writeln!(
+                out,
+                "{:<36} {:>9} {:>19} {:>10} {:>6} {:>10}",
+                "model", "score", "95% interval", "Δ vs eq.", "rank", "eq. rank"
+            )?;
+            let equal_ranks = average_ranks(basis.equal_scores());
+            for (m, id) in basis.models().iter().enumerate() {
+                let ci = intervals
+                    .and_then(|i| i.intervals.get(m).copied().flatten())
+                    .map_or("—".to_string(), |i| {
+                        format!("[{:.2}, {:.2}]", 100.0 * i.lo, 100.0 * i.hi)
+                    });
+                writeln!(
+                    out,
+                    "{id:<36} {:>9} {ci:>19} {:>10} {:>6} {:>10}",
+                    pct(r.scores[m]),
+                    r.delta_pp[m].map_or("—".to_string(), |d| format!("{d:+.2} pp")),
+                    rank(r.ranks[m]),
+                    rank(equal_ranks[m])
+                )?;
+            }
+            let ids = basis.models();
+            let inverted: Vec<String> = r
+                .inverted_pairs
+                .iter()
+                .map(|&(a, b)| format!("{} – {}", ids[a], ids[b]))
+                .collect();
+            writeln!(
+                out,
+                "Kendall τ-b vs equal weights: {} · inverted pairs: {} of {} · max rank displacement: {}",
+                r.tau_b.map_or("—".to_string(), |t| format!("{t:.3}")),
+                r.inversions.inverted,
+                r.inversions.pairs,
+                rank(r.max_displacement)
+            )?;
+            if !inverted.is_empty() {
+                writeln!(out, "inverted: {}", inverted.join(", "))?;
+            }
+            match &boot {
+                Some(b) => writeln!(
+                    out,
+                    "intervals: 95% statement-cluster bootstrap, seed {}, {} replicates (stream {})",
+                    b.seed(),
+                    b.reps(),
+                    atlas_core::reweight::BOOTSTRAP_STREAM
+                )?,
+                None => writeln!(out, "intervals: none (--bootstrap 0)")?,
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,1523 @@
+//! The explorer (issue 4): live condition re-weighting of the reference score (seed `000_…` Eq. 4).
+//!
+//! [`ExplorerModel`] is the state behind the re-weighting panel ([`Reweighting`]) and the evidence atlas
+//! ([`crate::atlas_view`]), one per loaded bundle: the [`ReweightBasis`] (built once per bundle and
+//! repeat policy, in a `Memo`), the weights as typed (preset, one text per condition, one per sweep), the
+//! last valid [`ConditionWeights`] and their re-weighting (recomputed on every input event; timed with
+//! `performance.now()` and published on `window.__atlasReweight`), the statement-cluster bootstrap run in
+//! the analysis Web Worker ([`atlas_worker::Request::Reweight`]) whose replicates give intervals for any
+//! weights at once, the models and conditions shown, and the finished RQ1/RQ2 runs
+//! ([`AnalysisResults`]). Its state is mirrored into the page URL ([`crate::url_state`]).
+
+use std::sync::Arc;
+
+use atlas_core::rank::average_ranks;
+use atlas_core::reweight::{
+    ConditionWeights, ReweightBasis, ReweightBootstrap, ReweightError, Reweighted, ScoreInterval,
+    WeightPreset, BOOTSTRAP_STREAM, DEFAULT_BOOTSTRAP_REPS, DEFAULT_SEED,
+};
+use atlas_core::tables::{reweight_csv, reweight_json, ReweightIntervals};
+use atlas_core::{Audit, RepeatPolicy};
+use atlas_worker::{Outcome, Request, ReweightSettings};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::app::{thousands, AtlasState, Loaded, DEFAULT_BUNDLE};
+use crate::export::{copy_to_clipboard, download_text, file_part, sha256_hex};
+use crate::loader::{now_ms, resolve_url};
+use crate::url_state::{focus_view, replace_url, FocusedView, InitialView, ViewState};
+use crate::worker::{AnalysisRun, WorkerEvent};
+
+/// A finished RQ1 or RQ2 run: what was asked and what came back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finished {
+    /// The settings of the run.
+    pub request: Request,
+    /// What the worker answered.
+    pub outcome: Arc<Outcome>,
+}
+
+/// The last finished RQ1 and RQ2 runs of the loaded bundle (context, set by the Analyses panels), for
+/// the atlas panels they feed and the JSON export.
+#[derive(Debug, Clone, Copy)]
+pub struct AnalysisResults {
+    /// The last finished RQ1 run.
+    pub rq1: RwSignal<Option<Finished>>,
+    /// The last finished RQ2 run.
+    pub rq2: RwSignal<Option<Finished>>,
+}
+
+impl AnalysisResults {
+    /// Empty results.
+    pub fn new() -> Self {
+        AnalysisResults {
+            rq1: RwSignal::new(None),
+            rq2: RwSignal::new(None),
+        }
+    }
+
+    /// Records a finished run (RQ1 or RQ2 by its request; other requests are ignored).
+    pub fn publish(&self, request: Request, outcome: Arc<Outcome>) {
+        let finished = Some(Finished { request, outcome });
+        match request {
+            Request::Rq1(_) => self.rq1.set(finished),
+            Request::Rq2(_) => self.rq2.set(finished),
+            Request::Reweight(_) => {}
+        }
+    }
+}
+
+impl Default for AnalysisResults {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Which preset the weights come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PresetKind {
+    /// Eq. 4: equal weights on the reference conditions.
+    Equal,
+    /// The baseline sweep only.
+    Baseline,
+    /// One sweep only.
+    Sweep,
+    /// One weight per sweep.
+    PerSweep,
+    /// One weight per condition.
+    Custom,
+}
+
+impl PresetKind {
+    /// All presets in the order the panel lists them.
+    pub const ALL: [PresetKind; 5] = [
+        PresetKind::Equal,
+        PresetKind::Baseline,
+        PresetKind::Sweep,
+        PresetKind::PerSweep,
+        PresetKind::Custom,
+    ];
+
+    /// URL and element key.
+    pub fn key(self) -> &'static str {
+        match self {
+            PresetKind::Equal => "equal",
+            PresetKind::Baseline => "baseline",
+            PresetKind::Sweep => "sweep",
+            PresetKind::PerSweep => "per_sweep",
+            PresetKind::Custom => "custom",
+        }
+    }
+
+    /// The preset of a key.
+    pub fn from_key(key: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.key() == key)
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            PresetKind::Equal => "Equal weights (Eq. 4)",
+            PresetKind::Baseline => "Baseline only",
+            PresetKind::Sweep => "One sweep only",
+            PresetKind::PerSweep => "Per sweep",
+            PresetKind::Custom => "Custom",
+        }
+    }
+
+    fn of(preset: &WeightPreset) -> Self {
+        match preset {
+            WeightPreset::Equal => PresetKind::Equal,
+            WeightPreset::BaselineOnly => PresetKind::Baseline,
+            WeightPreset::SweepOnly { .. } => PresetKind::Sweep,
+            WeightPreset::PerSweep { .. } => PresetKind::PerSweep,
+            WeightPreset::Custom => PresetKind::Custom,
+        }
+    }
+}
+
+/// A [`ReweightBasis`] shared by pointer (memos compare it by identity).
+#[derive(Debug, Clone)]
+pub struct BasisHandle(pub Arc<ReweightBasis>);
+
+impl PartialEq for BasisHandle {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// One model's row of the re-weighting table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelRow {
+    /// Model index (bundle order).
+    pub m: usize,
+    /// Model id.
+    pub id: String,
+    /// Model label (the level's `label`, else its id).
+    pub label: String,
+    /// Weighted score (fraction).
+    pub score: Option<f64>,
+    /// Equal-weight (Eq. 4) score (fraction).
+    pub equal: Option<f64>,
+    /// `100 · (score − equal)`, pp.
+    pub delta_pp: Option<f64>,
+    /// Rank under the weights (1 = lowest score).
+    pub rank: Option<f64>,
+    /// Rank under equal weights.
+    pub equal_rank: Option<f64>,
+    /// The models whose order with this one is inverted against equal weights.
+    pub inverted_with: Vec<usize>,
+    /// The score as shown (`12.34%`).
+    pub score_text: String,
+    /// Δ as shown (`+1.23`).
+    pub delta_text: String,
+    /// The rank as shown.
+    pub rank_text: String,
+    /// The equal-weight rank as shown.
+    pub equal_rank_text: String,
+}
+
+/// The re-weighting of the last valid weights, with the table's rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReweightView {
+    /// The weights re-weighted with.
+    pub weights: ConditionWeights,
+    /// Scores, ranks, τ-b and inverted pairs against equal weights.
+    pub result: Reweighted,
+    /// One row per model of the bundle.
+    pub rows: Vec<ModelRow>,
+    /// `ConditionWeights::describe`.
+    pub description: String,
+}
+
+/// Where the statement-cluster bootstrap stands.
+#[derive(Debug, Clone)]
+pub enum BootState {
+    /// Not started.
+    Idle,
+    /// `done` of `total` replicates in the worker.
+    Running {
+        /// Replicates done.
+        done: usize,
+        /// Replicates asked for.
+        total: usize,
+    },
+    /// The replicates, for the repeat policy they were drawn under.
+    Ready {
+        /// The replicate condition means.
+        boot: Arc<ReweightBootstrap>,
+        /// The repeat policy of the unit values.
+        policy: RepeatPolicy,
+    },
+    /// Why the run failed.
+    Failed(String),
+}
+
+/// Bootstrap intervals of the current weights with the run's seed and replicates.
+#[derive(Debug, Clone)]
+pub struct IntervalInfo {
+    /// Seed of the draws.
+    pub seed: u64,
+    /// Replicates.
+    pub reps: usize,
+    /// One per model (bundle order), fractions.
+    pub intervals: Arc<Vec<Option<ScoreInterval>>>,
+}
+
+/// The explorer's state for one loaded bundle (context; see the module docs).
+#[derive(Clone, Copy)]
+pub struct ExplorerModel {
+    /// The bundle.
+    pub loaded: StoredValue<Arc<Loaded>>,
+    /// Its condition means under the current repeat policy.
+    pub basis: Memo<BasisHandle>,
+    /// The preset chosen.
+    pub preset: RwSignal<PresetKind>,
+    /// The sweep of the "one sweep only" preset.
+    pub sweep: RwSignal<String>,
+    /// Custom weights as typed, one per condition (bundle order).
+    pub texts: RwSignal<Vec<String>>,
+    /// Per-sweep weights as typed, one per sweep.
+    pub sweep_texts: RwSignal<Vec<String>>,
+    /// The weights of the current inputs, or why they are not valid.
+    pub attempt: Memo<Result<ConditionWeights, String>>,
+    /// The last valid weights (equal weights until any).
+    pub valid: Memo<ConditionWeights>,
+    /// Their re-weighting.
+    pub view: Memo<Option<Arc<ReweightView>>>,
+    /// The bootstrap seed as typed.
+    pub seed_text: RwSignal<String>,
+    /// The bootstrap replicates as typed.
+    pub reps_text: RwSignal<String>,
+    /// Seed and replicates as last applied (a change starts a new run).
+    pub boot_settings: RwSignal<(u64, usize)>,
+    /// Why the typed settings were not applied.
+    pub boot_error: RwSignal<Option<String>>,
+    /// The bootstrap run.
+    pub boot: RwSignal<BootState>,
+    /// 95% intervals of the current valid weights (when the bootstrap is ready for this policy).
+    pub intervals: Memo<Option<Arc<Vec<Option<ScoreInterval>>>>>,
+    /// Models shown in the table, the charts and the exports (bundle order).
+    pub shown_models: RwSignal<Vec<bool>>,
+    /// Conditions shown (bundle order).
+    pub shown_conditions: RwSignal<Vec<bool>>,
+    /// The last RQ1 / RQ2 runs.
+    pub results: AnalysisResults,
+    /// The page URL as last written (for "Copy link").
+    pub url: RwSignal<String>,
+    /// Why the opening link's view was not applied, if it was not.
+    pub link_notice: RwSignal<Option<String>>,
+    /// Model labels (bundle order).
+    pub labels: StoredValue<Vec<String>>,
+}
+
+/// A level's `label` attribute, else its id.
+pub fn level_label(audit: &Audit, facet: usize, level: usize) -> String {
+    audit
+        .levels(facet)
+        .get(level)
+        .map(|l| {
+            l.attributes
+                .get("label")
+                .and_then(|v| v.as_str())
+                .map_or_else(|| l.id.clone(), str::to_string)
+        })
+        .unwrap_or_default()
+}
+
+/// A weight as text: shortest round-trip decimal.
+fn weight_text(w: f64) -> String {
+    w.to_string()
+}
+
+/// Parses one typed weight.
+fn parse_weight(what: &str, name: &str, text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(format!(
+            "the weight of {what} {name:?} is empty: type a number (0 leaves it out)"
+        ));
+    }
+    t.parse::<f64>()
+        .map_err(|_| format!("the weight of {what} {name:?} is {t:?}: not a number"))
+}
+
+/// The weights the inputs describe (or why not), against `basis`.
+pub fn build_weights(
+    basis: &ReweightBasis,
+    preset: PresetKind,
+    sweep: &str,
+    texts: &[String],
+    sweep_texts: &[String],
+) -> Result<ConditionWeights, String> {
+    let e = |e: ReweightError| e.to_string();
+    match preset {
+        PresetKind::Equal => Ok(ConditionWeights::equal(basis)),
+        PresetKind::Baseline => ConditionWeights::baseline_only(basis).map_err(e),
+        PresetKind::Sweep => ConditionWeights::sweep_only(basis, sweep).map_err(e),
+        PresetKind::PerSweep => {
+            let values = basis
+                .sweeps()
+                .iter()
+                .enumerate()
+                .map(|(g, s)| {
+                    parse_weight(
+                        "sweep",
+                        s.display_name(),
+                        sweep_texts.get(g).map_or("1", String::as_str),
+                    )
+                })
+                .collect::<Result<Vec<f64>, String>>()?;
+            ConditionWeights::per_sweep(basis, &values).map_err(e)
+        }
+        PresetKind::Custom => {
+            let values = basis
+                .conditions()
+                .iter()
+                .enumerate()
+                .map(|(c, cond)| {
+                    let text = texts.get(c).map_or("0", String::as_str);
+                    if !cond.has_selection && text.trim().is_empty() {
+                        return Ok(0.0);
+                    }
+                    parse_weight("condition", &cond.id, text)
+                })
+                .collect::<Result<Vec<f64>, String>>()?;
+            ConditionWeights::custom(basis, values).map_err(e)
+        }
+    }
+}
+
+/// `window.__atlasReweightRepeat`: how many times to repeat each recompute inside one measurement
+/// (the browser benchmark sets it, since `performance.now()` is coarse); 1 by default.
+fn bench_repeat() -> usize {
+    web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str("__atlasReweightRepeat")).ok())
+        .and_then(|v| v.as_f64())
+        .filter(|v| v.is_finite() && *v >= 1.0)
+        .map_or(1, |v| v.min(100_000.0) as usize)
+}
+
+/// Appends one recompute time to `window.__atlasReweight` (`{count, last_ms, repeat, samples}`).
+fn record_timing(ms: f64, repeat: usize) {
+    use js_sys::{Array, Object, Reflect};
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let key = JsValue::from_str("__atlasReweight");
+    let record = Reflect::get(&window, &key)
+        .ok()
+        .filter(|v| v.is_object())
+        .unwrap_or_else(|| {
+            let o = Object::new();
+            let _ = Reflect::set(&o, &JsValue::from_str("samples"), &Array::new());
+            let _ = Reflect::set(&window, &key, &o);
+            o.into()
+        });
+    let samples = Reflect::get(&record, &JsValue::from_str("samples"))
+        .ok()
+        .and_then(|s| s.dyn_into::<Array>().ok());
+    if let Some(samples) = samples {
+        if samples.length() < 100_000 {
+            samples.push(&JsValue::from_f64(ms));
+        }
+        let _ = Reflect::set(
+            &record,
+            &JsValue::from_str("count"),
+            &JsValue::from_f64(f64::from(samples.length())),
+        );
+    }
+    let _ = Reflect::set(
+        &record,
+        &JsValue::from_str("last_ms"),
+        &JsValue::from_f64(ms),
+    );
+    let _ = Reflect::set(
+        &record,
+        &JsValue::from_str("repeat"),
+        &JsValue::from_f64(repeat as f64),
+    );
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or("—".to_string(), |v| format!("{:.2}%", 100.0 * v))
+}
+
+fn rank_text(x: Option<f64>) -> String {
+    x.map_or("—".to_string(), |v| v.to_string())
+}
+
+/// Re-weights and builds the table rows (what one input event costs).
+fn build_view(
+    basis: &ReweightBasis,
+    weights: &ConditionWeights,
+    labels: &[String],
+) -> Option<ReweightView> {
+    let result = basis.reweight(weights).ok()?;
+    let equal = basis.equal_scores();
+    let equal_ranks = average_ranks(equal);
+    let rows = basis
+        .models()
+        .iter()
+        .enumerate()
+        .map(|(m, id)| {
+            let score = result.scores.get(m).copied().flatten();
+            let delta_pp = result.delta_pp.get(m).copied().flatten();
+            let rank = result.ranks.get(m).copied().flatten();
+            let equal_rank = equal_ranks.get(m).copied().flatten();
+            ModelRow {
+                m,
+                id: id.clone(),
+                label: labels.get(m).cloned().unwrap_or_else(|| id.clone()),
+                score,
+                equal: equal.get(m).copied().flatten(),
+                delta_pp,
+                rank,
+                equal_rank,
+                inverted_with: result
+                    .inverted_pairs
+                    .iter()
+                    .filter_map(|&(a, b)| match (a == m, b == m) {
+                        (true, _) => Some(b),
+                        (_, true) => Some(a),
+                        _ => None,
+                    })
+                    .collect(),
+                score_text: pct(score),
+                delta_text: delta_pp.map_or("—".to_string(), |d| format!("{d:+.2}")),
+                rank_text: rank_text(rank),
+                equal_rank_text: rank_text(equal_rank),
+            }
+        })
+        .collect();
+    Some(ReweightView {
+        description: weights.describe(basis),
+        weights: weights.clone(),
+        result,
+        rows,
+    })
+}
+
+impl ExplorerModel {
+    /// The model for `loaded` (provided as context), restoring the opening URL's view when it belongs
+    /// to this bundle, and mirroring the state into the URL from now on.
+    pub fn new(loaded: Arc<Loaded>) -> Self {
+        let state = expect_context::<AtlasState>();
+        let audit = &loaded.audit;
+        let id = audit.metadata().id.clone();
+        let labels: Vec<String> = (0..audit.model_ids().len())
+            .map(|m| level_label(audit, audit.model_facet, m))
+            .collect();
+        let for_basis = loaded.clone();
+        let basis = Memo::new(move |_| {
+            BasisHandle(Arc::new(ReweightBasis::from_audit(
+                &for_basis.audit,
+                state.policy.get(),
+            )))
+        });
+        let first = basis.get_untracked().0;
+        let conditions = first.conditions().to_vec();
+        let sweeps = first.sweeps().to_vec();
+        let equal = ConditionWeights::equal(&first);
+        let n_models = first.models().len();
+
+        // The opening link's view, if it is for this bundle.
+        let link_notice = RwSignal::new(None);
+        let initial = match use_context::<InitialView>().map(|iv| iv.take_for(&id)) {
+            Some(Ok(v)) => v,
+            Some(Err(other)) => {
+                link_notice.set(Some(format!(
+                    "The link's view was made for bundle {other:?}; this is {id:?}, so its default view is shown. Open that bundle to restore the view."
+                )));
+                None
+            }
+            None => None,
+        };
+        let v = initial.clone().unwrap_or_default();
+        let preset_kind = v
+            .preset
+            .as_deref()
+            .and_then(PresetKind::from_key)
+            .unwrap_or(PresetKind::Equal);
+        let texts: Vec<String> = conditions
+            .iter()
+            .enumerate()
+            .map(|(c, cond)| {
+                v.weights
+                    .iter()
+                    .find(|(id, _)| *id == cond.id)
+                    .map(|(_, w)| w.clone())
+                    .unwrap_or_else(|| weight_text(equal.as_slice()[c]))
+            })
+            .collect();
+        let sweep_texts: Vec<String> = sweeps
+            .iter()
+            .map(|s| {
+                v.sweep_weights
+                    .iter()
+                    .find(|(name, _)| name == s.display_name())
+                    .map_or_else(|| "1".to_string(), |(_, w)| w.clone())
+            })
+            .collect();
+        let default_sweep = sweeps
+            .iter()
+            .find(|s| !s.selection_conditions.is_empty())
+            .map(|s| s.display_name().to_string())
+            .unwrap_or_default();
+        let shown = |ids: Vec<&str>, list: &Option<Vec<String>>| -> Vec<bool> {
+            match list {
+                Some(list) if ids.iter().any(|i| list.iter().any(|l| l == i)) => {
+                    ids.iter().map(|i| list.iter().any(|l| l == i)).collect()
+                }
+                _ => vec![true; ids.len()],
+            }
+        };
+        let shown_models = shown(
+            first.models().iter().map(String::as_str).collect(),
+            &v.models,
+        );
+        let shown_conditions = shown(
+            conditions.iter().map(|c| c.id.as_str()).collect(),
+            &v.conditions,
+        );
+        let seed = v.seed.unwrap_or(DEFAULT_SEED);
+        let reps = v.reps.filter(|r| *r > 0).unwrap_or(DEFAULT_BOOTSTRAP_REPS);
+
+        let preset = RwSignal::new(preset_kind);
+        let sweep = RwSignal::new(v.sweep.clone().unwrap_or(default_sweep));
+        let texts = RwSignal::new(texts);
+        let sweep_texts = RwSignal::new(sweep_texts);
+        let attempt = Memo::new(move |_| {
+            let b = basis.get();
+            build_weights(
+                &b.0,
+                preset.get(),
+                &sweep.get(),
+                &texts.get(),
+                &sweep_texts.get(),
+            )
+        });
+        let valid = Memo::new(move |prev: Option<&ConditionWeights>| match attempt.get() {
+            Ok(w) => w,
+            Err(_) => prev
+                .cloned()
+                .unwrap_or_else(|| ConditionWeights::equal(&basis.get_untracked().0)),
+        });
+        let labels_store = StoredValue::new(labels.clone());
+        let view = Memo::new(move |_| {
+            let b = basis.get();
+            let w = valid.get();
+            let repeat = bench_repeat();
+            let started = now_ms();
+            let mut out = None;
+            labels_store.with_value(|labels| {
+                for _ in 0..repeat {
+                    out = build_view(&b.0, &w, labels);
+                }
+            });
+            record_timing((now_ms() - started) / repeat as f64, repeat);
+            out.map(Arc::new)
+        });
+        let boot = RwSignal::new(BootState::Idle);
+        let intervals = Memo::new(move |_| {
+            let BootState::Ready { boot, policy } = boot.get() else {
+                return None;
+            };
+            if policy != basis.get().0.policy() {
+                return None;
+            }
+            boot.intervals(&valid.get(), 0.95).ok().map(Arc::new)
+        });
+        let model = ExplorerModel {
+            loaded: StoredValue::new(loaded.clone()),
+            basis,
+            preset,
+            sweep,
+            texts,
+            sweep_texts,
+            attempt,
+            valid,
+            view,
+            seed_text: RwSignal::new(seed.to_string()),
+            reps_text: RwSignal::new(reps.to_string()),
+            boot_settings: RwSignal::new((seed, reps)),
+            boot_error: RwSignal::new(None),
+            boot,
+            intervals,
+            shown_models: RwSignal::new(if shown_models.len() == n_models {
+                shown_models
+            } else {
+                vec![true; n_models]
+            }),
+            shown_conditions: RwSignal::new(shown_conditions),
+            results: use_context::<AnalysisResults>().unwrap_or_default(),
+            url: RwSignal::new(String::new()),
+            link_notice,
+            labels: labels_store,
+        };
+        provide_context(model);
+        model.run_bootstrap_on_changes(state);
+        model.mirror_into_url(state);
+        if let Some(view) = initial.and_then(|v| v.view) {
+            focus_view(view);
+        }
+        model
+    }
+
+    /// Starts the bootstrap in the worker now and whenever the policy or the applied settings change.
+    fn run_bootstrap_on_changes(self, state: AtlasState) {
+        let run = StoredValue::new_local(None::<AnalysisRun>);
+        on_cleanup(move || {
+            run.try_update_value(|r| *r = None);
+        });
+        Effect::new(move |_| {
+            let policy = state.policy.get();
+            let (seed, reps) = self.boot_settings.get();
+            let loaded = self.loaded.get_value();
+            // A new run replaces (and terminates) the previous one.
+            run.update_value(|r| *r = None);
+            self.boot.set(BootState::Running {
+                done: 0,
+                total: reps,
+            });
+            let boot = self.boot;
+            let finish = move || {
+                spawn_local(async move {
+                    run.try_update_value(|r| *r = None);
+                })
+            };
+            let on_event = move |event| match event {
+                WorkerEvent::Progress { done, total, .. } => {
+                    boot.try_set(BootState::Running { done, total });
+                }
+                WorkerEvent::Done(outcome) => {
+                    let outcome = *outcome;
+                    let state = match outcome.replicates.map(|r| r.into_bootstrap()) {
+                        Some(Ok(b)) => BootState::Ready {
+                            boot: Arc::new(b),
+                            policy,
+                        },
+                        Some(Err(e)) => BootState::Failed(e),
+                        None => BootState::Failed("the worker sent no bootstrap replicates".into()),
+                    };
+                    boot.try_set(state);
+                    finish();
+                }
+                WorkerEvent::Failed(message) => {
+                    boot.try_set(BootState::Failed(message));
+                    finish();
+                }
+            };
+            let request = Request::Reweight(ReweightSettings { seed, policy, reps });
+            match AnalysisRun::start(request, loaded.data.clone(), on_event) {
+                Ok(handle) => run.set_value(Some(handle)),
+                Err(message) => self.boot.set(BootState::Failed(format!(
+                    "the analysis worker could not be started: {message}"
+                ))),
+            }
+        });
+    }
+
+    /// Writes the view into the page URL whenever it changes — at most every 200 ms (the last state
+    /// wins), since browsers throttle `History.replaceState` (Chromium: about 200 calls per 10 s) and a
+    /// dragged slider changes the weights on every frame.
+    fn mirror_into_url(self, state: AtlasState) {
+        let pending = StoredValue::new_local(None::<ViewState>);
+        let scheduled = StoredValue::new_local(false);
+        let url = self.url;
+        let write_later = move |view: ViewState| {
+            let first = url.get_untracked().is_empty();
+            pending.set_value(Some(view));
+            let flush = move || {
+                scheduled.try_set_value(false);
+                if let Some(Some(view)) = pending.try_update_value(Option::take) {
+                    if let Some(href) = replace_url(&view) {
+                        url.try_set(href);
+                    }
+                }
+            };
+            if first {
+                return flush();
+            }
+            if scheduled.get_value() {
+                return;
+            }
+            scheduled.set_value(true);
+            let run = wasm_bindgen::closure::Closure::once_into_js(flush);
+            let timer = web_sys::window().map(|w| {
+                w.set_timeout_with_callback_and_timeout_and_arguments_0(run.unchecked_ref(), 200)
+            });
+            if !matches!(timer, Some(Ok(_))) {
+                scheduled.set_value(false);
+            }
+        };
+        let focused = use_context::<FocusedView>();
+        let (bundle, id) = self.loaded.with_value(|l| {
+            let page = web_sys::window()
+                .and_then(|w| w.location().href().ok())
+                .unwrap_or_default();
+            let default = resolve_url(DEFAULT_BUNDLE, &page);
+            let bundle = match &l.base_url {
+                Some(_) if Some(&l.source) != default.as_ref() => Some(l.source.clone()),
+                _ => None,
+            };
+            (bundle, l.audit.metadata().id.clone())
+        });
+        Effect::new(move |_| {
+            let basis = self.basis.get().0;
+            let w = self.valid.get();
+            let kind = PresetKind::of(w.preset());
+            let view = ViewState {
+                bundle: bundle.clone(),
+                bundle_id: Some(id.clone()),
+                view: focused.and_then(|f| f.0.get()),
+                policy: Some(state.policy.get()),
+                preset: Some(kind.key().to_string()),
+                sweep: match w.preset() {
+                    WeightPreset::SweepOnly { sweep } => Some(sweep.clone()),
+                    _ => None,
+                },
+                weights: if kind == PresetKind::Custom {
+                    basis
+                        .conditions()
+                        .iter()
+                        .zip(w.as_slice())
+                        .map(|(c, w)| (c.id.clone(), weight_text(*w)))
+                        .collect()
+                } else {
+                    Vec::new()
+                },
+                sweep_weights: match w.preset() {
+                    WeightPreset::PerSweep { weights } => basis
+                        .sweeps()
+                        .iter()
+                        .zip(weights)
+                        .map(|(s, w)| (s.display_name().to_string(), weight_text(*w)))
+                        .collect(),
+                    _ => Vec::new(),
+                },
+                seed: Some(self.boot_settings.get().0),
+                reps: Some(self.boot_settings.get().1),
+                models: {
+                    let shown = self.shown_models.get();
+                    (!shown.iter().all(|s| *s)).then(|| {
+                        basis
+                            .models()
+                            .iter()
+                            .zip(&shown)
+                            .filter(|(_, s)| **s)
+                            .map(|(m, _)| m.clone())
+                            .collect()
+                    })
+                },
+                conditions: {
+                    let shown = self.shown_conditions.get();
+                    (!shown.iter().all(|s| *s)).then(|| {
+                        basis
+                            .conditions()
+                            .iter()
+                            .zip(&shown)
+                            .filter(|(_, s)| **s)
+                            .map(|(c, _)| c.id.clone())
+                            .collect()
+                    })
+                },
+            };
+            write_later(view);
+        });
+    }
+
+    /// The value an input of condition `c` shows: the typed text (custom), else the preset's weight.
+    pub fn condition_text(&self, c: usize) -> String {
+        if self.preset.get() == PresetKind::Custom {
+            return self.texts.with(|t| t.get(c).cloned().unwrap_or_default());
+        }
+        match self.attempt.get() {
+            Ok(w) => w
+                .as_slice()
+                .get(c)
+                .map_or_else(String::new, |w| weight_text(*w)),
+            Err(_) => String::new(),
+        }
+    }
+
+    /// A typed weight for condition `c`: switches to custom weights, starting from what is shown.
+    pub fn set_condition_text(&self, c: usize, text: String) {
+        if self.preset.get_untracked() != PresetKind::Custom {
+            let n = self.basis.get_untracked().0.conditions().len();
+            let shown: Vec<String> = match self.attempt.get_untracked() {
+                Ok(w) => w.as_slice().iter().map(|w| weight_text(*w)).collect(),
+                Err(_) => self
+                    .valid
+                    .get_untracked()
+                    .as_slice()
+                    .iter()
+                    .map(|w| weight_text(*w))
+                    .collect(),
+            };
+            self.texts.set(if shown.len() == n {
+                shown
+            } else {
+                vec!["0".into(); n]
+            });
+            self.preset.set(PresetKind::Custom);
+        }
+        self.texts.update(|t| {
+            if let Some(slot) = t.get_mut(c) {
+                *slot = text;
+            }
+        });
+    }
+
+    /// The intervals with their seed and size, when ready for the current policy.
+    pub fn interval_info(&self) -> Option<IntervalInfo> {
+        let intervals = self.intervals.get()?;
+        match self.boot.get() {
+            BootState::Ready { boot, .. } => Some(IntervalInfo {
+                seed: boot.seed(),
+                reps: boot.reps(),
+                intervals,
+            }),
+            _ => None,
+        }
+    }
+
+    /// File-name stem of this bundle's exports.
+    pub fn file_stem(&self) -> String {
+        self.loaded
+            .with_value(|l| file_part(&l.audit.metadata().id))
+    }
+
+    /// The models shown, in bundle order.
+    pub fn shown_model_indices(&self) -> Vec<usize> {
+        self.shown_models
+            .get()
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s)
+            .map(|(m, _)| m)
+            .collect()
+    }
+
+    /// The re-weighting table as CSV (the models shown; see `atlas_core::tables::reweight_csv`).
+    pub fn csv(&self) -> Option<String> {
+        let view = self.view.get_untracked()?;
+        let basis = self.basis.get_untracked().0;
+        let info = self.interval_info_untracked();
+        let intervals = info.as_ref().map(|i| ReweightIntervals {
+            seed: i.seed,
+            reps: i.reps,
+            intervals: &i.intervals,
+        });
+        let bundle = self.loaded.with_value(|l| l.audit.metadata().id.clone());
+        let models: Vec<usize> = self
+            .shown_models
+            .get_untracked()
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s)
+            .map(|(m, _)| m)
+            .collect();
+        Some(reweight_csv(
+            &bundle,
+            &basis,
+            &view.weights,
+            &view.result,
+            intervals,
+            &models,
+        ))
+    }
+
+    fn interval_info_untracked(&self) -> Option<IntervalInfo> {
+        let intervals = self.intervals.get_untracked()?;
+        match self.boot.get_untracked() {
+            BootState::Ready { boot, .. } => Some(IntervalInfo {
+                seed: boot.seed(),
+                reps: boot.reps(),
+                intervals,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The analysis state and results as JSON: bundle (id, title, source, SHA-256 of its bytes, size),
+    /// the page URL, the state (policy, weights, bootstrap seed and replicates, models and conditions
+    /// shown, view), the re-weighting (`atlas_core::tables::reweight_json`), and the last RQ1 / RQ2 runs
+    /// (settings, and the report exactly as the worker wrote it).
+    pub fn state_json(&self, state: AtlasState) -> Result<String, String> {
+        let view = self
+            .view
+            .get_untracked()
+            .ok_or("there is no re-weighting to export")?;
+        let basis = self.basis.get_untracked().0;
+        let info = self.interval_info_untracked();
+        let intervals = info.as_ref().map(|i| ReweightIntervals {
+            seed: i.seed,
+            reps: i.reps,
+            intervals: &i.intervals,
+        });
+        let (bundle, sha, title, source, bytes) = self.loaded.with_value(|l| {
+            (
+                l.audit.metadata().id.clone(),
+                sha256_hex(&l.data),
+                l.audit.metadata().title.clone(),
+                l.source.clone(),
+                l.data.len(),
+            )
+        });
+        let (seed, reps) = self.boot_settings.get_untracked();
+        let shown_models: Vec<&String> = basis
+            .models()
+            .iter()
+            .zip(self.shown_models.get_untracked())
+            .filter(|(_, s)| *s)
+            .map(|(m, _)| m)
+            .collect();
+        let shown_conditions: Vec<&String> = basis
+            .conditions()
+            .iter()
+            .zip(self.shown_conditions.get_untracked())
+            .filter(|(_, s)| *s)
+            .map(|(c, _)| &c.id)
+            .collect();
+        let head = serde_json::json!({
+            "generator": format!("Audit Atlas {}", env!("CARGO_PKG_VERSION")),
+            "bundle": {
+                "id": bundle,
+                "title": title,
+                "source": source,
+                "sha256": sha,
+                "bytes": bytes,
+            },
+            "url": self.url.get_untracked(),
+            "state": {
+                "policy": state.policy.get_untracked().key(),
+                "weights": {
+                    "preset": view.weights.preset(),
+                    "description": view.description,
+                    "values": view.weights.as_slice(),
+                },
+                "bootstrap": {"seed": seed, "reps": reps, "stream": BOOTSTRAP_STREAM, "level": 0.95},
+                "shown_models": shown_models,
+                "shown_conditions": shown_conditions,
+                "view": use_context::<FocusedView>().and_then(|f| f.0.get_untracked()),
+            },
+            "reweighting": reweight_json(&bundle, &basis, &view.weights, &view.result, intervals),
+        });
+        let mut text = serde_json::to_string_pretty(&head).map_err(|e| e.to_string())?;
+        // The reports go in as the worker wrote them (re-parsing could move a float by one ulp).
+        for (key, finished) in [
+            ("rq1", self.results.rq1.get_untracked()),
+            ("rq2", self.results.rq2.get_untracked()),
+        ] {
+            let Some(f) = finished else { continue };
+            let settings = serde_json::to_string(&f.request).map_err(|e| e.to_string())?;
+            if text.ends_with('}') {
+                text.pop();
+                while text.ends_with(['\n', ' ']) {
+                    text.pop();
+                }
+                text.push_str(&format!(
+                    ",\n  \"{key}\": {{\"settings\": {settings}, \"report\": {}}}\n}}",
+                    f.outcome.report
+                ));
+            }
+        }
+        text.push('\n');
+        Ok(text)
+    }
+}
+
+/// Downloads `text` and reports a failure in `error`.
+fn offer(error: RwSignal<Option<String>>, text: Option<String>, mime: &str, name: String) {
+    match text {
+        Some(text) => match download_text(&text, mime, &name) {
+            Ok(()) => error.set(None),
+            Err(e) => error.set(Some(format!("The download failed: {e}"))),
+        },
+        None => error.set(Some("Nothing to export yet.".into())),
+    }
+}
+
+/// The re-weighting panel.
+#[component]
+pub fn Reweighting() -> impl IntoView {
+    let state = expect_context::<AtlasState>();
+    let model = expect_context::<ExplorerModel>();
+    let basis0 = model.basis.get_untracked().0;
+    let conditions = basis0.conditions().to_vec();
+    let sweeps = basis0.sweeps().to_vec();
+    let models = basis0.models().to_vec();
+    let labels = model.labels.get_value();
+    let baseline_reason = ConditionWeights::baseline_only(&basis0)
+        .err()
+        .map(|e| e.to_string());
+    let selectable_sweeps: Vec<String> = sweeps
+        .iter()
+        .filter(|s| !s.selection_conditions.is_empty())
+        .map(|s| s.display_name().to_string())
+        .collect();
+    let export_error = RwSignal::new(None::<String>);
+    let copied = RwSignal::new(None::<String>);
+
+    // Presets.
+    let preset_options = PresetKind::ALL
+        .into_iter()
+        .map(|p| {
+            let disabled = match p {
+                PresetKind::Baseline => baseline_reason.clone(),
+                PresetKind::Sweep if selectable_sweeps.is_empty() => {
+                    Some("the bundle has no sweep with a Selection condition".to_string())
+                }
+                _ => None,
+            };
+            let reason_id = format!("preset-{}-reason", p.key());
+            let has_reason = disabled.is_some();
+            view! {
+                <label class="preset-option">
+                    <input
+                        type="radio"
+                        name="reweight-preset"
+                        id=format!("preset-{}", p.key())
+                        value=p.key()
+                        prop:checked=move || model.preset.get() == p
+                        prop:disabled=has_reason
+                        aria-describedby=has_reason.then(|| reason_id.clone())
+                        on:change=move |_| {
+                            if p == PresetKind::Custom && model.preset.get_untracked() != PresetKind::Custom {
+                                let shown: Vec<String> = model.valid.get_untracked().as_slice().iter().map(|w| weight_text(*w)).collect();
+                                model.texts.set(shown);
+                            }
+                            model.preset.set(p)
+                        }
+                    />
+                    {p.label()}
+                    {disabled.map(|r| view! { <span class="hint" id=reason_id>{format!(" — not available: {r}")}</span> })}
+                </label>
+            }
+        })
+        .collect_view();
+    let sweep_select = (!selectable_sweeps.is_empty()).then(|| {
+        let options = selectable_sweeps
+            .iter()
+            .map(|s| {
+                let s2 = s.clone();
+                view! { <option value=s.clone() selected=move || model.sweep.get() == s2>{s.clone()}</option> }
+            })
+            .collect_view();
+        view! {
+            <label class="sweep-pick">
+                "Sweep: "
+                <select id="preset-sweep-name" on:change=move |ev| {
+                    model.sweep.set(event_target_value(&ev));
+                    model.preset.set(PresetKind::Sweep);
+                }>
+                    {options}
+                </select>
+            </label>
+        }
+    });
+
+    // One row per condition: number input + slider.
+    let weight_rows = conditions
+        .iter()
+        .enumerate()
+        .map(|(c, cond)| {
+            let number_id = format!("w-{c}");
+            let range_id = format!("w-{c}-range");
+            let hint_id = format!("w-{c}-hint");
+            let sweep = cond.sweep.clone().unwrap_or_else(|| "no sweep".into());
+            let hint = if cond.has_selection {
+                format!(
+                    "{} · sweep {sweep}{}",
+                    cond.id,
+                    if cond.in_reference {
+                        ""
+                    } else {
+                        " · not in Eq. 4"
+                    }
+                )
+            } else {
+                format!(
+                    "{} · sweep {sweep} · no Selection readout: weight 0",
+                    cond.id
+                )
+            };
+            let enabled = cond.has_selection;
+            let on_input =
+                move |ev: leptos::ev::Event| model.set_condition_text(c, event_target_value(&ev));
+            let slider_value = move || {
+                model
+                    .condition_text(c)
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .unwrap_or(0.0)
+            };
+            view! {
+                <div class="weight-row" data-condition=cond.id.clone()>
+                    <label for=number_id.clone()>
+                        <span class="name">{cond.label.clone()}</span>
+                        <span class="hint" id=hint_id.clone()>{hint}</span>
+                    </label>
+                    <input
+                        type="number"
+                        id=number_id.clone()
+                        min="0"
+                        step="any"
+                        inputmode="decimal"
+                        aria-describedby=hint_id.clone()
+                        prop:value=move || model.condition_text(c)
+                        prop:disabled=!enabled
+                        on:input=on_input
+                    />
+                    <input
+                        type="range"
+                        id=range_id
+                        min="0"
+                        max=move || format!("{}", slider_value().max(5.0).ceil())
+                        step="0.1"
+                        aria-label=format!("Weight of {} (slider)", cond.label)
+                        aria-describedby=hint_id
+                        prop:value=move || slider_value().to_string()
+                        prop:disabled=!enabled
+                        on:input=on_input
+                    />
+                </div>
+            }
+        })
+        .collect_view();
+    let sweep_rows = sweeps
+        .iter()
+        .enumerate()
+        .map(|(g, s)| {
+            let number_id = format!("sw-{g}");
+            let name = s.display_name().to_string();
+            let enabled = !s.selection_conditions.is_empty();
+            let text = move || model.sweep_texts.with(|t| t.get(g).cloned().unwrap_or_default());
+            let set = move |ev: leptos::ev::Event| {
+                let v = event_target_value(&ev);
+                model.sweep_texts.update(|t| {
+                    if let Some(slot) = t.get_mut(g) {
+                        *slot = v;
+                    }
+                });
+                model.preset.set(PresetKind::PerSweep);
+            };
+            let slider = move || text().trim().parse::<f64>().ok().filter(|v| v.is_finite()).unwrap_or(0.0);
+            view! {
+                <div class="weight-row" data-sweep=name.clone()>
+                    <label for=number_id.clone()>
+                        <span class="name">{format!("Sweep {name}")}</span>
+                        <span class="hint">{format!("{} Selection condition(s), weight spread equally", s.selection_conditions.len())}</span>
+                    </label>
+                    <input type="number" id=number_id min="0" step="any" inputmode="decimal"
+                        prop:value=text prop:disabled=!enabled on:input=set />
+                    <input type="range" id=format!("sw-{g}-range") min="0"
+                        max=move || format!("{}", slider().max(5.0).ceil()) step="0.1"
+                        aria-label=format!("Weight of sweep {name} (slider)")
+                        prop:value=move || slider().to_string() prop:disabled=!enabled on:input=set />
+                </div>
+            }
+        })
+        .collect_view();
+
+    // Show / hide models and conditions.
+    let model_toggles = models
+        .iter()
+        .enumerate()
+        .map(|(m, id)| {
+            let label = labels.get(m).cloned().unwrap_or_else(|| id.clone());
+            view! {
+                <label class="toggle">
+                    <input type="checkbox" id=format!("show-model-{m}") data-model=id.clone()
+                        prop:checked=move || model.shown_models.with(|s| s.get(m).copied().unwrap_or(true))
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            model.shown_models.update(|s| if let Some(x) = s.get_mut(m) { *x = on });
+                        }/>
+                    {label}
+                </label>
+            }
+        })
+        .collect_view();
+    let condition_toggles = conditions
+        .iter()
+        .enumerate()
+        .map(|(c, cond)| {
+            view! {
+                <label class="toggle">
+                    <input type="checkbox" id=format!("show-condition-{c}") data-condition=cond.id.clone()
+                        prop:checked=move || model.shown_conditions.with(|s| s.get(c).copied().unwrap_or(true))
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            model.shown_conditions.update(|s| if let Some(x) = s.get_mut(c) { *x = on });
+                        }/>
+                    {cond.id.clone()}
+                </label>
+            }
+        })
+        .collect_view();
+
+    // The table.
+    let conditions_for_header = conditions.clone();
+    let header = move || {
+        let shown = model.shown_conditions.get();
+        conditions_for_header
+            .iter()
+            .zip(shown)
+            .filter(|(c, s)| *s && c.has_selection)
+            .map(|(c, _)| view! { <th scope="col" class="cond">{format!("{} mean", c.id)}</th> })
+            .collect_view()
+    };
+    let conditions_for_rows = conditions.clone();
+    let rows = move || {
+        let Some(view) = model.view.get() else {
+            return ().into_any();
+        };
+        let basis = model.basis.get().0;
+        let intervals = model.intervals.get();
+        let shown_m = model.shown_models.get();
+        let shown_c = model.shown_conditions.get();
+        view.rows
+            .iter()
+            .filter(|r| shown_m.get(r.m).copied().unwrap_or(true))
+            .map(|r| {
+                let ci = intervals.as_ref().and_then(|i| i.get(r.m).copied().flatten());
+                let ci_text = ci.map_or_else(
+                    || "…".to_string(),
+                    |i| format!("{:.2} – {:.2}", 100.0 * i.lo, 100.0 * i.hi),
+                );
+                let means = conditions_for_rows
+                    .iter()
+                    .enumerate()
+                    .filter(|(c, cond)| shown_c.get(*c).copied().unwrap_or(true) && cond.has_selection)
+                    .map(|(c, cond)| {
+                        let v = basis.condition_mean(r.m, c);
+                        view! {
+                            <td class="cond" data-condition=cond.id.clone() data-value=v.map(|x| x.to_string()).unwrap_or_default()>
+                                {pct(v)}
+                            </td>
+                        }
+                    })
+                    .collect_view();
+                let moved = match (r.rank, r.equal_rank) {
+                    (Some(a), Some(b)) if a < b => "up",
+                    (Some(a), Some(b)) if a > b => "down",
+                    _ => "",
+                };
+                view! {
+                    <tr data-model=r.id.clone() class=moved>
+                        <th scope="row">{r.label.clone()}</th>
+                        <td class="score" data-value=r.score.map(|x| x.to_string()).unwrap_or_default()>{r.score_text.clone()}</td>
+                        <td class="ci"
+                            data-lo=ci.map(|i| i.lo.to_string()).unwrap_or_default()
+                            data-hi=ci.map(|i| i.hi.to_string()).unwrap_or_default()>{ci_text}</td>
+                        <td class="delta" data-value=r.delta_pp.map(|x| x.to_string()).unwrap_or_default()>{r.delta_text.clone()}</td>
+                        <td class="rank" data-value=r.rank.map(|x| x.to_string()).unwrap_or_default()>{r.rank_text.clone()}</td>
+                        <td class="equal-rank" data-value=r.equal_rank.map(|x| x.to_string()).unwrap_or_default()>{r.equal_rank_text.clone()}</td>
+                        {means}
+                    </tr>
+                }
+            })
+            .collect_view()
+            .into_any()
+    };
+    let models_for_summary = models.clone();
+    let summary = move || {
+        let view = model.view.get()?;
+        let r = &view.result;
+        let shown = model.shown_models.get();
+        let ids = &models_for_summary;
+        let (visible, hidden): (Vec<_>, Vec<_>) = r.inverted_pairs.iter().partition(|(a, b)| {
+            shown.get(*a).copied().unwrap_or(true) && shown.get(*b).copied().unwrap_or(true)
+        });
+        let items = visible
+            .iter()
+            .map(|&&(a, b)| {
+                view! { <li data-a=ids[a].clone() data-b=ids[b].clone()>{format!("{} ↔ {}", ids[a], ids[b])}</li> }
+            })
+            .collect_view();
+        Some(view! {
+            <div class="reweight-summary" id="reweight-summary" role="status" aria-live="polite"
+                data-tau-b=r.tau_b.map(|t| t.to_string()).unwrap_or_default()
+                data-inverted=r.inversions.inverted.to_string()
+                data-pairs=r.inversions.pairs.to_string()>
+                <p>
+                    "Against the equal-weight ranking: Kendall τ-b = "
+                    <strong>{r.tau_b.map_or("undefined".to_string(), |t| format!("{t:.3}"))}</strong>
+                    " · " <strong>{format!("{} of {}", r.inversions.inverted, r.inversions.pairs)}</strong>
+                    " model pairs inverted · largest rank change "
+                    {r.max_displacement.map_or("—".to_string(), |d| d.to_string())}
+                    "."
+                </p>
+                {(!r.inverted_pairs.is_empty()).then(|| view! {
+                    <ul class="pairs" id="reweight-pairs" aria-label="Model pairs whose order is inverted against equal weights">{items}</ul>
+                })}
+                {(!hidden.is_empty()).then(|| view! {
+                    <p class="hint">{format!("{} further inverted pair(s) involve hidden models.", hidden.len())}</p>
+                })}
+            </div>
+        })
+    };
+    let provenance = move || {
+        let description = model
+            .view
+            .get()
+            .map_or_else(String::new, |v| v.description.clone());
+        let bundle = model.loaded.with_value(|l| l.audit.metadata().id.clone());
+        let boot = match model.boot.get() {
+            BootState::Ready { boot, .. } => format!(
+                "95% statement-cluster bootstrap intervals: seed {}, {} replicates (stream {BOOTSTRAP_STREAM})",
+                boot.seed(),
+                thousands(boot.reps())
+            ),
+            BootState::Running { .. } => format!(
+                "intervals being computed (seed {})",
+                model.boot_settings.get().0
+            ),
+            BootState::Failed(_) => "no intervals (the bootstrap failed)".to_string(),
+            BootState::Idle => "no intervals yet".to_string(),
+        };
+        format!(
+            "Bundle {bundle} · repeat policy {} · weights: {description} · {boot}",
+            state.policy.get().key()
+        )
+    };
+    let boot_status = move || {
+        match model.boot.get() {
+        BootState::Idle => view! { <span id="reweight-boot-status" data-state="idle">"Intervals: not started."</span> }.into_any(),
+        BootState::Running { done, total } => view! {
+            <span id="reweight-boot-status" data-state="running" class="progress">
+                <progress value=done as f64 max=total.max(1) as f64></progress>
+                {format!("Bootstrap in a Web Worker: {} of {} replicates…", thousands(done), thousands(total))}
+            </span>
+        }.into_any(),
+        BootState::Ready { boot, .. } => view! {
+            <span id="reweight-boot-status" data-state="ready" data-seed=boot.seed().to_string() data-reps=boot.reps().to_string()>
+                {format!("Intervals ready: seed {}, {} replicates.", boot.seed(), thousands(boot.reps()))}
+            </span>
+        }.into_any(),
+        BootState::Failed(message) => view! {
+            <span id="reweight-boot-status" data-state="failed" class="error" role="alert">{format!("The bootstrap failed: {message}")}</span>
+        }.into_any(),
+    }
+    };
+    let apply_boot = move |_| {
+        let seed = model
+            .seed_text
+            .get_untracked()
+            .trim()
+            .replace([',', '_', ' '], "")
+            .parse::<u64>();
+        let reps = model
+            .reps_text
+            .get_untracked()
+            .trim()
+            .replace([',', '_', ' '], "")
+            .parse::<usize>();
+        match (seed, reps) {
+            (Ok(seed), Ok(reps)) if (1..=100_000).contains(&reps) => {
+                model.boot_error.set(None);
+                model.boot_settings.set((seed, reps));
+            }
+            (Err(_), _) => model.boot_error.set(Some(format!(
+                "Seed: {:?} is not a whole number from 0 to 18446744073709551615; the intervals shown keep their seed.",
+                model.seed_text.get_untracked()
+            ))),
+            _ => model.boot_error.set(Some(format!(
+                "Replicates: {:?} is not a whole number from 1 to 100,000; the intervals shown keep theirs.",
+                model.reps_text.get_untracked()
+            ))),
+        }
+    };
+    let stem = model.file_stem();
+    let stem2 = stem.clone();
+    let download_csv = move |_| {
+        offer(
+            export_error,
+            model.csv(),
+            "text/csv;charset=utf-8",
+            format!("{stem}-reweighting.csv"),
+        )
+    };
+    let download_json = move |_| {
+        let text = model.state_json(state);
+        match text {
+            Ok(t) => offer(
+                export_error,
+                Some(t),
+                "application/json",
+                format!("{stem2}-analysis-state.json"),
+            ),
+            Err(e) => export_error.set(Some(format!("The export failed: {e}"))),
+        }
+    };
+    let copy_link = move |_| {
+        let url = model.url.get_untracked();
+        copied.set(Some(if copy_to_clipboard(&url) {
+            "Link copied (if the browser allowed it); it is also in the box.".into()
+        } else {
+            "This browser gives no clipboard access: copy the link from the box.".into()
+        }));
+    };
+
+    view! {
+        <section class="reweight" id="reweight" data-view="reweight" aria-labelledby="reweight-title">
+            <h2 id="reweight-title">"Re-weighting the reference score"</h2>
+            <p>
+                "The reference score (Eq. 4) averages the Selection conditions with equal weights: it encodes coverage, not deployment frequency (§3.2, §3.5). "
+                "Give each condition its own weight and see which scores and ranks move. Only the ratios of the weights matter; 0 leaves a condition out. "
+                "Numbers update as you type or drag; the interval of each score is a 95% statement-cluster bootstrap interval, computed once in a background worker."
+            </p>
+            {move || model.link_notice.get().map(|n| view! { <p class="warning" role="note" id="reweight-link-notice">{n}</p> })}
+            <div class="reweight-controls">
+                <fieldset class="presets">
+                    <legend>"Weights"</legend>
+                    {preset_options}
+                    {sweep_select}
+                </fieldset>
+                <fieldset class="weights">
+                    <legend>"Weight per condition"</legend>
+                    {weight_rows}
+                </fieldset>
+                <fieldset class="weights sweep-weights" id="reweight-sweeps"
+                    prop:hidden=move || model.preset.get() != PresetKind::PerSweep>
+                    <legend>"Weight per sweep"</legend>
+                    {sweep_rows}
+                </fieldset>
+            </div>
+            {move || model.attempt.get().err().map(|message| {
+                let last = model.view.get().map(|v| v.description.clone()).unwrap_or_default();
+                view! {
+                    <p class="error" role="alert" id="reweight-error">
+                        <strong>"Not applied: "</strong>{message}
+                        {format!(". The numbers below are still those of the last valid weights ({last}).")}
+                    </p>
+                }
+            })}
+            {summary}
+            <p class="provenance" id="reweight-provenance">{provenance}</p>
+            <p class="table-note" id="reweight-table-note">
+                "Per model: the score under the chosen weights (mean over the weighted conditions of each condition's mean over templates and statements; %), its 95% interval, the change against equal weights (pp), its rank (1 = lowest score, ties share the average rank) and its equal-weight rank, then each shown condition's mean. "
+                "Ranks are among all models of the bundle, including hidden ones; ▲ marks a model that moved towards rank 1 under these weights, ▼ one that moved away from it."
+            </p>
+            <div class="scroll">
+                <table id="reweight-table" aria-describedby="reweight-table-note reweight-provenance">
+                    <caption class="visually-hidden">"Scores and ranks under the chosen condition weights"</caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">"Model"</th>
+                            <th scope="col">"Score"</th>
+                            <th scope="col">"95% interval (%)"</th>
+                            <th scope="col">"Δ vs equal (pp)"</th>
+                            <th scope="col">"Rank"</th>
+                            <th scope="col">"Equal-weight rank"</th>
+                            {header}
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            <div class="boot-controls">
+                <label class="setting">
+                    <span class="name">"Bootstrap seed"</span>
+                    <input type="text" inputmode="numeric" id="reweight-seed"
+                        prop:value=move || model.seed_text.get()
+                        on:input=move |ev| model.seed_text.set(event_target_value(&ev))/>
+                </label>
+                <label class="setting">
+                    <span class="name">"Replicates"</span>
+                    <input type="text" inputmode="numeric" id="reweight-reps"
+                        prop:value=move || model.reps_text.get()
+                        on:input=move |ev| model.reps_text.set(event_target_value(&ev))/>
+                </label>
+                <button id="reweight-boot-run" on:click=apply_boot>"Recompute intervals"</button>
+                <span role="status">{boot_status}</span>
+            </div>
+            {move || model.boot_error.get().map(|e| view! { <p class="error" role="alert" id="reweight-boot-error">{e}</p> })}
+            <details class="shown" id="reweight-shown">
+                <summary>"Models and conditions shown"</summary>
+                <p class="hint">"Hidden models and conditions leave the table, the charts and the exports; the numbers of the others do not change."</p>
+                <fieldset><legend>"Models"</legend>{model_toggles}</fieldset>
+                <fieldset><legend>"Conditions"</legend>{condition_toggles}</fieldset>
+            </details>
+            <div class="exports" role="group" aria-label="Export and share the re-weighting">
+                <button id="reweight-csv" on:click=download_csv>"Table as CSV"</button>
+                <button id="reweight-json" on:click=download_json>"State and results as JSON"</button>
+                <button id="reweight-copy-link" on:click=copy_link>"Copy link to this view"</button>
+                <label class="link">
+                    <span class="visually-hidden">"Link to this view"</span>
+                    <input type="text" readonly id="reweight-link" prop:value=move || model.url.get()
+                        on:focus=move |ev| { let i: web_sys::HtmlInputElement = event_target(&ev); i.select(); }/>
+                </label>
+            </div>
+            {move || copied.get().map(|c| view! { <p class="hint" role="status">{c}</p> })}
+            {move || model.loaded.with_value(|l| l.base_url.is_none()).then(|| view! {
+                <p class="hint" id="reweight-file-note">"This bundle was opened from a local file: the link carries its id and the view but not the file; whoever opens the link must open the same file."</p>
+            })}
+            {move || export_error.get().map(|e| view! { <p class="error" role="alert" id="reweight-export-error">{e}</p> })}
+        </section>
+    }
+}

@@ -1,0 +1,139 @@
+//! Downloads: charts as PNG (the canvas' `toBlob`) and SVG (the same draw function on plotters' SVG
+//! backend), tables as CSV, the analysis state and results as JSON — each handed to the browser as a
+//! Blob URL on a temporary `<a download>` with a file name that says what it holds.
+
+use js_sys::{Array, Uint8Array};
+use sha2::{Digest, Sha256};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Url};
+
+use crate::loader::js_message;
+
+/// Lower-case hex SHA-256 of `bytes` (the content hash of a bundle in the JSON export).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A file-name part from free text: letters, digits, `-`, `_` and `.` stay, runs of anything else
+/// become one `-`; at most 80 characters; `bundle` when nothing is left.
+pub fn file_part(s: &str) -> String {
+    let mut out = String::new();
+    for ch in s.chars() {
+        if ch.is_ascii_alphanumeric() || matches!(ch, '-' | '_' | '.') {
+            out.push(ch);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let out: String = out.trim_matches('-').chars().take(80).collect();
+    if out.is_empty() {
+        "bundle".into()
+    } else {
+        out
+    }
+}
+
+/// Offers `blob` as a download named `file_name` (a Blob URL on a temporary link, revoked a minute
+/// later).
+///
+/// # Errors
+/// The browser's message when the URL or the link cannot be made.
+pub fn download_blob(blob: &Blob, file_name: &str) -> Result<(), String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let document = window.document().ok_or("no document")?;
+    let url = Url::create_object_url_with_blob(blob).map_err(|e| js_message(&e))?;
+    let link: HtmlAnchorElement = document
+        .create_element("a")
+        .map_err(|e| js_message(&e))?
+        .dyn_into()
+        .map_err(|_| "could not create a link")?;
+    link.set_href(&url);
+    link.set_download(file_name);
+    link.set_hidden(true);
+    let body = document.body().ok_or("no body")?;
+    body.append_child(&link).map_err(|e| js_message(&e))?;
+    link.click();
+    link.remove();
+    let revoke = Closure::once_into_js(move || {
+        let _ = Url::revoke_object_url(&url);
+    });
+    let _ = window
+        .set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000);
+    Ok(())
+}
+
+/// Offers `text` as a download of type `mime` (UTF-8).
+///
+/// # Errors
+/// As [`download_blob`].
+pub fn download_text(text: &str, mime: &str, file_name: &str) -> Result<(), String> {
+    let parts = Array::of1(&JsValue::from_str(text));
+    let options = BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob =
+        Blob::new_with_str_sequence_and_options(&parts, &options).map_err(|e| js_message(&e))?;
+    download_blob(&blob, file_name)
+}
+
+/// Offers `bytes` as a download of type `mime`.
+///
+/// # Errors
+/// As [`download_blob`].
+pub fn download_bytes(bytes: &[u8], mime: &str, file_name: &str) -> Result<(), String> {
+    let parts = Array::of1(&Uint8Array::from(bytes));
+    let options = BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &options)
+        .map_err(|e| js_message(&e))?;
+    download_blob(&blob, file_name)
+}
+
+/// Writes `text` to the clipboard (`navigator.clipboard.writeText`) where the browser offers it;
+/// `false` when it does not (the caller then shows the text to copy by hand).
+pub fn copy_to_clipboard(text: &str) -> bool {
+    use js_sys::{Function, Reflect};
+    let Some(navigator) = web_sys::window().map(|w| w.navigator()) else {
+        return false;
+    };
+    let Some(clipboard) = Reflect::get(&navigator, &JsValue::from_str("clipboard"))
+        .ok()
+        .filter(|c| c.is_object())
+    else {
+        return false;
+    };
+    let Some(write) = Reflect::get(&clipboard, &JsValue::from_str("writeText"))
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
+    else {
+        return false;
+    };
+    write.call1(&clipboard, &JsValue::from_str(text)).is_ok()
+}
+
+/// Offers the canvas' pixels as a PNG download (`toBlob`; the download starts when the browser has
+/// encoded it). `on_error` hears about a failure that happens after this returns.
+///
+/// # Errors
+/// The browser's message when `toBlob` cannot start (e.g. a tainted canvas).
+pub fn download_canvas_png(
+    canvas: &HtmlCanvasElement,
+    file_name: String,
+    on_error: impl FnOnce(String) + 'static,
+) -> Result<(), String> {
+    let callback = Closure::once_into_js(move |blob: JsValue| {
+        let result = match blob.dyn_into::<Blob>() {
+            Ok(blob) => download_blob(&blob, &file_name),
+            Err(_) => Err("the browser could not encode the chart as PNG".to_string()),
+        };
+        if let Err(e) = result {
+            on_error(e);
+        }
+    });
+    canvas
+        .to_blob(callback.unchecked_ref())
+        .map_err(|e| js_message(&e))
+}

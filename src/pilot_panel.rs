@@ -1,0 +1,980 @@
+//! The "Run a pilot audit" panel: providers and keys, the design, the estimate and hard cap, the run
+//! (progress, pause / resume / cancel), the results table and the bundle the run becomes.
+//!
+//! Everything about requests, retries, extraction, judging, plans and bundles is `atlas_pilot`'s
+//! (`docs/pilot.md`); the run itself is [`crate::pilot_runner`], persistence [`crate::pilot_store`].
+//! Keys are typed into password fields, moved into [`crate::pilot_store::Keys`] on change (the field is
+//! then emptied and the key shown masked) and never written anywhere else unless the user opts in.
+//! Model text is always put in the page as text nodes, never as HTML.
+
+use std::sync::Arc;
+
+use atlas_core::Audit;
+use atlas_pilot::judge::{Rubric, DEFAULT_RUBRIC_SYSTEM, DEFAULT_RUBRIC_USER};
+use atlas_pilot::plan::{
+    sample_statements, statements_from_audit, table6_conditions, table7_templates, Limits,
+    ModelTarget, Prices, PromptTemplate, Statement,
+};
+use atlas_pilot::provider::ProviderKind;
+use atlas_pilot::{
+    build_plan, to_bundle, AnswerSpace, BundleInfo, JudgeConfig, Params, PilotDesign, Provider,
+    RunState, Sampling,
+};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde::{Deserialize, Serialize};
+
+use crate::app::{AtlasState, Loaded};
+use crate::pilot_runner::{self as runner, Outputs, Phase, Settings, Snapshot};
+use crate::pilot_store::{self as store, Keys};
+
+/// One provider row (audited model or judge). No key: keys live in [`Keys`] under `id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProviderRow {
+    /// `m1`, `m2`, … for models, `j1`… for judges; the bundle's model / judge id.
+    pub id: String,
+    /// `openai_compatible`, `anthropic`, `gemini`.
+    pub kind: String,
+    /// Base URL.
+    pub base_url: String,
+    /// Model name.
+    pub model: String,
+    /// Input price per 1M tokens (empty = unpriced).
+    pub price_in: String,
+    /// Output price per 1M tokens.
+    pub price_out: String,
+    /// Judges only: the rubric's system prompt.
+    #[serde(default)]
+    pub rubric_system: String,
+    /// Judges only: the rubric's user template (`{statement}`, `{rationale}`).
+    #[serde(default)]
+    pub rubric_user: String,
+}
+
+impl ProviderRow {
+    fn new(id: &str) -> Self {
+        ProviderRow {
+            id: id.to_string(),
+            kind: "openai_compatible".into(),
+            base_url: ProviderKind::OpenAiCompatible.default_base_url().into(),
+            model: String::new(),
+            price_in: String::new(),
+            price_out: String::new(),
+            rubric_system: DEFAULT_RUBRIC_SYSTEM.into(),
+            rubric_user: DEFAULT_RUBRIC_USER.into(),
+        }
+    }
+
+    fn provider(&self) -> Result<Provider, String> {
+        let base_url = self.base_url.trim().trim_end_matches('/').to_string();
+        let model = self.model.trim().to_string();
+        if model.is_empty() {
+            return Err(format!("{}: type the model name", self.id));
+        }
+        Ok(match self.kind.as_str() {
+            "anthropic" => Provider::Anthropic { base_url, model },
+            "gemini" => Provider::Gemini { base_url, model },
+            _ => Provider::OpenAiCompatible { base_url, model },
+        })
+    }
+
+    fn prices(&self) -> Result<Option<Prices>, String> {
+        let (i, o) = (self.price_in.trim(), self.price_out.trim());
+        if i.is_empty() && o.is_empty() {
+            return Ok(None);
+        }
+        let parse = |s: &str, what: &str| -> Result<f64, String> {
+            let v: f64 = if s.is_empty() {
+                0.0
+            } else {
+                s.parse()
+                    .map_err(|_| format!("{}: the {what} price {s:?} is not a number", self.id))?
+            };
+            if v.is_finite() && v >= 0.0 {
+                Ok(v)
+            } else {
+                Err(format!(
+                    "{}: the {what} price must be zero or more",
+                    self.id
+                ))
+            }
+        };
+        Ok(Some(Prices {
+            input_per_million: parse(i, "input")?,
+            output_per_million: parse(o, "output")?,
+        }))
+    }
+}
+
+/// One Table 6 condition as the form holds it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConditionRow {
+    /// Table 6 id.
+    pub id: String,
+    /// Sweep and level, for display.
+    pub label: String,
+    /// Whether it is part of the design.
+    pub on: bool,
+    /// The editable system prompt.
+    pub system_prompt: String,
+}
+
+/// Everything typed into the design form (persisted with the run; holds no key).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FormState {
+    /// Audited models.
+    pub models: Vec<ProviderRow>,
+    /// Zero to three judges.
+    pub judges: Vec<ProviderRow>,
+    /// `bundle` or `pasted`.
+    pub statements_source: String,
+    /// Category filter (`""` = all).
+    pub category: String,
+    /// Statements per category (`""` = all).
+    pub per_category: String,
+    /// Pasted statements, one per line (`category<TAB>text` sets a category).
+    pub pasted: String,
+    /// `table7`, `bundle` or `custom`.
+    pub family: String,
+    /// Custom templates separated by a line `---`, each with `{statement}`.
+    pub custom_templates: String,
+    /// Table 6 conditions.
+    pub conditions: Vec<ConditionRow>,
+    /// Repeats.
+    pub repeats: String,
+    /// Temperature.
+    pub temperature: String,
+    /// Max tokens.
+    pub max_tokens: String,
+    /// Seed.
+    pub seed: String,
+    /// `stratified`, `srs`, `concentrated`, `full`.
+    pub sampling: String,
+    /// Cells per model.
+    pub budget: String,
+    /// Hard cap on calls.
+    pub max_calls: String,
+    /// Hard cap on cost (`""` = none).
+    pub max_cost: String,
+    /// Calls in flight.
+    pub concurrency: String,
+    /// Per-call timeout, seconds.
+    pub timeout_s: String,
+    /// The bundle's title.
+    pub title: String,
+}
+
+impl Default for FormState {
+    fn default() -> Self {
+        let mut model = ProviderRow::new("m1");
+        model.model = "gpt-4o-mini".into();
+        FormState {
+            models: vec![model],
+            judges: Vec::new(),
+            statements_source: "bundle".into(),
+            category: String::new(),
+            per_category: String::new(),
+            pasted: String::new(),
+            family: "table7".into(),
+            custom_templates: format!(
+                "Statement: \"{{statement}}\"\n\nDo you agree with this statement?\n\n{}",
+                atlas_pilot::plan::TABLE7_CONTRACT
+            ),
+            conditions: table6_conditions()
+                .into_iter()
+                .map(|c| ConditionRow {
+                    on: c.id == "B0",
+                    label: c.label.clone().unwrap_or_default(),
+                    id: c.id,
+                    system_prompt: c.system_prompt,
+                })
+                .collect(),
+            repeats: "1".into(),
+            temperature: "0".into(),
+            max_tokens: "128".into(),
+            seed: "1".into(),
+            sampling: "stratified".into(),
+            budget: "200".into(),
+            max_calls: "1000".into(),
+            max_cost: String::new(),
+            concurrency: "4".into(),
+            timeout_s: "60".into(),
+            title: "My pilot audit".into(),
+        }
+    }
+}
+
+fn num<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("{what}: {:?} is not a valid number", text.trim()))
+}
+
+/// The run settings of a form.
+///
+/// # Errors
+/// A field that does not parse or is out of range.
+pub fn settings(form: &FormState) -> Result<Settings, String> {
+    let concurrency: usize = num(&form.concurrency, "concurrency")?;
+    let timeout_s: f64 = num(&form.timeout_s, "timeout")?;
+    if !(1..=64).contains(&concurrency) {
+        return Err("concurrency: between 1 and 64 calls at a time".into());
+    }
+    if !(timeout_s.is_finite() && (1.0..=600.0).contains(&timeout_s)) {
+        return Err("timeout: between 1 and 600 seconds".into());
+    }
+    Ok(Settings {
+        concurrency,
+        timeout_ms: (timeout_s * 1000.0) as u32,
+    })
+}
+
+/// The templates of a loaded bundle: each template level's `text`; a bracketed placeholder that
+/// mentions the statement (`[the statement …]`) becomes `{statement}`, else the statement is appended.
+/// Read under the agree / disagree answer space.
+pub fn bundle_templates(audit: &Audit) -> Vec<PromptTemplate> {
+    let Some(facet) = audit.template_facet else {
+        return Vec::new();
+    };
+    audit
+        .levels(facet)
+        .iter()
+        .filter_map(|level| {
+            let text = level.attributes.get("text")?.as_str()?.to_string();
+            let text = if text.contains("{statement}") {
+                text
+            } else if let Some(start) = text.find("[the statement") {
+                match text[start..].find(']') {
+                    Some(end) => format!(
+                        "{}{{statement}}{}",
+                        &text[..start],
+                        &text[start + end + 1..]
+                    ),
+                    None => format!("{text}\n\n{{statement}}"),
+                }
+            } else {
+                format!("{text}\n\n{{statement}}")
+            };
+            let mut t =
+                PromptTemplate::custom(level.id.clone(), text, AnswerSpace::agree_disagree());
+            t.label = level
+                .attributes
+                .get("label")
+                .and_then(|v| v.as_str())
+                .map(str::to_string);
+            Some(t)
+        })
+        .collect()
+}
+
+/// The design of a form (statements and templates from `audit` where the form says so).
+///
+/// # Errors
+/// A message naming the field.
+pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, String> {
+    let seed: u64 = num(&form.seed, "seed")?;
+    let statements: Vec<Statement> = if form.statements_source == "pasted" {
+        form.pasted
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .enumerate()
+            .map(|(i, line)| {
+                let (category, text) = match line.split_once('\t') {
+                    Some((c, t)) if !t.trim().is_empty() => {
+                        (Some(c.trim().to_string()), t.trim().to_string())
+                    }
+                    _ => (None, line.to_string()),
+                };
+                Statement {
+                    id: format!("p{}", i + 1),
+                    text,
+                    category,
+                    target_group: None,
+                }
+            })
+            .collect()
+    } else {
+        let audit = audit.ok_or("statements: no bundle is loaded; paste statements instead")?;
+        let mut all = statements_from_audit(audit);
+        if !form.category.is_empty() {
+            all.retain(|s| s.category.as_deref() == Some(form.category.as_str()));
+        }
+        if !form.per_category.trim().is_empty() {
+            let n: usize = num(&form.per_category, "statements per category")?;
+            all = sample_statements(&all, n, seed);
+        }
+        all
+    };
+    if statements.is_empty() {
+        return Err("statements: none selected".into());
+    }
+    let templates = match form.family.as_str() {
+        "bundle" => {
+            let audit = audit.ok_or("templates: no bundle is loaded")?;
+            let t = bundle_templates(audit);
+            if t.is_empty() {
+                return Err("templates: the loaded bundle has no template texts".into());
+            }
+            t
+        }
+        "custom" => {
+            let mut out = Vec::new();
+            let mut current = String::new();
+            for line in form.custom_templates.lines().chain(std::iter::once("---")) {
+                if line.trim() == "---" {
+                    let text = current.trim().to_string();
+                    if !text.is_empty() {
+                        out.push(PromptTemplate::custom(
+                            format!("u{}", out.len() + 1),
+                            text,
+                            AnswerSpace::yes_no(),
+                        ));
+                    }
+                    current.clear();
+                } else {
+                    current.push_str(line);
+                    current.push('\n');
+                }
+            }
+            out
+        }
+        _ => table7_templates(),
+    };
+    let table6 = table6_conditions();
+    let conditions = form
+        .conditions
+        .iter()
+        .filter(|c| c.on)
+        .filter_map(|row| {
+            let mut c = table6.iter().find(|c| c.id == row.id)?.clone();
+            c.system_prompt = row.system_prompt.clone();
+            Some(c)
+        })
+        .collect();
+    let models = form
+        .models
+        .iter()
+        .map(|row| {
+            Ok(ModelTarget {
+                id: row.id.clone(),
+                provider: row.provider()?,
+                prices: row.prices()?,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let judges = form
+        .judges
+        .iter()
+        .map(|row| {
+            let mut j = JudgeConfig::new(row.id.clone(), row.provider()?);
+            j.rubric = Rubric {
+                system: row.rubric_system.clone(),
+                user_template: row.rubric_user.clone(),
+            };
+            j.prices = row.prices()?;
+            Ok(j)
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let budget: u32 = if form.sampling == "full" {
+        0
+    } else {
+        num(&form.budget, "budget")?
+    };
+    let sampling = match form.sampling.as_str() {
+        "full" => Sampling::Full,
+        "concentrated" => Sampling::Concentrated { budget },
+        "srs" => Sampling::Srs { budget },
+        _ => Sampling::Stratified { budget },
+    };
+    let max_cost = if form.max_cost.trim().is_empty() {
+        None
+    } else {
+        Some(num::<f64>(&form.max_cost, "cost cap")?)
+    };
+    Ok(PilotDesign {
+        models,
+        statements,
+        templates,
+        conditions,
+        repeats: num(&form.repeats, "repeats")?,
+        params: Params {
+            temperature: num(&form.temperature, "temperature")?,
+            max_tokens: num(&form.max_tokens, "max tokens")?,
+        },
+        sampling,
+        seed,
+        judges,
+        limits: Limits {
+            max_calls: num(&form.max_calls, "call cap")?,
+            max_cost,
+        },
+    })
+}
+
+/// The pilot panel.
+#[component]
+pub fn PilotPanel() -> impl IntoView {
+    let state = expect_context::<AtlasState>();
+    let keys = Keys::new();
+    let form = RwSignal::new(FormState::default());
+    let plan_view = RwSignal::new(None::<Result<PlanSummary, String>>);
+    let out = Outputs {
+        snapshot: RwSignal::new(None::<Snapshot>),
+        store_error: RwSignal::new(None::<String>),
+    };
+    let action_error = RwSignal::new(None::<String>);
+    let restored = RwSignal::new(None::<String>);
+    let bundle_bytes = RwSignal::new(None::<(String, Arc<[u8]>)>);
+
+    // A saved run from an earlier visit: restore it paused, offer to resume.
+    spawn_local(async move {
+        match store::load().await {
+            Ok(Some(saved)) => {
+                if let Ok(f) = serde_json::from_value::<FormState>(saved.form.clone()) {
+                    form.set(f);
+                }
+                let restored_run = build_plan(saved.design.clone())
+                    .map_err(|e| e.to_string())
+                    .and_then(|plan| {
+                        let st = RunState::from_json(&saved.state).map_err(|e| e.to_string())?;
+                        st.check_plan(&plan).map_err(|e| e.to_string())?;
+                        Ok((plan, st))
+                    });
+                match restored_run {
+                    Ok((plan, st)) => {
+                        let unfinished = !st.finished() && !saved.cancelled;
+                        let p = st.progress().calls;
+                        let settings = settings(&form.get_untracked()).unwrap_or(Settings {
+                            concurrency: 4,
+                            timeout_ms: 60_000,
+                        });
+                        let phase = if saved.cancelled {
+                            Phase::Cancelled
+                        } else {
+                            Phase::Paused
+                        };
+                        runner::install(plan, st, saved.form, settings, keys, out, phase);
+                        if unfinished {
+                            restored.set(Some(format!(
+                                "An unfinished run was found in this browser: {} of {} calls done.",
+                                p.done(),
+                                p.total
+                            )));
+                        }
+                    }
+                    Err(e) => out.store_error.set(Some(format!(
+                        "The saved run could not be restored ({e}); it was left in IndexedDB."
+                    ))),
+                }
+            }
+            Ok(None) => {}
+            Err(e) => out.store_error.set(Some(e)),
+        }
+    });
+
+    let loaded_audit = move || state.loaded.get_untracked();
+    let do_plan = move |_| {
+        bundle_bytes.set(None);
+        let loaded = loaded_audit();
+        let f = form.get_untracked();
+        let result = design(&f, loaded.as_ref().map(|l| &l.audit))
+            .and_then(|d| build_plan(d).map_err(|e| e.to_string()))
+            .map(|plan| PlanSummary::new(&plan, &f));
+        plan_view.set(Some(result));
+    };
+    let do_run = move |_| {
+        action_error.set(None);
+        restored.set(None);
+        bundle_bytes.set(None);
+        let f = form.get_untracked();
+        let loaded = loaded_audit();
+        let result = (|| {
+            let settings = settings(&f)?;
+            let d = design(&f, loaded.as_ref().map(|l| &l.audit))?;
+            let plan = build_plan(d).map_err(|e| e.to_string())?;
+            plan_view.set(Some(Ok(PlanSummary::new(&plan, &f))));
+            let st = RunState::new(&plan);
+            let form_json = serde_json::to_value(&f).map_err(|e| e.to_string())?;
+            runner::install(plan, st, form_json, settings, keys, out, Phase::Paused);
+            runner::resume()
+        })();
+        if let Err(e) = result {
+            action_error.set(Some(e));
+        }
+    };
+    let do_resume = move |_| {
+        action_error.set(None);
+        restored.set(None);
+        if let Err(e) = runner::resume() {
+            action_error.set(Some(e));
+        }
+    };
+    let do_retry = move |_| {
+        action_error.set(None);
+        if let Err(e) = runner::retry_failed() {
+            action_error.set(Some(e));
+        }
+    };
+    let do_discard = move |_| {
+        runner::discard();
+        restored.set(None);
+        bundle_bytes.set(None);
+        spawn_local(async move {
+            if let Err(e) = store::clear().await {
+                out.store_error.set(Some(e));
+            }
+        });
+    };
+    let make_bundle = move || -> Result<(String, Arc<[u8]>), String> {
+        let (st, plan) = runner::state_and_plan().ok_or("no run")?;
+        let title = form.with_untracked(|f| f.title.trim().to_string());
+        let id = format!(
+            "pilot-{}",
+            &plan.fingerprint.chars().take(12).collect::<String>()
+        );
+        let mut info = BundleInfo::new(
+            id.clone(),
+            if title.is_empty() { id.clone() } else { title },
+        );
+        info.notes = Some("Made in the browser by Audit Atlas's pilot panel.".into());
+        let bundle = to_bundle(&st, &plan, &info).map_err(|e| e.to_string())?;
+        let bytes = serde_json::to_vec(&bundle).map_err(|e| e.to_string())?;
+        Ok((id, Arc::from(bytes)))
+    };
+    let do_open = move |_| match make_bundle() {
+        Ok((id, bytes)) => {
+            let started = crate::loader::now_ms();
+            match Audit::from_bytes(&bytes) {
+                Ok(audit) => {
+                    let loaded = Loaded {
+                        audit,
+                        source: format!("pilot: {id}"),
+                        base_url: None,
+                        data: bytes.clone(),
+                        read_ms: 0.0,
+                        parse_ms: crate::loader::now_ms() - started,
+                    };
+                    state.error.set(None);
+                    state.warning_acknowledged.set(false);
+                    state.loaded.set(Some(Arc::new(loaded)));
+                    bundle_bytes.set(Some((id, bytes)));
+                }
+                Err(e) => action_error.set(Some(format!("the run's bundle does not open: {e}"))),
+            }
+        }
+        Err(e) => action_error.set(Some(format!("the run could not become a bundle: {e}"))),
+    };
+    let do_download = move |_| match make_bundle() {
+        Ok((id, bytes)) => {
+            if let Err(e) =
+                crate::export::download_bytes(&bytes, "application/json", &format!("{id}.json"))
+            {
+                action_error.set(Some(e));
+            }
+        }
+        Err(e) => action_error.set(Some(format!("the run could not become a bundle: {e}"))),
+    };
+
+    let categories = Memo::new(move |_| {
+        state.loaded.with(|l| {
+            let mut cats: Vec<String> = l
+                .as_ref()
+                .map(|l| {
+                    l.audit
+                        .statements
+                        .iter()
+                        .filter_map(|s| s.category.clone())
+                        .collect()
+                })
+                .unwrap_or_default();
+            cats.sort();
+            cats.dedup();
+            cats
+        })
+    });
+
+    view! {
+        <section class="pilot" id="pilot" aria-labelledby="pilot-title">
+            <h2 id="pilot-title">"Run a pilot audit with your own API keys"</h2>
+            <p>
+                "Calls go from this tab straight to the provider you name; nothing passes through Audit Atlas. "
+                "Keys stay in this tab's memory unless you tick \"remember\". The run is saved in this browser "
+                "(IndexedDB) after every call, so a reload resumes it. See "
+                <code>"docs/pilot.md"</code>" for the rules."
+            </p>
+            {move || restored.get().map(|m| view! {
+                <div class="notice" id="pilot-restored" role="status">
+                    <span>{m}</span>" "
+                    <button id="pilot-resume-saved" on:click=do_resume>"Resume the unfinished run"</button>
+                    " "<button on:click=do_discard>"Discard it"</button>
+                </div>
+            })}
+            {move || out.store_error.get().map(|m| view! {
+                <div class="error" role="alert" id="pilot-store-error">{m}</div>
+            })}
+            <ProvidersForm form keys/>
+            <DesignForm form categories/>
+            <div class="pilot-actions">
+                <button id="pilot-plan" on:click=do_plan>"Check the plan"</button>
+                " "
+                <button id="pilot-run" on:click=do_run>"Run the pilot"</button>
+            </div>
+            {move || plan_view.get().map(|p| match p {
+                Ok(s) => s.view().into_any(),
+                Err(e) => view! { <div class="error" role="alert" id="pilot-plan-error">{e}</div> }.into_any(),
+            })}
+            {move || action_error.get().map(|m| view! {
+                <div class="error" role="alert" id="pilot-error">{m}</div>
+            })}
+            {move || out.snapshot.get().map(|s| view! {
+                <RunView snapshot=s/>
+                <div class="pilot-actions">
+                    <button id="pilot-pause" on:click=move |_| runner::pause()>"Pause"</button>
+                    " "<button id="pilot-resume" on:click=do_resume>"Resume"</button>
+                    " "<button id="pilot-cancel" on:click=move |_| runner::cancel()>"Cancel"</button>
+                    " "<button id="pilot-retry" on:click=do_retry>"Retry failed calls"</button>
+                    " "<button id="pilot-open" on:click=do_open>"Open as bundle in every view"</button>
+                    " "<button id="pilot-download" on:click=do_download>"Download bundle"</button>
+                    " "<button id="pilot-discard" on:click=do_discard>"Discard the run"</button>
+                </div>
+            })}
+        </section>
+    }
+}
+
+/// The estimate of a plan, for display.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanSummary {
+    estimate: atlas_pilot::plan::Estimate,
+    max_calls: u64,
+    currency_note: bool,
+}
+
+impl PlanSummary {
+    fn new(plan: &atlas_pilot::Plan, _form: &FormState) -> Self {
+        PlanSummary {
+            estimate: plan.estimate,
+            max_calls: plan.design.limits.max_calls,
+            currency_note: plan.estimate.unpriced_calls > 0,
+        }
+    }
+
+    fn view(self) -> impl IntoView {
+        let e = self.estimate;
+        view! {
+            <div class="pilot-estimate" id="pilot-estimate" data-calls=e.calls data-judge-calls=e.judge_calls data-total-calls=e.total_calls>
+                <p>
+                    {format!(
+                        "{} calls ({} audited + {} judge calls at most; hard cap {}). Estimated input tokens: {} (+{} for judges); output tokens at most {} (+{}). Cost at most {:.4} in your prices' currency",
+                        e.total_calls, e.calls, e.judge_calls, self.max_calls, e.input_tokens,
+                        e.judge_input_tokens, e.output_tokens_max, e.judge_output_tokens_max, e.cost_max
+                    )}
+                    {self.currency_note.then(|| format!(" ({} calls have no price and are not counted)", e.unpriced_calls))}
+                    "."
+                </p>
+            </div>
+        }
+    }
+}
+
+fn text_field(
+    form: RwSignal<FormState>,
+    id: &'static str,
+    label: &'static str,
+    get: fn(&FormState) -> String,
+    set: fn(&mut FormState, String),
+) -> impl IntoView {
+    view! {
+        <label class="field">
+            {label}" "
+            <input type="text" id=id prop:value=move || form.with(get)
+                on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| set(f, v)); }/>
+        </label>
+    }
+}
+
+/// Provider rows, keys and the "remember" opt-in.
+#[component]
+fn ProvidersForm(form: RwSignal<FormState>, keys: Keys) -> impl IntoView {
+    let n_models = Memo::new(move |_| form.with(|f| f.models.len()));
+    let n_judges = Memo::new(move |_| form.with(|f| f.judges.len()));
+    view! {
+        <fieldset class="pilot-providers">
+            <legend>"Models and keys"</legend>
+            {move || (0..n_models.get()).map(|i| provider_row(form, keys, false, i)).collect_view()}
+            <button id="pilot-add-model" on:click=move |_| form.update(|f| {
+                let id = format!("m{}", f.models.len() + 1);
+                f.models.push(ProviderRow::new(&id));
+            })>"Add a model"</button>
+            " "
+            <button id="pilot-remove-model" on:click=move |_| form.update(|f| { if f.models.len() > 1 { f.models.pop(); } })>"Remove the last model"</button>
+            <h4>"Judges (0 to 3): code each Rationale E, QE, N, D or R"</h4>
+            {move || (0..n_judges.get()).map(|i| provider_row(form, keys, true, i)).collect_view()}
+            <button id="pilot-add-judge" on:click=move |_| form.update(|f| {
+                if f.judges.len() < atlas_pilot::judge::MAX_JUDGES {
+                    let id = format!("j{}", f.judges.len() + 1);
+                    f.judges.push(ProviderRow::new(&id));
+                }
+            })>"Add a judge"</button>
+            " "
+            <button on:click=move |_| form.update(|f| { f.judges.pop(); })>"Remove the last judge"</button>
+            <p class="keys-note">
+                <label>
+                    <input type="checkbox" id="pilot-remember"
+                        prop:checked=move || keys.remember.get()
+                        on:change=move |ev| keys.set_remember(event_target_checked(&ev))/>
+                    " Remember keys in this browser"
+                </label>
+                {move || keys.remember.get().then(|| view! {
+                    <span class="warning" role="note">
+                        " Warning: remembered keys are stored unencrypted in this browser's localStorage, readable by anyone using this browser profile and by any script on this page's origin."
+                    </span>
+                })}
+                " "
+                <button id="pilot-forget-keys" on:click=move |_| keys.forget()>"Forget keys"</button>
+            </p>
+        </fieldset>
+    }
+}
+
+fn provider_row(form: RwSignal<FormState>, keys: Keys, judge: bool, i: usize) -> impl IntoView {
+    let get = move |f: &FormState| -> Option<ProviderRow> {
+        if judge {
+            f.judges.get(i).cloned()
+        } else {
+            f.models.get(i).cloned()
+        }
+    };
+    let update = move |change: Box<dyn FnOnce(&mut ProviderRow)>| {
+        form.update(|f| {
+            let rows = if judge { &mut f.judges } else { &mut f.models };
+            if let Some(row) = rows.get_mut(i) {
+                change(row);
+            }
+        })
+    };
+    let id = form.with_untracked(|f| get(f).map(|r| r.id).unwrap_or_default());
+    let field = move |what: &'static str| {
+        move || {
+            form.with(|f| {
+                get(f)
+                    .map(|r| match what {
+                        "kind" => r.kind,
+                        "base_url" => r.base_url,
+                        "model" => r.model,
+                        "price_in" => r.price_in,
+                        "price_out" => r.price_out,
+                        "rubric_system" => r.rubric_system,
+                        _ => r.rubric_user,
+                    })
+                    .unwrap_or_default()
+            })
+        }
+    };
+    let id_for_key = id.clone();
+    let id_for_mask = id.clone();
+    view! {
+        <div class="provider-row" id=format!("pilot-row-{id}")>
+            <strong>{id.clone()}</strong>" "
+            <label>"Provider "
+                <select id=format!("pilot-kind-{id}") prop:value=field("kind") on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    update(Box::new(move |r| {
+                        let kind = match v.as_str() {
+                            "anthropic" => ProviderKind::Anthropic,
+                            "gemini" => ProviderKind::Gemini,
+                            _ => ProviderKind::OpenAiCompatible,
+                        };
+                        r.base_url = kind.default_base_url().to_string();
+                        r.kind = v;
+                    }));
+                }>
+                    <option value="openai_compatible">"OpenAI-compatible (OpenAI, OpenRouter, vLLM, llama.cpp, Ollama /v1)"</option>
+                    <option value="anthropic">"Anthropic"</option>
+                    <option value="gemini">"Gemini"</option>
+                </select>
+            </label>" "
+            <label>"Base URL "
+                <input type="url" id=format!("pilot-base-{id}") prop:value=field("base_url")
+                    on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.base_url = v)); }/>
+            </label>" "
+            <label>"Model "
+                <input type="text" id=format!("pilot-model-{id}") prop:value=field("model")
+                    on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.model = v)); }/>
+            </label>" "
+            <label>"API key "
+                <input type="password" autocomplete="off" id=format!("pilot-key-{id}")
+                    placeholder=move || keys.masked.with(|m| m.get(&id_for_mask).cloned()).unwrap_or_else(|| "not set".into())
+                    on:change=move |ev| {
+                        let input: web_sys::HtmlInputElement = event_target(&ev);
+                        keys.set(&id_for_key, &input.value());
+                        input.set_value("");
+                    }/>
+            </label>" "
+            <span class="key-mask" id=format!("pilot-key-mask-{id}")>
+                {let id = id.clone(); move || keys.masked.with(|m| m.get(&id).cloned()).map(|m| format!("key: {m}")).unwrap_or_else(|| "no key (fine for local servers)".into())}
+            </span>
+            <br/>
+            <label>"Price per 1M input tokens "
+                <input type="text" size="6" id=format!("pilot-price-in-{id}") prop:value=field("price_in")
+                    on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.price_in = v)); }/>
+            </label>" "
+            <label>"per 1M output tokens "
+                <input type="text" size="6" id=format!("pilot-price-out-{id}") prop:value=field("price_out")
+                    on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.price_out = v)); }/>
+            </label>
+            {judge.then(|| view! {
+                <br/>
+                <label>"Rubric system prompt "
+                    <textarea rows="3" cols="80" prop:value=field("rubric_system")
+                        on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.rubric_system = v)); }></textarea>
+                </label>
+                <label>"Rubric user template ({statement}, {rationale}) "
+                    <textarea rows="4" cols="80" prop:value=field("rubric_user")
+                        on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.rubric_user = v)); }></textarea>
+                </label>
+            })}
+        </div>
+    }
+}
+
+/// Statements, templates, conditions, parameters, sampling, caps.
+#[component]
+fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl IntoView {
+    let n_conditions = Memo::new(move |_| form.with(|f| f.conditions.len()));
+    view! {
+        <fieldset class="pilot-design">
+            <legend>"Design"</legend>
+            <label>"Statements "
+                <select id="pilot-statements-source" prop:value=move || form.with(|f| f.statements_source.clone())
+                    on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| f.statements_source = v); }>
+                    <option value="bundle">"from the loaded bundle"</option>
+                    <option value="pasted">"pasted below"</option>
+                </select>
+            </label>" "
+            <label>"category "
+                <select id="pilot-category" prop:value=move || form.with(|f| f.category.clone())
+                    on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| f.category = v); }>
+                    <option value="">"all"</option>
+                    {move || categories.get().into_iter().map(|c| view! { <option value=c.clone()>{c.clone()}</option> }).collect_view()}
+                </select>
+            </label>" "
+            {text_field(form, "pilot-per-category", "sample per category (empty = all)", |f| f.per_category.clone(), |f, v| f.per_category = v)}
+            <label class="block">"Pasted statements (one per line; \"category<TAB>statement\" sets a category)"
+                <textarea id="pilot-pasted" rows="3" cols="80" prop:value=move || form.with(|f| f.pasted.clone())
+                    on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| f.pasted = v); }></textarea>
+            </label>
+            <label>"Prompt family "
+                <select id="pilot-family" prop:value=move || form.with(|f| f.family.clone())
+                    on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| f.family = v); }>
+                    <option value="table7">"the five Table 7 agreement wordings (Selection: / Rationale: contract)"</option>
+                    <option value="bundle">"the loaded bundle's templates"</option>
+                    <option value="custom">"my templates (below)"</option>
+                </select>
+            </label>
+            <label class="block">"My templates (each with {statement}; separate templates by a line ---)"
+                <textarea id="pilot-custom-templates" rows="6" cols="80" prop:value=move || form.with(|f| f.custom_templates.clone())
+                    on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| f.custom_templates = v); }></textarea>
+            </label>
+            <details>
+                <summary>"Conditions (Table 6): system prompts, editable"</summary>
+                {move || (0..n_conditions.get()).map(|i| {
+                    let cid = form.with_untracked(|f| f.conditions.get(i).map(|c| c.id.clone()).unwrap_or_default());
+                    let label = form.with_untracked(|f| f.conditions.get(i).map(|c| c.label.clone()).unwrap_or_default());
+                    view! {
+                        <div class="condition-row">
+                            <label>
+                                <input type="checkbox" id=format!("pilot-cond-{cid}")
+                                    prop:checked=move || form.with(|f| f.conditions.get(i).is_some_and(|c| c.on))
+                                    on:change=move |ev| { let on = event_target_checked(&ev); form.update(|f| if let Some(c) = f.conditions.get_mut(i) { c.on = on; }); }/>
+                                {format!(" {cid} ({label}) ")}
+                            </label>
+                            <input type="text" size="70" prop:value=move || form.with(|f| f.conditions.get(i).map(|c| c.system_prompt.clone()).unwrap_or_default())
+                                on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| if let Some(c) = f.conditions.get_mut(i) { c.system_prompt = v; }); }/>
+                        </div>
+                    }
+                }).collect_view()}
+            </details>
+            <div>
+                {text_field(form, "pilot-repeats", "repeats", |f| f.repeats.clone(), |f, v| f.repeats = v)}" "
+                {text_field(form, "pilot-temperature", "temperature", |f| f.temperature.clone(), |f, v| f.temperature = v)}" "
+                {text_field(form, "pilot-max-tokens", "max tokens", |f| f.max_tokens.clone(), |f, v| f.max_tokens = v)}" "
+                {text_field(form, "pilot-seed", "seed", |f| f.seed.clone(), |f, v| f.seed = v)}
+            </div>
+            <div>
+                <label>"Sampling design "
+                    <select id="pilot-sampling" prop:value=move || form.with(|f| f.sampling.clone())
+                        on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| f.sampling = v); }>
+                        <option value="stratified">"stratified: every condition, statements by category (broad coverage; default)"</option>
+                        <option value="srs">"simple random sample of cells"</option>
+                        <option value="concentrated">"concentrated: one condition and one template"</option>
+                        <option value="full">"full: every cell"</option>
+                    </select>
+                </label>" "
+                {text_field(form, "pilot-budget", "budget (cells per model)", |f| f.budget.clone(), |f, v| f.budget = v)}
+            </div>
+            <div>
+                {text_field(form, "pilot-max-calls", "hard cap: calls", |f| f.max_calls.clone(), |f, v| f.max_calls = v)}" "
+                {text_field(form, "pilot-max-cost", "cost (empty = none)", |f| f.max_cost.clone(), |f, v| f.max_cost = v)}" "
+                {text_field(form, "pilot-concurrency", "calls at a time", |f| f.concurrency.clone(), |f, v| f.concurrency = v)}" "
+                {text_field(form, "pilot-timeout", "timeout per call (s)", |f| f.timeout_s.clone(), |f, v| f.timeout_s = v)}" "
+                {text_field(form, "pilot-title", "bundle title", |f| f.title.clone(), |f, v| f.title = v)}
+            </div>
+        </fieldset>
+    }
+}
+
+fn duration(ms: u64) -> String {
+    let s = ms / 1000;
+    if s >= 3600 {
+        format!("{} h {} min", s / 3600, (s % 3600) / 60)
+    } else if s >= 60 {
+        format!("{} min {} s", s / 60, s % 60)
+    } else {
+        format!("{s} s")
+    }
+}
+
+/// Progress bar and results table.
+#[component]
+fn RunView(snapshot: Snapshot) -> impl IntoView {
+    let c = snapshot.calls;
+    let j = snapshot.judge_calls;
+    let eta = snapshot
+        .eta_ms
+        .map_or_else(|| "unknown".to_string(), duration);
+    let judges = !snapshot.rows.iter().all(|r| r.judges.is_empty());
+    view! {
+        <div class="progress pilot-progress" id="pilot-progress" role="status"
+            data-phase=snapshot.phase.key() data-total=c.total data-answered=c.answered data-failed=c.failed
+            data-remaining=c.remaining() data-judge-total=j.total data-judge-done=j.done()>
+            <progress value=c.done() as f64 max=c.total.max(1) as f64></progress>
+            <span>{format!(
+                "{}: {} of {} done ({} answered, {} failed), {} remaining ({} in flight, {} waiting to retry); time left {}",
+                snapshot.phase.key(), c.done(), c.total, c.answered, c.failed, c.remaining(), c.in_flight, snapshot.waiting, eta
+            )}</span>
+            {(j.total > 0).then(|| view! { <span>{format!("; judge calls {} of {} done ({} failed)", j.done(), j.total, j.failed)}</span> })}
+            {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
+        </div>
+        <table class="pilot-results" id="pilot-results">
+            <caption>"Responses (model text shown as text)"</caption>
+            <thead><tr>
+                <th>"call"</th><th>"model"</th><th>"condition"</th><th>"template"</th><th>"statement"</th><th>"repeat"</th>
+                <th>"status"</th><th>"attempts"</th><th>"Selection"</th><th>"obtained"</th><th>"rule"</th>
+                <th>"Rationale / response"</th><th>"reason"</th>{judges.then(|| view! { <th>"judges"</th> })}
+            </tr></thead>
+            <tbody>
+                {snapshot.rows.into_iter().map(|r| { let id = r.id.clone(); view! {
+                    <tr data-id=id data-status=r.status>
+                        <td><code>{r.id}</code></td><td>{r.model}</td><td>{r.condition}</td><td>{r.template}</td>
+                        <td>{r.statement}</td><td>{r.repeat}</td><td>{r.status}</td><td>{r.attempts}</td>
+                        <td>{r.selection}</td><td>{r.obtained}</td><td>{r.rule}</td>
+                        <td class="text">{r.text}</td><td class="reason">{r.reason}</td>
+                        {judges.then(|| view! { <td>{r.judges}</td> })}
+                    </tr>
+                }}).collect_view()}
+            </tbody>
+        </table>
+    }
+}

@@ -1,0 +1,743 @@
+//! Running a pilot in the browser: `fetch` with a concurrency limit, a per-call timeout
+//! (`AbortController`), retries scheduled by `atlas_pilot` (429 / 5xx / network / timeout, honouring
+//! `Retry-After`), pause, resume and cancel, and the run state persisted after every settled call
+//! ([`crate::pilot_store::persist`]).
+//!
+//! All the bookkeeping is `atlas_pilot::RunState`'s; this module only sends what
+//! [`atlas_pilot::RunState::ready`] hands out and reports back what came in. One run at a time lives in
+//! a thread-local [`Runner`]; the UI reads a [`Snapshot`] signal that is refreshed after every change.
+//! Nothing here logs: no request, header or key reaches the console.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use atlas_pilot::judge::{label_code, parse_judge_label};
+use atlas_pilot::provider::HttpRequest;
+use atlas_pilot::run::{CallStatus, RunError};
+use atlas_pilot::{extract_completion, BackoffPolicy, Plan, ProviderError, RunState, SecretKey};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use crate::loader::js_message;
+use crate::pilot_store::{persist, Keys, SavedRun, SAVED_FORMAT};
+
+/// Where a run stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Sending calls.
+    Running,
+    /// Stopped by the user (or restored after a reload); resumable.
+    Paused,
+    /// Stopped by the user for good; the results so far stay.
+    Cancelled,
+    /// Every call answered or failed.
+    Finished,
+}
+
+impl Phase {
+    /// Lower-case name, also the `data-phase` attribute the tests read.
+    pub fn key(self) -> &'static str {
+        match self {
+            Phase::Running => "running",
+            Phase::Paused => "paused",
+            Phase::Cancelled => "cancelled",
+            Phase::Finished => "finished",
+        }
+    }
+}
+
+/// One row of the results table (model text as plain strings: rendered as text, never HTML).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultRow {
+    /// Call id.
+    pub id: String,
+    /// Model id.
+    pub model: String,
+    /// Condition id.
+    pub condition: String,
+    /// Template id.
+    pub template: String,
+    /// Statement text.
+    pub statement: String,
+    /// Repeat from 1.
+    pub repeat: u32,
+    /// `pending`, `in_flight`, `answered`, `failed`.
+    pub status: &'static str,
+    /// Attempts made.
+    pub attempts: u32,
+    /// Selection as read (`""` for none).
+    pub selection: String,
+    /// How it was obtained (`regex`, `fallback`, `parser_failure`, `refusal`).
+    pub obtained: String,
+    /// The extraction rule.
+    pub rule: String,
+    /// The Rationale, else the response text.
+    pub text: String,
+    /// Why the call failed, or why its last attempt failed.
+    pub reason: String,
+    /// One label code per judge (`E`, `Q`, `N`, `D`, `R`, `.`), joined.
+    pub judges: String,
+}
+
+/// What the UI shows of the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    /// Phase.
+    pub phase: Phase,
+    /// Audited calls: total, answered, failed, in flight, pending.
+    pub calls: atlas_pilot::run::StatusCounts,
+    /// Judge calls.
+    pub judge_calls: atlas_pilot::run::StatusCounts,
+    /// Estimated time left, ms.
+    pub eta_ms: Option<u64>,
+    /// Pending calls waiting for a retry time.
+    pub waiting: usize,
+    /// One row per audited call, in plan order.
+    pub rows: Vec<ResultRow>,
+    /// The last problem of the scheduler itself (not of a call).
+    pub problem: Option<String>,
+}
+
+/// How a run is sent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// Calls in flight at most.
+    pub concurrency: usize,
+    /// Per-call timeout, ms.
+    pub timeout_ms: u32,
+}
+
+/// The one run of the tab.
+pub struct Runner {
+    plan: Rc<Plan>,
+    state: RunState,
+    phase: Phase,
+    settings: Settings,
+    policy: BackoffPolicy,
+    /// Bumped on pause / cancel: answers of an older generation are dropped (their calls were
+    /// interrupted and will run again).
+    generation: u64,
+    controllers: HashMap<String, web_sys::AbortController>,
+    wake_timer: Option<i32>,
+    form: serde_json::Value,
+    keys: Keys,
+    snapshot: RwSignal<Option<Snapshot>>,
+    store_error: RwSignal<Option<String>>,
+    problem: Option<String>,
+}
+
+thread_local! {
+    static RUN: RefCell<Option<Runner>> = const { RefCell::new(None) };
+}
+
+/// The signals a run reports into.
+#[derive(Clone, Copy)]
+pub struct Outputs {
+    /// The UI's view of the run.
+    pub snapshot: RwSignal<Option<Snapshot>>,
+    /// Persistence problems.
+    pub store_error: RwSignal<Option<String>>,
+}
+
+/// Installs a run (a new one, or one restored after a reload: its in-flight calls become pending
+/// again) in `phase` and shows it. Replaces any previous run, aborting its calls.
+pub fn install(
+    plan: Plan,
+    mut state: RunState,
+    form: serde_json::Value,
+    settings: Settings,
+    keys: Keys,
+    out: Outputs,
+    phase: Phase,
+) {
+    stop_current();
+    state.interrupt();
+    let finished = state.finished();
+    let runner = Runner {
+        plan: Rc::new(plan),
+        state,
+        phase: if finished && phase != Phase::Cancelled {
+            Phase::Finished
+        } else {
+            phase
+        },
+        settings,
+        policy: BackoffPolicy::default(),
+        generation: 0,
+        controllers: HashMap::new(),
+        wake_timer: None,
+        form,
+        keys,
+        snapshot: out.snapshot,
+        store_error: out.store_error,
+        problem: None,
+    };
+    RUN.with_borrow_mut(|r| *r = Some(runner));
+    with_runner(|r| {
+        r.save(false);
+        r.publish();
+    });
+    pump();
+}
+
+fn stop_current() {
+    with_runner(|r| {
+        r.abort_all();
+        r.state.interrupt();
+    });
+}
+
+fn with_runner<T>(f: impl FnOnce(&mut Runner) -> T) -> Option<T> {
+    RUN.with_borrow_mut(|r| r.as_mut().map(f))
+}
+
+/// The run's plan, if a run is installed.
+pub fn plan() -> Option<Rc<Plan>> {
+    with_runner(|r| r.plan.clone())
+}
+
+/// The run state as a bundle-ready copy, with its plan.
+pub fn state_and_plan() -> Option<(RunState, Rc<Plan>)> {
+    with_runner(|r| (r.state.clone(), r.plan.clone()))
+}
+
+/// Pauses: in-flight calls are aborted and become pending (their attempt counts).
+pub fn pause() {
+    with_runner(|r| {
+        if r.phase == Phase::Running {
+            r.abort_all();
+            r.state.interrupt();
+            r.phase = Phase::Paused;
+            r.save(false);
+            r.publish();
+        }
+    });
+}
+
+/// Resumes a paused run (after a reload too). Calls whose provider needs a key must have one.
+///
+/// # Errors
+/// The ids of provider rows whose key is missing.
+pub fn resume() -> Result<(), String> {
+    let missing = with_runner(|r| {
+        let design = &r.plan.design;
+        let mut missing: Vec<String> = design
+            .models
+            .iter()
+            .filter(|m| m.provider.requires_key() && r.keys.get(&m.id).is_empty())
+            .map(|m| m.id.clone())
+            .collect();
+        missing.extend(
+            design
+                .judges
+                .iter()
+                .filter(|j| j.provider.requires_key() && r.keys.get(&j.id).is_empty())
+                .map(|j| j.id.clone()),
+        );
+        missing
+    })
+    .unwrap_or_default();
+    if !missing.is_empty() {
+        return Err(format!(
+            "type the API key of {} first (keys are not saved with the run)",
+            missing.join(", ")
+        ));
+    }
+    with_runner(|r| {
+        if matches!(r.phase, Phase::Paused | Phase::Cancelled | Phase::Finished) {
+            r.phase = Phase::Running;
+            r.publish();
+        }
+    });
+    pump();
+    Ok(())
+}
+
+/// Cancels: in-flight calls are aborted; the run ends with what it has (not offered for resuming).
+pub fn cancel() {
+    with_runner(|r| {
+        r.abort_all();
+        r.state.interrupt();
+        r.phase = Phase::Cancelled;
+        r.save(true);
+        r.publish();
+    });
+}
+
+/// Failed calls back to pending, then resume.
+///
+/// # Errors
+/// As [`resume`].
+pub fn retry_failed() -> Result<(), String> {
+    with_runner(|r| {
+        r.state.retry_failed();
+        r.phase = Phase::Paused;
+    });
+    resume()
+}
+
+/// Forgets the run in this tab (the caller deletes the saved copy).
+pub fn discard() {
+    stop_current();
+    RUN.with_borrow_mut(|r| {
+        if let Some(r) = r.as_ref() {
+            r.snapshot.set(None);
+        }
+        *r = None;
+    });
+}
+
+impl Runner {
+    fn abort_all(&mut self) {
+        self.generation += 1;
+        for (_, c) in self.controllers.drain() {
+            c.abort();
+        }
+        if let (Some(t), Some(w)) = (self.wake_timer.take(), web_sys::window()) {
+            w.clear_timeout_with_handle(t);
+        }
+    }
+
+    fn save(&self, cancelled: bool) {
+        let state = match self.state.to_json() {
+            Ok(s) => s,
+            Err(e) => {
+                self.store_error
+                    .set(Some(format!("the run state could not be serialised: {e}")));
+                return;
+            }
+        };
+        let saved = SavedRun {
+            format: SAVED_FORMAT.to_string(),
+            form: self.form.clone(),
+            design: self.plan.design.clone(),
+            state,
+            cancelled: cancelled || self.phase == Phase::Cancelled,
+        };
+        persist(&saved, self.store_error);
+    }
+
+    fn key_for(&self, id: &str) -> SecretKey {
+        if let Some(judge) = self
+            .state
+            .judge_calls
+            .iter()
+            .find(|j| j.id == id)
+            .map(|j| j.judge.clone())
+        {
+            return self.keys.get(&judge);
+        }
+        self.plan
+            .call(id)
+            .and_then(|c| self.plan.model_of(c))
+            .map(|m| self.keys.get(&m.id))
+            .unwrap_or_default()
+    }
+
+    fn publish(&self) {
+        let progress = self.state.progress();
+        let waiting = self
+            .state
+            .calls
+            .iter()
+            .map(|c| &c.status)
+            .chain(self.state.judge_calls.iter().map(|j| &j.status))
+            .filter(|s| {
+                matches!(
+                    s,
+                    CallStatus::Pending {
+                        not_before_ms: Some(_),
+                        ..
+                    }
+                )
+            })
+            .count();
+        let snapshot = Snapshot {
+            phase: self.phase,
+            calls: progress.calls,
+            judge_calls: progress.judge_calls,
+            eta_ms: progress.eta_ms(self.settings.concurrency),
+            waiting,
+            rows: rows(&self.state, &self.plan),
+            problem: self.problem.clone(),
+        };
+        self.snapshot.set(Some(snapshot));
+        publish_counts(&progress, self.phase);
+    }
+}
+
+/// `window.__atlasPilot`: phase and counts, read by the end-to-end test.
+fn publish_counts(p: &atlas_pilot::run::Progress, phase: Phase) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let o = js_sys::Object::new();
+    let set = |k: &str, v: JsValue| {
+        let _ = js_sys::Reflect::set(&o, &JsValue::from_str(k), &v);
+    };
+    set("phase", JsValue::from_str(phase.key()));
+    set("total", JsValue::from_f64(p.calls.total as f64));
+    set("answered", JsValue::from_f64(p.calls.answered as f64));
+    set("failed", JsValue::from_f64(p.calls.failed as f64));
+    set("in_flight", JsValue::from_f64(p.calls.in_flight as f64));
+    set("pending", JsValue::from_f64(p.calls.pending as f64));
+    set("judge_total", JsValue::from_f64(p.judge_calls.total as f64));
+    set("judge_done", JsValue::from_f64(p.judge_calls.done() as f64));
+    let _ = js_sys::Reflect::set(&window, &JsValue::from_str("__atlasPilot"), &o);
+}
+
+/// The results table's rows.
+pub fn rows(state: &RunState, plan: &Plan) -> Vec<ResultRow> {
+    let design = &plan.design;
+    let mut judge_labels: HashMap<&str, Vec<(usize, char)>> = HashMap::new();
+    for j in &state.judge_calls {
+        let slot = design
+            .judges
+            .iter()
+            .position(|d| d.id == j.judge)
+            .unwrap_or(0);
+        let code = match &j.status {
+            CallStatus::Answered { completion, .. } => {
+                label_code(parse_judge_label(&completion.text).ok())
+            }
+            _ => '.',
+        };
+        judge_labels
+            .entry(j.call.as_str())
+            .or_default()
+            .push((slot, code));
+    }
+    plan.calls
+        .iter()
+        .zip(&state.calls)
+        .map(|(call, record)| {
+            let c = call.cell;
+            let get = |v: Option<&String>| v.cloned().unwrap_or_default();
+            let mut row = ResultRow {
+                id: call.id.clone(),
+                model: get(design.models.get(c.model as usize).map(|m| &m.id)),
+                condition: get(design.conditions.get(c.condition as usize).map(|m| &m.id)),
+                template: get(design.templates.get(c.template as usize).map(|m| &m.id)),
+                statement: get(design.statements.get(c.statement as usize).map(|m| &m.text)),
+                repeat: c.repeat + 1,
+                status: "pending",
+                attempts: 0,
+                selection: String::new(),
+                obtained: String::new(),
+                rule: String::new(),
+                text: String::new(),
+                reason: String::new(),
+                judges: String::new(),
+            };
+            match &record.status {
+                CallStatus::Pending {
+                    attempts,
+                    last_error,
+                    ..
+                } => {
+                    row.attempts = *attempts;
+                    row.reason = last_error
+                        .as_ref()
+                        .map(|e| e.message.clone())
+                        .unwrap_or_default();
+                }
+                CallStatus::InFlight { attempt, .. } => {
+                    row.status = "in_flight";
+                    row.attempts = *attempt;
+                }
+                CallStatus::Answered {
+                    completion,
+                    attempts,
+                    ..
+                } => {
+                    row.status = "answered";
+                    row.attempts = *attempts;
+                    if let Some(t) = plan.template_of(call) {
+                        let x = extract_completion(completion, &t.answer_space);
+                        row.selection = x.raw.clone();
+                        row.obtained = key_of(&x.obtained);
+                        row.rule = key_of(&x.rule);
+                        row.text = x
+                            .rationale
+                            .clone()
+                            .unwrap_or_else(|| completion.text.trim().to_string());
+                    }
+                }
+                CallStatus::Failed { reason, attempts } => {
+                    row.status = "failed";
+                    row.attempts = *attempts;
+                    row.reason = reason.message.clone();
+                }
+            }
+            if !design.judges.is_empty() {
+                let mut codes = vec!['.'; design.judges.len()];
+                for (slot, code) in judge_labels.get(call.id.as_str()).into_iter().flatten() {
+                    if let Some(s) = codes.get_mut(*slot) {
+                        *s = *code;
+                    }
+                }
+                row.judges = codes.into_iter().collect();
+            }
+            row
+        })
+        .collect()
+}
+
+fn key_of<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn now() -> u64 {
+    js_sys::Date::now() as u64
+}
+
+/// One call on its way.
+struct Launch {
+    id: String,
+    generation: u64,
+    request: HttpRequest,
+    key: SecretKey,
+    controller: web_sys::AbortController,
+    timeout_ms: u32,
+}
+
+/// Starts whatever may start now, schedules the next retry wake-up, adds judge calls once the audited
+/// calls are done, and notices the end of the run.
+fn pump() {
+    let launches = with_runner(|r| {
+        let mut launches = Vec::new();
+        if r.phase != Phase::Running {
+            return launches;
+        }
+        loop {
+            let now = now();
+            let free = r.settings.concurrency.saturating_sub(r.controllers.len());
+            let ready: Vec<String> = r
+                .state
+                .ready(now, free)
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+            for id in ready {
+                let key = r.key_for(&id);
+                let request = r.state.request(&r.plan, &id, &key);
+                if let Err(e) = r.state.begin(&id, now) {
+                    r.problem = Some(e.to_string());
+                    continue;
+                }
+                match request {
+                    Ok(request) => {
+                        let Ok(controller) = web_sys::AbortController::new() else {
+                            let _ = r.state.fail_now(
+                                &id,
+                                "request",
+                                "the browser could not create an AbortController",
+                                &key,
+                            );
+                            continue;
+                        };
+                        r.controllers.insert(id.clone(), controller.clone());
+                        launches.push(Launch {
+                            id,
+                            generation: r.generation,
+                            request,
+                            key,
+                            controller,
+                            timeout_ms: r.settings.timeout_ms,
+                        });
+                    }
+                    Err(e) => {
+                        let _ = r.state.fail_now(&id, "request", &e.to_string(), &key);
+                    }
+                }
+            }
+            // Judge calls once every audited call is settled.
+            if r.controllers.is_empty()
+                && launches.is_empty()
+                && r.state.progress().calls.remaining() == 0
+                && !r.plan.design.judges.is_empty()
+                && r.state.ensure_judge_calls(&r.plan) > 0
+            {
+                continue;
+            }
+            break;
+        }
+        if let (Some(t), Some(w)) = (r.wake_timer.take(), web_sys::window()) {
+            w.clear_timeout_with_handle(t);
+        }
+        if r.controllers.is_empty() && launches.is_empty() && r.state.finished() {
+            r.phase = Phase::Finished;
+        }
+        // A retry wake-up is needed only when a slot is free (else the next settled call pumps).
+        let free = r.settings.concurrency > r.controllers.len();
+        if r.phase == Phase::Running && free {
+            if let Some(at) = r.state.next_wake_ms() {
+                let delay = at.saturating_sub(now()).clamp(50, i32::MAX as u64 - 1) as i32;
+                let cb = Closure::once_into_js(pump);
+                r.wake_timer = web_sys::window().and_then(|w| {
+                    w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                        cb.unchecked_ref(),
+                        delay,
+                    )
+                    .ok()
+                });
+            }
+        }
+        if !launches.is_empty() || r.phase == Phase::Finished {
+            r.save(false);
+        }
+        r.publish();
+        launches
+    })
+    .unwrap_or_default();
+    for launch in launches {
+        spawn_local(send(launch));
+    }
+}
+
+/// What `fetch` gave.
+enum Outcome {
+    Response {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
+    TimedOut,
+    Network(String),
+}
+
+async fn send(launch: Launch) {
+    let outcome = fetch(&launch).await;
+    with_runner(|r| {
+        if r.generation != launch.generation {
+            return; // paused or cancelled meanwhile: the call was interrupted and runs again
+        }
+        r.controllers.remove(&launch.id);
+        let now = now();
+        let seed = r.plan.design.seed;
+        let result: Result<(), RunError> = match outcome {
+            Outcome::Response {
+                status,
+                headers,
+                body,
+            } => r
+                .state
+                .record_response(
+                    &r.plan,
+                    &launch.id,
+                    status,
+                    &headers,
+                    &body,
+                    &launch.key,
+                    &r.policy,
+                    now,
+                )
+                .map(|_| ()),
+            Outcome::TimedOut => r
+                .state
+                .fail_attempt(
+                    &launch.id,
+                    &ProviderError::Timeout { status: None },
+                    &launch.key,
+                    &r.policy,
+                    seed,
+                    now,
+                )
+                .map(|_| ()),
+            Outcome::Network(message) => r
+                .state
+                .fail_attempt(
+                    &launch.id,
+                    &ProviderError::Network {
+                        message: launch.key.scrub(&message),
+                    },
+                    &launch.key,
+                    &r.policy,
+                    seed,
+                    now,
+                )
+                .map(|_| ()),
+        };
+        if let Err(e) = result {
+            r.problem = Some(launch.key.scrub(&e.to_string()));
+        }
+        r.save(false);
+        r.publish();
+    });
+    pump();
+}
+
+async fn fetch(launch: &Launch) -> Outcome {
+    let Some(window) = web_sys::window() else {
+        return Outcome::Network("no window".into());
+    };
+    let scrub = |e: &JsValue| launch.key.scrub(&js_message(e));
+    let init = web_sys::RequestInit::new();
+    init.set_method(&launch.request.method);
+    let headers = match web_sys::Headers::new() {
+        Ok(h) => h,
+        Err(e) => return Outcome::Network(scrub(&e)),
+    };
+    for (name, value) in &launch.request.headers {
+        if let Err(e) = headers.set(name, value) {
+            return Outcome::Network(scrub(&e));
+        }
+    }
+    init.set_headers(&headers);
+    init.set_body(&JsValue::from_str(&launch.request.body));
+    init.set_signal(Some(&launch.controller.signal()));
+    let timed_out = Rc::new(Cell::new(false));
+    let timer = {
+        let timed_out = timed_out.clone();
+        let controller = launch.controller.clone();
+        let cb = Closure::once_into_js(move || {
+            timed_out.set(true);
+            controller.abort();
+        });
+        window
+            .set_timeout_with_callback_and_timeout_and_arguments_0(
+                cb.unchecked_ref(),
+                launch.timeout_ms.min(i32::MAX as u32) as i32,
+            )
+            .ok()
+    };
+    let outcome = async {
+        let response =
+            JsFuture::from(window.fetch_with_str_and_init(&launch.request.url, &init)).await?;
+        let response: web_sys::Response = response
+            .dyn_into()
+            .map_err(|_| JsValue::from_str("fetch did not return a Response"))?;
+        let status = response.status();
+        let mut pairs = Vec::new();
+        if let Ok(Some(iter)) = js_sys::try_iter(response.headers().as_ref()) {
+            for entry in iter.flatten() {
+                let entry = js_sys::Array::from(&entry);
+                if let (Some(k), Some(v)) = (entry.get(0).as_string(), entry.get(1).as_string()) {
+                    pairs.push((k, v));
+                }
+            }
+        }
+        let body = JsFuture::from(response.text()?).await?;
+        Ok::<_, JsValue>(Outcome::Response {
+            status,
+            headers: pairs,
+            body: body.as_string().unwrap_or_default(),
+        })
+    }
+    .await;
+    if let Some(t) = timer {
+        window.clear_timeout_with_handle(t);
+    }
+    match outcome {
+        Ok(o) => o,
+        Err(_) if timed_out.get() => Outcome::TimedOut,
+        Err(e) => Outcome::Network(scrub(&e)),
+    }
+}

@@ -1,0 +1,271 @@
+//! Where the browser pilot keeps things: the run in IndexedDB, API keys in memory (and, only on the
+//! user's explicit opt-in, in `localStorage`).
+//!
+//! **Run state.** One record, key `current`, in the object store `runs` of the IndexedDB database
+//! `audit-atlas-pilot` (through the `rexie` crate): a JSON string of [`SavedRun`] — the form as typed,
+//! the design ([`atlas_pilot::PilotDesign`], which holds no key) and the run state
+//! ([`atlas_pilot::RunState::to_json`], whose failure messages are scrubbed of the key). It is written
+//! after every settled call; writes are coalesced so that the newest state always wins and never two
+//! writes race ([`persist`]).
+//!
+//! **Keys.** [`Keys`] holds one [`SecretKey`] per provider row (`m1`, `j1`, …) in memory. Only when
+//! the user ticks "remember in this browser" are they written to `localStorage` under
+//! [`KEYS_STORAGE`]; "forget keys" clears memory and that entry. No other place (URL, IndexedDB,
+//! bundle, export, console) ever receives a key.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use atlas_pilot::SecretKey;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use rexie::{ObjectStore, Rexie, TransactionMode};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::JsValue;
+
+/// IndexedDB database of the pilot.
+pub const DB_NAME: &str = "audit-atlas-pilot";
+/// Its object store.
+pub const STORE: &str = "runs";
+/// The key of the one saved run.
+pub const CURRENT: &str = "current";
+/// `localStorage` entry of remembered keys (only after the user's opt-in).
+pub const KEYS_STORAGE: &str = "audit-atlas-pilot-keys";
+/// `format` of a [`SavedRun`].
+pub const SAVED_FORMAT: &str = "audit-atlas-pilot-saved";
+
+/// What is persisted of a run: no key anywhere inside.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SavedRun {
+    /// Always [`SAVED_FORMAT`].
+    pub format: String,
+    /// The form as typed (provider rows, design fields), to show it again after a reload.
+    pub form: serde_json::Value,
+    /// The design the plan is rebuilt from.
+    pub design: atlas_pilot::PilotDesign,
+    /// [`atlas_pilot::RunState::to_json`].
+    pub state: String,
+    /// Whether the user cancelled the run (then it is not offered for resuming).
+    pub cancelled: bool,
+}
+
+thread_local! {
+    static DB: RefCell<Option<Rc<Rexie>>> = const { RefCell::new(None) };
+    static QUEUED: RefCell<Option<String>> = const { RefCell::new(None) };
+    static WRITING: Cell<bool> = const { Cell::new(false) };
+    static WRITES: Cell<u32> = const { Cell::new(0) };
+}
+
+async fn db() -> Result<Rc<Rexie>, String> {
+    if let Some(db) = DB.with_borrow(Clone::clone) {
+        return Ok(db);
+    }
+    let db = Rexie::builder(DB_NAME)
+        .version(1)
+        .add_object_store(ObjectStore::new(STORE))
+        .build()
+        .await
+        .map_err(|e| format!("IndexedDB could not be opened: {e}"))?;
+    let db = Rc::new(db);
+    DB.with_borrow_mut(|slot| *slot = Some(db.clone()));
+    Ok(db)
+}
+
+async fn put(json: &str) -> Result<(), String> {
+    let db = db().await?;
+    let fail = |e: rexie::Error| format!("saving the run in IndexedDB failed: {e}");
+    let tx = db
+        .transaction(&[STORE], TransactionMode::ReadWrite)
+        .map_err(fail)?;
+    let store = tx.store(STORE).map_err(fail)?;
+    store
+        .put(&JsValue::from_str(json), Some(&JsValue::from_str(CURRENT)))
+        .await
+        .map_err(fail)?;
+    tx.done().await.map_err(fail)?;
+    Ok(())
+}
+
+/// Queues `saved` for writing: the newest queued state is written as soon as the previous write is
+/// done (one writer, so writes never overtake each other). A failed write is reported in `error`.
+pub fn persist(saved: &SavedRun, error: RwSignal<Option<String>>) {
+    let json = match serde_json::to_string(saved) {
+        Ok(json) => json,
+        Err(e) => {
+            error.set(Some(format!("the run could not be serialised: {e}")));
+            return;
+        }
+    };
+    QUEUED.with_borrow_mut(|q| *q = Some(json));
+    if WRITING.get() {
+        return;
+    }
+    WRITING.set(true);
+    spawn_local(async move {
+        while let Some(json) = QUEUED.with_borrow_mut(Option::take) {
+            match put(&json).await {
+                Ok(()) => {
+                    WRITES.set(WRITES.get() + 1);
+                    publish_writes();
+                }
+                Err(e) => error.set(Some(e)),
+            }
+        }
+        WRITING.set(false);
+    });
+}
+
+/// `window.__atlasPilotWrites`: how many run states were written (read by the end-to-end test).
+fn publish_writes() {
+    if let Some(w) = web_sys::window() {
+        let _ = js_sys::Reflect::set(
+            &w,
+            &JsValue::from_str("__atlasPilotWrites"),
+            &JsValue::from_f64(f64::from(WRITES.get())),
+        );
+    }
+}
+
+/// The saved run, if any.
+///
+/// # Errors
+/// IndexedDB failures and a record that does not parse.
+pub async fn load() -> Result<Option<SavedRun>, String> {
+    let db = db().await?;
+    let fail = |e: rexie::Error| format!("reading the saved run from IndexedDB failed: {e}");
+    let tx = db
+        .transaction(&[STORE], TransactionMode::ReadOnly)
+        .map_err(fail)?;
+    let store = tx.store(STORE).map_err(fail)?;
+    let value = store.get(JsValue::from_str(CURRENT)).await.map_err(fail)?;
+    let Some(text) = value.and_then(|v| v.as_string()) else {
+        return Ok(None);
+    };
+    let saved: SavedRun = serde_json::from_str(&text)
+        .map_err(|e| format!("the saved run could not be read ({e}); it was left in place"))?;
+    Ok((saved.format == SAVED_FORMAT).then_some(saved))
+}
+
+/// Deletes the saved run (after "discard"), waiting for queued writes to be dropped first.
+///
+/// # Errors
+/// IndexedDB failures.
+pub async fn clear() -> Result<(), String> {
+    QUEUED.with_borrow_mut(|q| *q = None);
+    let db = db().await?;
+    let fail = |e: rexie::Error| format!("deleting the saved run failed: {e}");
+    let tx = db
+        .transaction(&[STORE], TransactionMode::ReadWrite)
+        .map_err(fail)?;
+    let store = tx.store(STORE).map_err(fail)?;
+    store
+        .delete(JsValue::from_str(CURRENT))
+        .await
+        .map_err(fail)?;
+    tx.done().await.map_err(fail)?;
+    Ok(())
+}
+
+/// API keys by provider row id, in memory; masked copies for display in a signal.
+#[derive(Clone, Copy)]
+pub struct Keys {
+    keys: StoredValue<BTreeMap<String, SecretKey>>,
+    /// Row id → masked key (`••••` + last four), for display.
+    pub masked: RwSignal<BTreeMap<String, String>>,
+    /// Whether the user opted in to remembering keys in this browser.
+    pub remember: RwSignal<bool>,
+}
+
+impl Keys {
+    /// Empty, then filled from `localStorage` when the user opted in earlier.
+    pub fn new() -> Self {
+        let keys = Keys {
+            keys: StoredValue::new(BTreeMap::new()),
+            masked: RwSignal::new(BTreeMap::new()),
+            remember: RwSignal::new(false),
+        };
+        if let Some(text) = storage().and_then(|s| s.get_item(KEYS_STORAGE).ok().flatten()) {
+            if let Ok(map) = serde_json::from_str::<BTreeMap<String, String>>(&text) {
+                for (id, key) in map {
+                    keys.set(&id, &key);
+                }
+                keys.remember.set(true);
+            }
+        }
+        keys
+    }
+
+    /// Sets (or, for an empty string, removes) the key of row `id`.
+    pub fn set(self, id: &str, key: &str) {
+        let key = SecretKey::new(key);
+        let masked = (!key.is_empty()).then(|| key.masked());
+        self.keys.update_value(|k| {
+            if key.is_empty() {
+                k.remove(id);
+            } else {
+                k.insert(id.to_string(), key);
+            }
+        });
+        self.masked.update(|m| match masked {
+            Some(mask) => {
+                m.insert(id.to_string(), mask);
+            }
+            None => {
+                m.remove(id);
+            }
+        });
+        self.save();
+    }
+
+    /// The key of row `id` (empty when none was typed: fine for local servers).
+    pub fn get(self, id: &str) -> SecretKey {
+        self.keys
+            .with_value(|k| k.get(id).cloned())
+            .unwrap_or_default()
+    }
+
+    /// Turns "remember in this browser" on or off (off removes the stored copy).
+    pub fn set_remember(self, on: bool) {
+        self.remember.set(on);
+        self.save();
+    }
+
+    /// Forgets every key: memory and `localStorage`; the opt-in is turned off.
+    pub fn forget(self) {
+        self.keys.update_value(BTreeMap::clear);
+        self.masked.set(BTreeMap::new());
+        self.remember.set(false);
+        if let Some(s) = storage() {
+            let _ = s.remove_item(KEYS_STORAGE);
+        }
+    }
+
+    fn save(self) {
+        let Some(s) = storage() else {
+            return;
+        };
+        if !self.remember.get_untracked() {
+            let _ = s.remove_item(KEYS_STORAGE);
+            return;
+        }
+        let map: BTreeMap<String, String> = self.keys.with_value(|k| {
+            k.iter()
+                .map(|(id, key)| (id.clone(), key.expose().to_string()))
+                .collect()
+        });
+        if let Ok(text) = serde_json::to_string(&map) {
+            let _ = s.set_item(KEYS_STORAGE, &text);
+        }
+    }
+}
+
+impl Default for Keys {
+    fn default() -> Self {
+        Keys::new()
+    }
+}
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}

@@ -1,0 +1,316 @@
+//! Shareable views: the explorer's state lives in the page URL's query string, so that a copied URL,
+//! opened in a fresh browser, restores the same view and the same numbers.
+//!
+//! | key | value |
+//! | --- | --- |
+//! | `bundle` | the bundle's URL (kept as given; absent for the default bundle) |
+//! | `id` | the id of the bundle the view was made for (a view is applied only to that bundle) |
+//! | `view` | the section or panel in focus (`reweight`, `atlas`, `atlas-c`, `rq2`, …) |
+//! | `policy` | repeat policy key (`all_responses`, `first_repeat`, `unit_majority`) |
+//! | `preset` | `equal`, `baseline`, `sweep`, `per_sweep` or `custom` |
+//! | `sweep` | the sweep of the `sweep` preset |
+//! | `w` (repeated) | `CONDITION:WEIGHT`, one per condition, as typed (custom preset) |
+//! | `sw` (repeated) | `SWEEP:WEIGHT`, one per sweep (per-sweep preset) |
+//! | `seed`, `reps` | seed and replicates of the statement-cluster bootstrap |
+//! | `model`, `condition` (repeated) | the models / conditions shown, when some are hidden |
+//!
+//! Only these keys are written (anything else in the query is dropped), so no key, token or other
+//! secret is ever put into the URL by the app. The page writes the URL with
+//! `History.replaceState` (no navigation, no history entry per change) — the app has no router: the
+//! whole UI is one page whose state is signals, and leptos_router's `query_signal` would need the App
+//! wrapped in a `<Router>` and a navigation per weight change (see ARCHITECTURE.md).
+//!
+//! [`ViewState::from_query`] and [`ViewState::to_query`] are pure (tested in `tests/web_url_state.rs`);
+//! [`restore`] and [`replace_url`] touch the browser.
+
+use atlas_core::RepeatPolicy;
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::app::AtlasState;
+
+/// Everything a shareable URL holds (see the module docs for the keys).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ViewState {
+    /// `bundle`: the bundle URL as given in the link.
+    pub bundle: Option<String>,
+    /// `id`: the bundle id the view belongs to.
+    pub bundle_id: Option<String>,
+    /// `view`: the section or panel in focus.
+    pub view: Option<String>,
+    /// `policy`: the repeat policy.
+    pub policy: Option<RepeatPolicy>,
+    /// `preset`: `equal`, `baseline`, `sweep`, `per_sweep`, `custom`.
+    pub preset: Option<String>,
+    /// `sweep`: the sweep of the one-sweep preset.
+    pub sweep: Option<String>,
+    /// `w`: condition id and weight text, in bundle order.
+    pub weights: Vec<(String, String)>,
+    /// `sw`: sweep name and weight text, in sweep order.
+    pub sweep_weights: Vec<(String, String)>,
+    /// `seed`: the bootstrap seed.
+    pub seed: Option<u64>,
+    /// `reps`: the bootstrap replicates.
+    pub reps: Option<usize>,
+    /// `model`: the models shown (`None` = all).
+    pub models: Option<Vec<String>>,
+    /// `condition`: the conditions shown (`None` = all).
+    pub conditions: Option<Vec<String>>,
+}
+
+/// Percent-decodes a query component (`+` is a space, as in HTML forms); invalid escapes stay as
+/// they are, invalid UTF-8 is replaced.
+pub fn decode_component(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                match hex {
+                    Some(b) => {
+                        out.push(b);
+                        i += 3;
+                        continue;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Percent-encodes a query component: ASCII letters, digits and `-._~:/,*@!` stay, everything else
+/// (including `&`, `=`, `+`, `#`, `%`, spaces and non-ASCII bytes) becomes `%XX`.
+pub fn encode_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~:/,*@!".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// `(key, value)` pairs of a query string (with or without the leading `?`), decoded, in order.
+pub fn parse_query(query: &str) -> Vec<(String, String)> {
+    query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => (decode_component(k), decode_component(v)),
+            None => (decode_component(p), String::new()),
+        })
+        .collect()
+}
+
+impl ViewState {
+    /// Reads a query string; unknown keys and malformed values are ignored (a bad link shows the
+    /// defaults for what it could not say, never an error page).
+    pub fn from_query(query: &str) -> Self {
+        let mut v = ViewState::default();
+        for (key, value) in parse_query(query) {
+            let pair = |value: &str| {
+                value
+                    .rsplit_once(':')
+                    .map(|(a, b)| (a.to_string(), b.to_string()))
+            };
+            match key.as_str() {
+                "bundle" if !value.is_empty() => v.bundle = Some(value),
+                "id" if !value.is_empty() => v.bundle_id = Some(value),
+                "view" if !value.is_empty() => v.view = Some(value),
+                "policy" => v.policy = RepeatPolicy::from_key(&value),
+                "preset" if !value.is_empty() => v.preset = Some(value),
+                "sweep" => v.sweep = Some(value),
+                "w" => v.weights.extend(pair(&value)),
+                "sw" => v.sweep_weights.extend(pair(&value)),
+                "seed" => v.seed = value.parse().ok(),
+                "reps" => v.reps = value.parse().ok(),
+                "model" => v.models.get_or_insert_with(Vec::new).push(value),
+                "condition" => v.conditions.get_or_insert_with(Vec::new).push(value),
+                _ => {}
+            }
+        }
+        v
+    }
+
+    /// The query string (without `?`) in a fixed key order; empty when there is nothing to say.
+    pub fn to_query(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        let mut put = |k: &str, v: &str| parts.push(format!("{k}={}", encode_component(v)));
+        if let Some(b) = &self.bundle {
+            put("bundle", b);
+        }
+        if let Some(id) = &self.bundle_id {
+            put("id", id);
+        }
+        if let Some(view) = &self.view {
+            put("view", view);
+        }
+        if let Some(p) = self.policy {
+            put("policy", p.key());
+        }
+        if let Some(p) = &self.preset {
+            put("preset", p);
+        }
+        if let Some(s) = &self.sweep {
+            put("sweep", s);
+        }
+        for (c, w) in &self.weights {
+            put("w", &format!("{c}:{w}"));
+        }
+        for (s, w) in &self.sweep_weights {
+            put("sw", &format!("{s}:{w}"));
+        }
+        if let Some(seed) = self.seed {
+            put("seed", &seed.to_string());
+        }
+        if let Some(reps) = self.reps {
+            put("reps", &reps.to_string());
+        }
+        for m in self.models.iter().flatten() {
+            put("model", m);
+        }
+        for c in self.conditions.iter().flatten() {
+            put("condition", c);
+        }
+        parts.join("&")
+    }
+}
+
+/// The view of the URL the page was opened with, until a bundle it belongs to takes it (context).
+#[derive(Clone, Copy)]
+pub struct InitialView(pub StoredValue<Option<ViewState>>);
+
+impl InitialView {
+    /// Takes the opening view if it belongs to the bundle `id` (or names no bundle id). A view for
+    /// another bundle stays for a later load and is returned as `Err(its bundle id)`.
+    pub fn take_for(&self, id: &str) -> Result<Option<ViewState>, String> {
+        let mut out = Ok(None);
+        self.0.update_value(|v| {
+            let matches = v
+                .as_ref()
+                .is_some_and(|v| v.bundle_id.as_deref().is_none_or(|b| b == id));
+            if matches {
+                out = Ok(v.take());
+            } else if let Some(other) = v.as_ref().and_then(|v| v.bundle_id.clone()) {
+                out = Err(other);
+            }
+        });
+        out
+    }
+}
+
+/// The page's query string (`location.search`), empty where unavailable.
+pub fn current_query() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default()
+}
+
+/// At start: reads the URL's view, applies its repeat policy, provides [`InitialView`] as context and
+/// starts tracking which section is in focus (`view`).
+pub fn restore(state: AtlasState) {
+    let view = ViewState::from_query(&current_query());
+    if let Some(p) = view.policy {
+        state.policy.set(p);
+    }
+    let focused = RwSignal::new(view.view.clone());
+    provide_context(FocusedView(focused));
+    provide_context(InitialView(StoredValue::new(Some(view))));
+    track_focus(focused);
+}
+
+/// The section or panel the reader last focused or clicked (an element id), for `view=`.
+#[derive(Clone, Copy)]
+pub struct FocusedView(pub RwSignal<Option<String>>);
+
+/// Follows `focusin` and `pointerdown` on the page: the nearest element with `data-view`, or a section
+/// or analysis panel with an id, becomes the focused view.
+fn track_focus(focused: RwSignal<Option<String>>) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let handler = Closure::<dyn FnMut(web_sys::Event)>::new(move |event: web_sys::Event| {
+        let Some(target) = event
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        else {
+            return;
+        };
+        let Ok(Some(el)) = target.closest("[data-view], section[id], .analysis-panel[id]") else {
+            return;
+        };
+        let id = el
+            .get_attribute("data-view")
+            .filter(|v| !v.is_empty())
+            .unwrap_or_else(|| el.id());
+        if !id.is_empty() && focused.try_get_untracked().flatten().as_deref() != Some(&id) {
+            focused.try_set(Some(id));
+        }
+    });
+    for event in ["focusin", "pointerdown"] {
+        let _ = document.add_event_listener_with_callback(event, handler.as_ref().unchecked_ref());
+    }
+    // The listener lives as long as the page.
+    handler.forget();
+}
+
+/// Replaces the page URL's query with `view` (no navigation, no new history entry); the path and the
+/// fragment stay. Returns the new URL.
+pub fn replace_url(view: &ViewState) -> Option<String> {
+    let window = web_sys::window()?;
+    let location = window.location();
+    let path = location.pathname().ok()?;
+    let hash = location.hash().unwrap_or_default();
+    let query = view.to_query();
+    let url = if query.is_empty() {
+        format!("{path}{hash}")
+    } else {
+        format!("{path}?{query}{hash}")
+    };
+    let current = format!("{path}{}{hash}", location.search().unwrap_or_default());
+    if current != url {
+        window
+            .history()
+            .ok()?
+            .replace_state_with_url(&JsValue::NULL, "", Some(&url))
+            .ok()?;
+    }
+    location.href().ok()
+}
+
+/// Brings the element `id` into view and focuses it (or its first heading) after the page has drawn.
+pub fn focus_view(id: String) {
+    let run = Closure::once_into_js(move || {
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        let Some(el) = document.get_element_by_id(&id) else {
+            return;
+        };
+        el.scroll_into_view();
+        let target = el.query_selector("h2, h3, h4").ok().flatten().unwrap_or(el);
+        if let Ok(html) = target.dyn_into::<web_sys::HtmlElement>() {
+            if html.get_attribute("tabindex").is_none() {
+                let _ = html.set_attribute("tabindex", "-1");
+            }
+            let _ = html.focus();
+        }
+    });
+    if let Some(window) = web_sys::window() {
+        let _ =
+            window.set_timeout_with_callback_and_timeout_and_arguments_0(run.unchecked_ref(), 300);
+    }
+}

@@ -1,0 +1,85 @@
+//! The shareable view's query string (`cargo test --target wasm32-unknown-unknown -p audit-atlas --test
+//! web_url_state`): what the app writes into the URL reads back as the same view, odd condition ids and
+//! weights survive, unknown keys (anything a link might smuggle in) are dropped, and malformed values
+//! fall back to defaults instead of failing.
+#![cfg(target_arch = "wasm32")]
+
+use atlas_core::RepeatPolicy;
+use audit_atlas::url_state::{decode_component, encode_component, parse_query, ViewState};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn full_view() -> ViewState {
+    ViewState {
+        bundle: Some("https://example.org/bundles/a b/bundle.json?x=1&y=2".into()),
+        bundle_id: Some("decodingtrust-stereotype-v1".into()),
+        view: Some("atlas-d".into()),
+        policy: Some(RepeatPolicy::UnitMajority),
+        preset: Some("custom".into()),
+        sweep: Some("system prompt".into()),
+        weights: vec![
+            ("benign".into(), "0.5".into()),
+            ("a:b&c=d".into(), "2".into()),
+            ("ü+%".into(), "1e-3".into()),
+        ],
+        sweep_weights: vec![
+            ("task".into(), "1".into()),
+            ("(no sweep)".into(), "0".into()),
+        ],
+        seed: Some(u64::MAX),
+        reps: Some(200),
+        models: Some(vec!["gpt-4-0314".into(), "Llama-2-7b-chat-hf".into()]),
+        conditions: Some(vec!["untargeted".into()]),
+    }
+}
+
+#[wasm_bindgen_test]
+fn a_view_written_to_the_query_reads_back_unchanged() {
+    let view = full_view();
+    let query = view.to_query();
+    assert_eq!(ViewState::from_query(&query), view, "{query}");
+    assert_eq!(ViewState::from_query(&format!("?{query}")), view);
+    // The browser's own parser agrees with ours on every pair.
+    let params = web_sys::UrlSearchParams::new_with_str(&query).unwrap();
+    let ours = parse_query(&query);
+    for (k, v) in &ours {
+        let theirs: Vec<String> = params
+            .get_all(k)
+            .iter()
+            .filter_map(|v| v.as_string())
+            .collect();
+        assert!(theirs.contains(v), "{k}={v} not in {theirs:?}");
+    }
+}
+
+#[wasm_bindgen_test]
+fn the_default_view_is_an_empty_query() {
+    assert_eq!(ViewState::default().to_query(), "");
+    assert_eq!(ViewState::from_query(""), ViewState::default());
+}
+
+#[wasm_bindgen_test]
+fn unknown_keys_are_dropped_and_malformed_values_ignored() {
+    let view = ViewState::from_query(
+        "?token=secret&api_key=k&policy=nonsense&seed=-4&reps=many&w=novalue&bundle=x.json",
+    );
+    assert_eq!(view.policy, None);
+    assert_eq!(view.seed, None);
+    assert_eq!(view.reps, None);
+    assert!(view.weights.is_empty());
+    assert_eq!(view.bundle.as_deref(), Some("x.json"));
+    let query = view.to_query();
+    assert_eq!(query, "bundle=x.json");
+    assert!(!query.contains("secret") && !query.contains("token"));
+}
+
+#[wasm_bindgen_test]
+fn components_round_trip_and_bad_escapes_stay_as_text() {
+    for s in ["plain", "a b+c", "100%", "é/ü:", "x=y&z", ""] {
+        assert_eq!(decode_component(&encode_component(s)), s);
+    }
+    assert_eq!(decode_component("a+b%20c"), "a b c");
+    assert_eq!(decode_component("50%"), "50%");
+    assert_eq!(decode_component("%zz%4"), "%zz%4");
+}
