@@ -4,7 +4,7 @@ E.2, E.3; Tables 3, 18, 19; issue 6 parts 1 and 2).
 
 Writes tests/reference/expected_rq3.json, read by crates/atlas-core/tests/rq3_reference.rs.
 
-Three sections:
+Four sections:
 
 * kappa: Cohen's kappa of label sequences (hand-made and seeded random ones over the five Rationale
   classes E/Q/N/D/R, the three human Selection classes 1/0/A and binary labels), computed by
@@ -16,6 +16,13 @@ Three sections:
   conditions, one without a Selection readout, x 20 statements x 2 templates, one nested in a condition,
   x 2 repeats; 3 judges, two of them audited models; two annotators and an adjudicated `final` column),
   stored whole in the JSON so that the Rust test reads exactly these bytes, with three settings cases.
+* bundles.pilot_demo: the judge-coded pilot demo bundle static/bundles/pilot-demo-smollm2/bundle.json
+  (SmolLM2-135M-Instruct, 1 model x 1 condition B0 x 40 statements x 5 templates x 3 repeats = 600
+  responses; 3 judge columns that are the same model with three rubric prompts, so every judge is a
+  self-judge of the single model and no-self-judge keeps no rows; no human columns), read directly with
+  json and decoded into the same pandas long table (issue 6: "on the pilot's judge-coded demo bundle, the
+  RQ3 table equals an independent computation"). The sha256 of the bundle's bytes is recorded so that a
+  changed bundle shows up as a --check difference.
 
 Definitions re-implemented here (docs/statistics.md, "RQ3"):
 
@@ -47,6 +54,7 @@ Usage (from the repository root):
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import platform
@@ -65,6 +73,7 @@ from reference_stats import diff  # noqa: E402
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "tests/reference/expected_rq3.json"
 TINY_BUNDLE = REPO / "tests/fixtures/tiny-bundle.json"
+PILOT_BUNDLE = REPO / "static/bundles/pilot-demo-smollm2/bundle.json"
 COMMAND = "~/.cache/audit-atlas/venv/bin/python tests/reference/rq3_reference.py"
 SEED = 20260722
 FLOAT_TOL = 1e-12
@@ -510,6 +519,8 @@ SYNTHETIC_CASES = [
 def build_document() -> dict:
     tiny = json.loads(TINY_BUNDLE.read_text(encoding="utf-8-sig"))
     synthetic = synthetic_bundle()
+    pilot_bytes = PILOT_BUNDLE.read_bytes()
+    pilot = json.loads(pilot_bytes.decode("utf-8-sig"))
     return {
         "command": COMMAND,
         "generator": "tests/reference/rq3_reference.py",
@@ -527,6 +538,11 @@ def build_document() -> dict:
             "synthetic": {
                 "bundle": synthetic,
                 "cases": [analyse(synthetic, s) for s in SYNTHETIC_CASES],
+            },
+            "pilot_demo": {
+                "bundle_path": str(PILOT_BUNDLE.relative_to(REPO)),
+                "bundle_sha256": hashlib.sha256(pilot_bytes).hexdigest(),
+                "cases": [analyse(pilot, {})],
             },
         },
     }

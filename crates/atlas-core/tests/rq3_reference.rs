@@ -4,8 +4,10 @@
 //! `~/.cache/audit-atlas/venv/bin/python tests/reference/rq3_reference.py` (re-check with `--check`).
 //! The script computes Cohen's κ with `sklearn.metrics.cohen_kappa_score` (scikit-learn pinned in
 //! `tests/requirements.txt`), and re-implements the coding rules, the joint table, the BER summaries, the
-//! per-cell directions and the human QC with pandas/numpy on `tests/fixtures/tiny-bundle.json` and on a
-//! seeded synthetic bundle it generates and stores whole in the JSON.
+//! per-cell directions and the human QC with pandas/numpy on `tests/fixtures/tiny-bundle.json`, on a
+//! seeded synthetic bundle it generates and stores whole in the JSON, and on the judge-coded pilot demo
+//! bundle `static/bundles/pilot-demo-smollm2/bundle.json` (key `bundles.pilot_demo`, read directly with
+//! `json` and decoded with pandas/numpy; the same command writes it).
 //!
 //! The expected objects use the field names of the report's serde JSON, so each case is compared by
 //! walking the expected JSON: counts, labels and verdicts exactly, fractions within
@@ -140,4 +142,54 @@ fn rq3_report_of_the_seeded_synthetic_bundle_matches_the_pandas_and_sklearn_refe
     let audit = Audit::from_json(&section["bundle"].to_string())
         .unwrap_or_else(|e| panic!("the synthetic reference bundle: {e}"));
     assert_eq!(check_cases(&audit, section, "synthetic"), 3);
+}
+
+/// Issue 6, real data: on the pilot's judge-coded demo bundle (SmolLM2-135M-Instruct, 600 responses of one
+/// model under B0; three judge columns that are the same model with three rubric prompts, so every judge is
+/// a self-judge and the no-self-judge rule keeps no rows), the whole RQ3 report for every coding rule —
+/// Rationale rows and bias rate, Rationale Abstain, pairs and coverage, the 2×2 joint counts,
+/// BER_sel/rat/cor/union, disagreement and its two directions, the per model × condition cells and whether
+/// the dominant direction holds, Selection coverage and Abstains, each judge's self models and label count —
+/// equals the independent pandas/numpy computation of `tests/reference/rq3_reference.py` (counts exactly,
+/// fractions at 1e-12).
+///
+/// Expected values: `tests/reference/expected_rq3.json` key `bundles.pilot_demo`, written from the
+/// repository root by `~/.cache/audit-atlas/venv/bin/python tests/reference/rq3_reference.py` (re-check
+/// with `--check`, which also compares the recorded sha256 of the bundle's bytes).
+#[test]
+fn the_pilot_demo_bundle_rq3_equals_the_independent_pandas_computation() {
+    let reference = reference();
+    let section = &reference["bundles"]["pilot_demo"];
+    let path = repo_file(section["bundle_path"].as_str().expect("bundle_path"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let audit = Audit::from_json(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let case = &section["cases"][0];
+    let rules: Vec<&str> = case["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .map(|r| r["rule"].as_str().expect("rule"))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "binary_majority",
+            "binary_unanimity",
+            "five_class_unanimity",
+            "no_self_judge"
+        ],
+        "the reference covers every coding rule"
+    );
+    // The demo is not a degenerate case for the primary rule: pairs and disagreement in both directions.
+    let majority = &case["rules"][0];
+    let directions = &majority["disagreement"];
+    for count in [
+        &majority["pairs"],
+        &directions["selection_only"],
+        &directions["rationale_only"],
+    ] {
+        assert!(count.as_u64().expect("a count") > 0, "{majority}");
+    }
+    assert_eq!(check_cases(&audit, section, "pilot_demo"), 1);
 }
