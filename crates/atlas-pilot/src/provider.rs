@@ -869,14 +869,20 @@ impl ProviderError {
     }
 
     /// The same error with every occurrence of `key` in its texts replaced by `***` (some providers
-    /// echo part or all of a wrong key in their message).
+    /// echo part or all of a wrong key in their message, or in a string error `code` read as the kind).
     pub fn scrubbed(&self, key: &SecretKey) -> ProviderError {
         let mut e = self.clone();
         match &mut e {
-            ProviderError::RateLimited { message, .. }
-            | ProviderError::Server { message, .. }
-            | ProviderError::Client { message, .. }
-            | ProviderError::Network { message } => *message = key.scrub(message),
+            ProviderError::Server { message, kind, .. }
+            | ProviderError::Client { message, kind, .. } => {
+                *message = key.scrub(message);
+                if let Some(k) = kind {
+                    *k = key.scrub(k);
+                }
+            }
+            ProviderError::RateLimited { message, .. } | ProviderError::Network { message } => {
+                *message = key.scrub(message)
+            }
             ProviderError::Malformed { detail, .. }
             | ProviderError::UnexpectedShape { detail, .. } => *detail = key.scrub(detail),
             ProviderError::Timeout { .. } => {}

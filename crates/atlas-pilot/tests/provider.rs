@@ -306,6 +306,20 @@ fn a_provider_message_that_echoes_the_key_is_scrubbed() {
         .contains("Incorrect API key provided: ***."));
 }
 
+/// Found by `tests/fuzz.rs`: a string `code` (read as the error kind when there is no `type`) that
+/// echoes the key was kept as is by `scrubbed`, and `Display` prints the kind.
+#[test]
+fn an_error_kind_that_echoes_the_key_is_scrubbed() {
+    let body = r#"{"error": {"message": "Invalid API key.", "type": null, "code": "invalid_key:sk-test-DO-NOT-LEAK"}}"#;
+    for status in [401, 503] {
+        let err = parse_response(&Provider::openai("m"), status, &[], body).unwrap_err();
+        let scrubbed = err.scrubbed(&key());
+        assert!(!scrubbed.to_string().contains("DO-NOT-LEAK"));
+        assert!(!format!("{scrubbed:?}").contains("DO-NOT-LEAK"));
+        assert!(scrubbed.to_string().contains("invalid_key:***"));
+    }
+}
+
 // --- successful responses --------------------------------------------------------------------
 
 /// The chat completion object of https://platform.openai.com/docs/api-reference/chat/object.
