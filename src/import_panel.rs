@@ -15,13 +15,14 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use atlas_import::{Format, Importer, Limits, Mapping, Preview, Report};
-use js_sys::{Array, Uint8Array};
+use js_sys::Uint8Array;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Blob, File};
+use web_sys::File;
 
 use crate::app::{thousands, AtlasState, Loaded};
+use crate::export::{download_bytes, download_text};
 use crate::loader::{for_each_chunk, now_ms};
 
 /// Bytes read from the start of a file for the preview.
@@ -86,6 +87,7 @@ pub fn ImportPanel() -> impl IntoView {
     let preview = RwSignal::new(None::<Result<Preview, String>>);
     let mapping_text = RwSignal::new(String::new());
     let status = RwSignal::new_local(ImportState::Idle);
+    let notice = RwSignal::new(None::<String>);
 
     let on_file = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
@@ -203,7 +205,7 @@ pub fn ImportPanel() -> impl IntoView {
                     on:click=run
                     disabled=move || matches!(status.get(), ImportState::Running { .. })
                 >"Import"</button>
-                <button on:click=move |_| download_text("mapping.json", &mapping_text.get_untracked())>"Save mapping"</button>
+                <button on:click=move |_| offer(download_text(&mapping_text.get_untracked(), "application/json", "mapping.json"), notice)>"Save mapping"</button>
             </div>
             {move || match status.get() {
                 ImportState::Idle => None,
@@ -229,13 +231,14 @@ pub fn ImportPanel() -> impl IntoView {
                             <ReportView done=done.clone()/>
                             <div class="import-actions">
                                 <button id="import-open" on:click=move |_| open(for_open.clone())>"Open in the explorer"</button>
-                                <button id="import-download" on:click=move |_| download_bytes(&format!("{}.json", for_download.bundle_id), "application/json", &for_download.json)>"Download bundle"</button>
-                                <button on:click=move |_| download_text("import-report.json", &report_json)>"Download report"</button>
+                                <button id="import-download" on:click=move |_| offer(download_bytes(&for_download.json, "application/json", &format!("{}.json", for_download.bundle_id)), notice)>"Download bundle"</button>
+                                <button on:click=move |_| offer(download_text(&report_json, "application/json", "import-report.json"), notice)>"Download report"</button>
                             </div>
                         </div>
                     }.into_any())
                 }
             }}
+            {move || notice.get().map(|m| view! { <p class="error" role="alert" id="import-download-error">{m}</p> })}
         </section>
     }
 }
@@ -491,35 +494,7 @@ fn ReportView(done: Rc<Done>) -> impl IntoView {
     }
 }
 
-/// Offers `bytes` as a download named `name`.
-pub fn download_bytes(name: &str, mime: &str, bytes: &[u8]) {
-    let parts = Array::new();
-    parts.push(&Uint8Array::from(bytes));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(mime);
-    let Ok(blob) = Blob::new_with_u8_array_sequence_and_options(&parts, &options) else {
-        return;
-    };
-    download_blob(name, &blob);
-}
-
-/// Offers `text` as a download named `name`.
-pub fn download_text(name: &str, text: &str) {
-    download_bytes(name, "application/json", text.as_bytes());
-}
-
-fn download_blob(name: &str, blob: &Blob) {
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(blob) else {
-        return;
-    };
-    let anchor = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.create_element("a").ok())
-        .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok());
-    if let Some(a) = anchor {
-        a.set_href(&url);
-        a.set_download(name);
-        a.click();
-    }
-    let _ = web_sys::Url::revoke_object_url(&url);
+/// Shows a failed download below the panel's buttons; the import result stays as it is.
+fn offer(result: Result<(), String>, notice: RwSignal<Option<String>>) {
+    notice.set(result.err().map(|e| format!("The download failed: {e}")));
 }
