@@ -333,7 +333,7 @@ fn Results(analysis: Analysis, outcome: Arc<Outcome>) -> impl IntoView {
     let tables = outcome
         .tables
         .iter()
-        .map(|t| table_view(t, key))
+        .map(|t| table_view(t, key, 4))
         .collect_view();
     view! {
         <div class="results" id=format!("{key}-result")>
@@ -348,7 +348,10 @@ fn Results(analysis: Analysis, outcome: Arc<Outcome>) -> impl IntoView {
     }
 }
 
-fn table_view(t: &Table, key: &'static str) -> impl IntoView {
+/// One table of the core's layout with a "Table as CSV" button: numeric cells carry their key and
+/// unrounded value (`data-key`, `data-value`) for readers' tools and the tests. `key` prefixes the CSV
+/// file name; `heading` is the level of the table's title (3 or 4) under its section.
+pub(crate) fn table_view(t: &Table, key: &'static str, heading: u8) -> impl IntoView {
     let header = t
         .header
         .iter()
@@ -397,7 +400,11 @@ fn table_view(t: &Table, key: &'static str) -> impl IntoView {
     view! {
         <figure class="analysis-table">
             <figcaption>
-                <h4 id=title_id.clone()>{t.title.clone()}</h4>
+                {if heading <= 3 {
+                    view! { <h3 id=title_id.clone()>{t.title.clone()}</h3> }.into_any()
+                } else {
+                    view! { <h4 id=title_id.clone()>{t.title.clone()}</h4> }.into_any()
+                }}
                 <p class="provenance" id=provenance_id.clone()>{t.caption.clone()}</p>
             </figcaption>
             <div class="scroll">

@@ -12,7 +12,6 @@
 use std::sync::Arc;
 
 use atlas_core::rq3::{analyze_rq3, tables, CodingRule, Direction, Rq3Report, Rq3Settings};
-use atlas_core::tables::Table;
 use leptos::prelude::*;
 
 use crate::app::{thousands, Loaded};
@@ -175,7 +174,7 @@ fn Rq3Results(report: Arc<Rq3Report>) -> impl IntoView {
                 .filter(|line| !line.starts_with("Responses:")) // shown in the list above
                 .map(|line| view! { <p class="summary">{line}</p> })
                 .collect_view()}
-            {tables.iter().map(table_view).collect_view()}
+            {tables.iter().map(|t| crate::analyses::table_view(t, "rq3", 3)).collect_view()}
             <p>
                 <a id="rq3-json" href=href download=file_name>
                     "Download the report (JSON, as atlas analyze-rq3 --format json writes it)"
@@ -184,58 +183,4 @@ fn Rq3Results(report: Arc<Rq3Report>) -> impl IntoView {
         </div>
     }
     .into_any()
-}
-
-/// One table of the core's layout: numeric cells carry their key and unrounded value (`data-key`,
-/// `data-value`) for readers' tools and the tests.
-fn table_view(t: &Table) -> impl IntoView {
-    let header = t
-        .header
-        .iter()
-        .map(|h| view! { <th scope="col">{h.clone()}</th> })
-        .collect_view();
-    let rows = t
-        .rows
-        .iter()
-        .map(|row| {
-            let cells = row
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    if i == 0 {
-                        view! { <th scope="row">{c.text.clone()}</th> }.into_any()
-                    } else {
-                        view! { <td data-key=c.key.clone() data-value=c.value.clone()>{c.text.clone()}</td> }
-                            .into_any()
-                    }
-                })
-                .collect_view();
-            view! { <tr>{cells}</tr> }
-        })
-        .collect_view();
-    let notes = (!t.notes.is_empty()).then(|| {
-        let items = t
-            .notes
-            .iter()
-            .map(|n| view! { <li>{n.clone()}</li> })
-            .collect_view();
-        view! { <ul class="notes">{items}</ul> }
-    });
-    let title_id = format!("{}-title", t.id);
-    let provenance_id = format!("{}-provenance", t.id);
-    view! {
-        <figure class="analysis-table">
-            <figcaption>
-                <h3 id=title_id.clone()>{t.title.clone()}</h3>
-                <p class="provenance" id=provenance_id.clone()>{t.caption.clone()}</p>
-            </figcaption>
-            <div class="scroll">
-                <table id=t.id.clone() class="analysis" aria-labelledby=title_id aria-describedby=provenance_id>
-                    <thead><tr>{header}</tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
-            {notes}
-        </figure>
-    }
 }
