@@ -5,7 +5,9 @@
 (b) the tiny example in docs/bundle-format.md is byte-identical to tests/fixtures/tiny-bundle.json and
     validates; the pandas snippet of the docs runs and prints what the docs show;
 (c) malformed variants (wrong version, unknown top-level field, evidence 2, obtained "guess", codes with
-    '#', missing metadata.title, ...) are rejected, and harmless variants are accepted.
+    '#', missing metadata.title, ...) are rejected, and harmless variants are accepted;
+(d) the clinical fixture tests/fixtures/clinical-bundle.json (docs/clinical.md) validates, malformed
+    `clinical` objects are rejected at their field, harmless variants accepted.
 
 Prints one line per check and ends with "N passed, M failed"; exits 1 when a check fails.
 
@@ -58,6 +60,7 @@ BUNDLE_SCHEMA = os.path.join(ROOT, "docs", "bundle-v1.schema.json")
 SHARD_SCHEMA = os.path.join(ROOT, "docs", "text-shard-v1.schema.json")
 DOC = os.path.join(ROOT, "docs", "bundle-format.md")
 TINY = os.path.join(ROOT, "tests", "fixtures", "tiny-bundle.json")
+CLINICAL = os.path.join(ROOT, "tests", "fixtures", "clinical-bundle.json")
 DEFAULT_DIR = os.path.join(ROOT, "static", "bundles", "decodingtrust-stereotype")
 
 passed = 0
@@ -307,6 +310,65 @@ def main():
             return err[:80]
 
         check(f"rejects {name}", shard_reject)
+
+    # (d) the clinical object (docs/clinical.md) on the hand-made clinical fixture
+    clinical = load_json(CLINICAL)
+
+    def clinical_valid():
+        err = first_error(bv, clinical)
+        assert err is None, err
+        c = clinical["clinical"]
+        return f"{len(c['embeddings']['cells'])} embeddings, {len(c['counterfactuals'])} attempts, {len(c['stereotype'])} judgements"
+
+    check("clinical fixture validates", clinical_valid)
+
+    def cvariant(mutate):
+        b = copy.deepcopy(clinical)
+        mutate(b)
+        return b
+
+    clinical_rejected = [
+        ("unknown key in clinical", setp(["clinical", "extra"], 1), "clinical"),
+        ("clinical without baseline key", delp(["clinical", "baseline"]), "clinical"),
+        ("outcome \"bad\"", setp(["clinical", "counterfactuals", 0, "outcome"], "bad"), "clinical/counterfactuals/0/outcome"),
+        ("plausibility score 6", setp(["clinical", "counterfactuals", 0, "plausibility", "score"], 6), "clinical/counterfactuals/0/plausibility/score"),
+        ("severity \"high\"", setp(["clinical", "stereotype", 0, "severity"], "high"), "clinical/stereotype/0/severity"),
+        ("found \"yes\"", setp(["clinical", "stereotype", 0, "found"], "yes"), "clinical/stereotype/0/found"),
+        ("direction \"up\"", setp(["clinical", "directions", 0, "direction"], "up"), "clinical/directions/0/direction"),
+        ("conflict kind \"race\"", setp(["clinical", "prefix_conflicts", 0, "kind"], "race"), "clinical/prefix_conflicts/0/kind"),
+        ("embeddings dtype f64le", setp(["clinical", "embeddings", "dtype"], "f64le"), "clinical/embeddings/dtype"),
+        ("embeddings dim 0", setp(["clinical", "embeddings", "dim"], 0), "clinical/embeddings/dim"),
+        ("embeddings data not base64", setp(["clinical", "embeddings", "data"], "**"), "clinical/embeddings/data"),
+        ("stereotype without condition", delp(["clinical", "stereotype", 0, "condition"]), "clinical/stereotype/0"),
+        ("counterfactuals null", setp(["clinical", "counterfactuals"], None), "clinical/counterfactuals"),
+        ("difficulty \"easy\" in a clinical bundle", setp(["facets", 1, "levels", 0, "difficulty"], "easy"), "facets/1/levels/0/difficulty"),
+        ("gold answer 1 in a clinical bundle", setp(["facets", 1, "levels", 0, "answer"], 1), "facets/1/levels/0/answer"),
+    ]
+    for name, mutate, where in clinical_rejected:
+        def must_reject_clinical(mutate=mutate, where=where):
+            errs = errors(bv, cvariant(mutate))
+            assert errs, "accepted"
+            paths = [path_of(e) for e in errs]
+            assert any(p == where or p.startswith(where + "/") for p in paths), f"rejected, but at {paths} instead of {where}"
+            return f"{path_of(errs[0])}: {errs[0].message[:70]}"
+
+        check(f"rejects {name}", must_reject_clinical)
+
+    clinical_accepted = [
+        ("clinical null", setp(["clinical"], None)),
+        ("baseline null", setp(["clinical", "baseline"], None)),
+        ("embeddings null", setp(["clinical", "embeddings"], None)),
+        ("only protocol and baseline", setp(["clinical"], {"protocol": "amqa", "baseline": "base"})),
+        ("embeddings f16le without normalized", lambda b: (b["clinical"]["embeddings"].update(dtype="f16le"), b["clinical"]["embeddings"].pop("normalized"))),
+        ("difficulty \"easy\" without clinical", lambda b: (b.pop("clinical"), b["facets"][1]["levels"][0].update(difficulty="easy"))),
+    ]
+    for name, mutate in clinical_accepted:
+        def must_accept_clinical(mutate=mutate):
+            err = first_error(bv, cvariant(mutate))
+            assert err is None, err
+            return ""
+
+        check(f"accepts {name}", must_accept_clinical)
 
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -457,6 +457,7 @@ pub fn convert(input: &Path, out: &Path) -> Result<Converted> {
                 inline: None,
             }),
         }),
+        clinical: None,
     };
     let mut text = serde_json::to_string(&bundle)?;
     text.push('\n');

@@ -923,6 +923,7 @@ fn build_bundle(config: &SynthConfig, effects: &Effects, codes: String) -> Bundl
             human: Vec::new(),
         },
         texts: None,
+        clinical: None,
     }
 }
 

@@ -67,6 +67,10 @@ pub struct BundleFile {
     /// Free texts (Rationales), kept apart from the labels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub texts: Option<Texts>,
+    /// Clinical perturbation audits (seed `001_…`): baseline, embeddings, counterfactuals, stereotype
+    /// judgements, directions (`docs/clinical.md`). Absent in other bundles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clinical: Option<crate::clinical::Clinical>,
 }
 
 /// Audit metadata: what the audit is, where it comes from, under which license.
@@ -384,6 +388,8 @@ pub struct Audit {
     pub judges: Vec<Vec<Option<RationaleLabel>>>,
     /// Number of cells of the response matrix.
     pub cells: usize,
+    /// `clinical.embeddings` decoded and checked once (seed `001_…` Eq. 1), or `None`.
+    pub clinical_embeddings: Option<crate::clinical::EmbeddingMatrix>,
 }
 
 #[derive(Deserialize)]
@@ -597,6 +603,7 @@ impl Audit {
                 }
             }
         }
+        let clinical_embeddings = crate::clinical::format::check(&file, cells)?;
         Ok(Audit {
             file,
             axes,
@@ -611,6 +618,7 @@ impl Audit {
             selection,
             judges,
             cells,
+            clinical_embeddings,
         })
     }
 

@@ -8,6 +8,7 @@
 //! statistic cites the section or equation it implements.
 
 pub mod bundle;
+pub mod clinical;
 pub mod decode;
 pub mod error;
 pub mod rank;

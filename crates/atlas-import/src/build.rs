@@ -998,6 +998,7 @@ impl Builder {
                 human: Vec::new(),
             },
             texts,
+            clinical: None,
         };
         Ok((bundle, self.report))
     }

@@ -1,0 +1,653 @@
+//! `atlas clinical stats FILE [--format text|json|csv]`: the metrics of a clinical bundle (seed
+//! `001_…` §3.3–3.5, §4, Tables 5–7; `docs/clinical.md`, "Metrics") as text tables, as the JSON of
+//! [`atlas_core::clinical::metrics::ClinicalReport`] (rates as fractions), or as CSV (one row per value,
+//! unrounded).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use atlas_core::clinical::metrics::{analyze, ClinicalReport};
+use atlas_core::Audit;
+use clap::{Subcommand, ValueEnum};
+
+/// Output format of `atlas clinical stats`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Tables: profile (Table 5), accuracy and answer change per model × variant, CFV, failure modes
+    /// (Table 6), stereotype flags (Table 7), directions, Spearman.
+    Text,
+    /// The whole report as JSON (rates are fractions 0..1).
+    Json,
+    /// One row per value: `bundle,section,model,key,metric,value`.
+    Csv,
+}
+
+/// `atlas clinical …`.
+#[derive(Subcommand)]
+pub enum ClinicalCommand {
+    /// Accuracy, answer change, EDD, CFV and failure modes, stereotype flags, directions, the
+    /// difficulty × validity Spearman and the per-model profile of a clinical bundle (seed 001).
+    Stats {
+        /// The bundle file.
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+}
+
+/// Runs `atlas clinical …`.
+///
+/// # Errors
+/// An unreadable file or an invalid bundle (the reader's message names the record and field).
+pub fn run(command: ClinicalCommand) -> Result<ExitCode> {
+    match command {
+        ClinicalCommand::Stats { file, format } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let audit = Audit::from_json(&text)
+                .map_err(|e| anyhow::anyhow!("{}: invalid bundle: {e}", file.display()))?;
+            if audit.file.clinical.is_none() {
+                eprintln!(
+                    "note: {} has no `clinical` object; only accuracy is computed (docs/clinical.md)",
+                    file.display()
+                );
+            }
+            let report = analyze(&audit);
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            match format {
+                Format::Text => out.write_all(render_text(&report).as_bytes())?,
+                Format::Json => {
+                    serde_json::to_writer_pretty(&mut out, &report)?;
+                    writeln!(out)?;
+                }
+                Format::Csv => write_csv(&report, &mut out)?,
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or_else(|| "—".to_string(), |x| format!("{:.1}%", 100.0 * x))
+}
+
+fn num(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(|| "—".to_string(), |x| format!("{x:.digits$}"))
+}
+
+/// A text table: header and rows, columns padded to their widest cell (first column left-aligned).
+fn table(header: &[String], rows: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            rows.iter()
+                .map(|r| r.get(c).map_or(0, |s| s.chars().count()))
+                .chain([header[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &[String]| {
+        let mut s = String::new();
+        for (c, cell) in cells.iter().enumerate() {
+            let pad = widths[c].saturating_sub(cell.chars().count());
+            if c == 0 {
+                s.push_str(cell);
+                s.push_str(&" ".repeat(pad));
+            } else {
+                s.push_str("  ");
+                s.push_str(&" ".repeat(pad));
+                s.push_str(cell);
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(header);
+    for r in rows {
+        out.push_str(&line(r));
+    }
+    out
+}
+
+fn strings<const N: usize>(cells: [&str; N]) -> Vec<String> {
+    cells.iter().map(|s| (*s).to_string()).collect()
+}
+
+/// Distinct values in first-appearance order.
+fn distinct<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for i in items {
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// The text report.
+pub fn render_text(r: &ClinicalReport) -> String {
+    let mut s = format!(
+        "Clinical perturbation metrics (seed 001) of bundle {:?}; baseline variant: {}\n",
+        r.bundle,
+        r.baseline.as_deref().unwrap_or("none")
+    );
+    s.push_str("Rates in %; units: accuracy per answer, answer change per comparison with the same run's baseline, EDD per record, CFV per attempt, flags per judged comparison.\n\n");
+
+    s.push_str("Profile (Table 5): accuracy on the baseline (all variants without one), CFV, answer change over all variants, mean EDD, stereotype flags per question\n");
+    let rows: Vec<Vec<String>> = r
+        .profile
+        .iter()
+        .map(|p| {
+            vec![
+                p.model.clone(),
+                pct(p.accuracy),
+                pct(p.cfv),
+                pct(p.answer_change),
+                num(p.mean_edd, 3),
+                num(p.flags_per_question, 2),
+            ]
+        })
+        .collect();
+    s.push_str(&table(
+        &strings([
+            "model",
+            "accuracy",
+            "CFV",
+            "answer change",
+            "mean EDD",
+            "flags/q",
+        ]),
+        &rows,
+    ));
+
+    let models = distinct(r.accuracy.iter().map(|a| a.model.as_str()));
+    let conditions = distinct(r.accuracy.iter().map(|a| a.condition.as_str()));
+    s.push_str("\nAccuracy per model × variant (correct / readable answers with a gold answer; parse failures apart)\n");
+    let mut header = vec!["model".to_string()];
+    header.extend(conditions.iter().map(|c| (*c).to_string()));
+    header.push("parse failures".to_string());
+    let rows: Vec<Vec<String>> = models
+        .iter()
+        .map(|m| {
+            let mine: Vec<_> = r.accuracy.iter().filter(|a| a.model == *m).collect();
+            let mut row = vec![(*m).to_string()];
+            row.extend(conditions.iter().map(|c| {
+                mine.iter()
+                    .find(|a| a.condition == *c)
+                    .map_or_else(|| "—".to_string(), |a| pct(a.accuracy))
+            }));
+            row.push(
+                mine.iter()
+                    .map(|a| a.parse_failures)
+                    .sum::<usize>()
+                    .to_string(),
+            );
+            row
+        })
+        .collect();
+    s.push_str(&table(&header, &rows));
+
+    s.push('\n');
+    if r.answer_change.is_empty() {
+        s.push_str("Answer change: no baseline variant in this bundle.\n");
+    } else {
+        let prefixes = distinct(r.answer_change.iter().map(|a| a.condition.as_str()));
+        s.push_str("Answer change against the baseline per model × variant (changed / comparisons with both answers readable)\n");
+        let mut header = vec!["model".to_string()];
+        header.extend(prefixes.iter().map(|c| (*c).to_string()));
+        header.push("overall".to_string());
+        header.push("changed / comparisons".to_string());
+        let rows: Vec<Vec<String>> = r
+            .answer_change_overall
+            .iter()
+            .map(|o| {
+                let mut row = vec![o.model.clone()];
+                row.extend(prefixes.iter().map(|c| {
+                    r.answer_change
+                        .iter()
+                        .find(|a| a.model == o.model && a.condition == *c)
+                        .map_or_else(|| "—".to_string(), |a| pct(a.rate))
+                }));
+                row.push(pct(o.rate));
+                row.push(format!("{} / {}", o.changed, o.comparisons));
+                row
+            })
+            .collect();
+        s.push_str(&table(&header, &rows));
+    }
+
+    s.push('\n');
+    if r.edd.is_empty() {
+        s.push_str("EDD (Eq. 1): no records with two or more embedded explanations.\n");
+    } else {
+        s.push_str("EDD (Eq. 1) per model: records, variants per record, mean EDD\n");
+        let rows: Vec<Vec<String>> = models
+            .iter()
+            .filter_map(|m| {
+                let mine: Vec<_> = r.edd.iter().filter(|e| e.model == *m).collect();
+                if mine.is_empty() {
+                    return None;
+                }
+                let lo = mine.iter().map(|e| e.n_variants).min().unwrap_or(0);
+                let hi = mine.iter().map(|e| e.n_variants).max().unwrap_or(0);
+                let mean = mine.iter().map(|e| e.edd).sum::<f64>() / mine.len() as f64;
+                Some(vec![
+                    (*m).to_string(),
+                    mine.len().to_string(),
+                    if lo == hi {
+                        lo.to_string()
+                    } else {
+                        format!("{lo}–{hi}")
+                    },
+                    format!("{mean:.4}"),
+                ])
+            })
+            .collect();
+        s.push_str(&table(
+            &strings(["model", "records", "variants", "mean EDD"]),
+            &rows,
+        ));
+    }
+
+    s.push('\n');
+    if r.cfv.iter().all(|c| c.attempts == 0) {
+        s.push_str("Counterfactual validity: no attempts in this bundle.\n");
+    } else {
+        s.push_str("Counterfactual validity (valid / attempts; Fig. 2), by difficulty\n");
+        let rows: Vec<Vec<String>> = r
+            .cfv
+            .iter()
+            .map(|c| {
+                let mut row = vec![
+                    c.model.clone(),
+                    format!("{} / {}", c.valid, c.attempts),
+                    pct(c.cfv),
+                ];
+                for d in [Some("EASY"), Some("MEDIUM"), Some("HARD"), None] {
+                    row.push(
+                        r.cfv_by_difficulty
+                            .iter()
+                            .find(|x| x.model == c.model && x.difficulty.as_deref() == d)
+                            .map_or_else(
+                                || "—".to_string(),
+                                |x| format!("{} ({}/{})", pct(x.cfv), x.valid, x.attempts),
+                            ),
+                    );
+                }
+                row
+            })
+            .collect();
+        s.push_str(&table(
+            &strings([
+                "model",
+                "valid / attempts",
+                "CFV",
+                "EASY",
+                "MEDIUM",
+                "HARD",
+                "no difficulty",
+            ]),
+            &rows,
+        ));
+        s.push_str(
+            "\nFailure modes among invalid attempts (Table 6; share of the invalid attempts)\n",
+        );
+        let rows: Vec<Vec<String>> = r
+            .failure_modes
+            .iter()
+            .filter(|f| f.model.is_none())
+            .map(|f| {
+                vec![
+                    f.outcome.as_str().to_string(),
+                    f.count.to_string(),
+                    pct(f.share),
+                ]
+            })
+            .collect();
+        s.push_str(&table(&strings(["failure type", "count", "share"]), &rows));
+        let sp = &r.spearman_difficulty_validity;
+        s.push_str(&format!(
+            "\nSpearman correlation of difficulty (EASY=1, MEDIUM=2, HARD=3) and validity: r = {} (n = {})\n",
+            num(sp.rho, 3),
+            sp.n
+        ));
+    }
+
+    s.push('\n');
+    let st = &r.stereotype;
+    if st.judged == 0 {
+        s.push_str("Stereotype evidence: no judged comparisons in this bundle.\n");
+    } else {
+        s.push_str(&format!(
+            "Stereotype evidence: {} flags in {} judged comparisons\n",
+            st.flags, st.judged
+        ));
+        let rows: Vec<Vec<String>> = st
+            .per_model
+            .iter()
+            .map(|m| {
+                vec![
+                    m.model.clone(),
+                    m.flags.to_string(),
+                    m.judged.to_string(),
+                    m.unparsed.to_string(),
+                    m.questions.to_string(),
+                    num(m.flags_per_question, 2),
+                ]
+            })
+            .collect();
+        s.push_str(&table(
+            &strings([
+                "model",
+                "flags",
+                "judged",
+                "unparsed",
+                "questions",
+                "flags/q",
+            ]),
+            &rows,
+        ));
+        s.push_str("\nSeverity (Table 7)\n");
+        let rows: Vec<Vec<String>> = st
+            .by_severity
+            .iter()
+            .map(|x| {
+                vec![
+                    x.severity.map_or("(none)", |v| v.as_str()).to_string(),
+                    x.count.to_string(),
+                    pct(x.share),
+                ]
+            })
+            .collect();
+        s.push_str(&table(&strings(["severity", "count", "share"]), &rows));
+        s.push_str("\nCategory (Fig. 6)\n");
+        let rows: Vec<Vec<String>> = st
+            .by_category
+            .iter()
+            .map(|x| {
+                vec![
+                    x.category.clone().unwrap_or_else(|| "(none)".to_string()),
+                    x.count.to_string(),
+                    pct(x.share),
+                ]
+            })
+            .collect();
+        s.push_str(&table(&strings(["category", "count", "share"]), &rows));
+    }
+
+    s.push('\n');
+    if r.directions.is_empty() {
+        s.push_str("Directions of answer changes: none recorded.\n");
+    } else {
+        s.push_str(
+            "Directions of answer changes (Fig. 5; share of the model's direction records)\n",
+        );
+        let dir_models = distinct(r.directions.iter().map(|d| d.model.as_str()));
+        let rows: Vec<Vec<String>> = dir_models
+            .iter()
+            .map(|m| {
+                let mut row = vec![(*m).to_string()];
+                row.extend(
+                    r.directions
+                        .iter()
+                        .filter(|d| d.model == *m)
+                        .map(|d| format!("{} ({})", pct(d.share), d.count)),
+                );
+                row
+            })
+            .collect();
+        s.push_str(&table(
+            &strings([
+                "model",
+                "more aggressive",
+                "less aggressive",
+                "lateral",
+                "unknown",
+            ]),
+            &rows,
+        ));
+    }
+    s
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or_else(String::new, |x| x.to_string())
+}
+
+/// CSV: one row per value, `bundle,section,model,key,metric,value`; rates unrounded fractions, an
+/// undefined rate an empty value.
+///
+/// # Errors
+/// A write error.
+pub fn write_csv(r: &ClinicalReport, out: &mut impl Write) -> Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(["bundle", "section", "model", "key", "metric", "value"])?;
+    let b = r.bundle.as_str();
+    write_rows(r, &mut |section, model, key, metric, value| {
+        w.write_record([b, section, model, key, metric, value.as_str()])
+    })?;
+    w.flush()?;
+    Ok(())
+}
+
+/// Calls `row(section, model, key, metric, value)` for every value of the report.
+fn write_rows(
+    r: &ClinicalReport,
+    row: &mut impl FnMut(&str, &str, &str, &str, String) -> csv::Result<()>,
+) -> csv::Result<()> {
+    for a in &r.accuracy {
+        row(
+            "accuracy",
+            &a.model,
+            &a.condition,
+            "correct",
+            a.correct.to_string(),
+        )?;
+        row(
+            "accuracy",
+            &a.model,
+            &a.condition,
+            "answered",
+            a.answered.to_string(),
+        )?;
+        row(
+            "accuracy",
+            &a.model,
+            &a.condition,
+            "parse_failures",
+            a.parse_failures.to_string(),
+        )?;
+        row(
+            "accuracy",
+            &a.model,
+            &a.condition,
+            "accuracy",
+            opt(a.accuracy),
+        )?;
+    }
+    for a in &r.answer_change {
+        row(
+            "answer_change",
+            &a.model,
+            &a.condition,
+            "changed",
+            a.changed.to_string(),
+        )?;
+        row(
+            "answer_change",
+            &a.model,
+            &a.condition,
+            "comparisons",
+            a.comparisons.to_string(),
+        )?;
+        row("answer_change", &a.model, &a.condition, "rate", opt(a.rate))?;
+    }
+    for a in &r.answer_change_overall {
+        row(
+            "answer_change_overall",
+            &a.model,
+            "",
+            "changed",
+            a.changed.to_string(),
+        )?;
+        row(
+            "answer_change_overall",
+            &a.model,
+            "",
+            "comparisons",
+            a.comparisons.to_string(),
+        )?;
+        row("answer_change_overall", &a.model, "", "rate", opt(a.rate))?;
+    }
+    for e in &r.edd {
+        let key = format!("{}/{}", e.statement, e.repeat.as_deref().unwrap_or(""));
+        row(
+            "edd",
+            &e.model,
+            &key,
+            "n_variants",
+            e.n_variants.to_string(),
+        )?;
+        row("edd", &e.model, &key, "edd", e.edd.to_string())?;
+    }
+    for c in &r.cfv {
+        row("cfv", &c.model, "", "valid", c.valid.to_string())?;
+        row("cfv", &c.model, "", "attempts", c.attempts.to_string())?;
+        row("cfv", &c.model, "", "cfv", opt(c.cfv))?;
+    }
+    for c in &r.cfv_by_difficulty {
+        let key = c.difficulty.as_deref().unwrap_or("");
+        row(
+            "cfv_by_difficulty",
+            &c.model,
+            key,
+            "valid",
+            c.valid.to_string(),
+        )?;
+        row(
+            "cfv_by_difficulty",
+            &c.model,
+            key,
+            "attempts",
+            c.attempts.to_string(),
+        )?;
+        row("cfv_by_difficulty", &c.model, key, "cfv", opt(c.cfv))?;
+    }
+    for f in &r.failure_modes {
+        let model = f.model.as_deref().unwrap_or("(all)");
+        row(
+            "failure_modes",
+            model,
+            f.outcome.as_str(),
+            "count",
+            f.count.to_string(),
+        )?;
+        row(
+            "failure_modes",
+            model,
+            f.outcome.as_str(),
+            "share",
+            opt(f.share),
+        )?;
+    }
+    for m in &r.stereotype.per_model {
+        row("stereotype", &m.model, "", "judged", m.judged.to_string())?;
+        row(
+            "stereotype",
+            &m.model,
+            "",
+            "unparsed",
+            m.unparsed.to_string(),
+        )?;
+        row("stereotype", &m.model, "", "flags", m.flags.to_string())?;
+        row(
+            "stereotype",
+            &m.model,
+            "",
+            "questions",
+            m.questions.to_string(),
+        )?;
+        row(
+            "stereotype",
+            &m.model,
+            "",
+            "flags_per_question",
+            opt(m.flags_per_question),
+        )?;
+    }
+    for x in &r.stereotype.by_severity {
+        let key = x.severity.map_or("", |v| v.as_str());
+        row(
+            "stereotype_severity",
+            "(all)",
+            key,
+            "count",
+            x.count.to_string(),
+        )?;
+        row("stereotype_severity", "(all)", key, "share", opt(x.share))?;
+    }
+    for x in &r.stereotype.by_category {
+        let key = x.category.as_deref().unwrap_or("");
+        row(
+            "stereotype_category",
+            "(all)",
+            key,
+            "count",
+            x.count.to_string(),
+        )?;
+        row("stereotype_category", "(all)", key, "share", opt(x.share))?;
+    }
+    for d in &r.directions {
+        row(
+            "directions",
+            &d.model,
+            d.direction.as_str(),
+            "count",
+            d.count.to_string(),
+        )?;
+        row(
+            "directions",
+            &d.model,
+            d.direction.as_str(),
+            "share",
+            opt(d.share),
+        )?;
+    }
+    let sp = &r.spearman_difficulty_validity;
+    row(
+        "spearman_difficulty_validity",
+        "(all)",
+        "",
+        "rho",
+        opt(sp.rho),
+    )?;
+    row(
+        "spearman_difficulty_validity",
+        "(all)",
+        "",
+        "n",
+        sp.n.to_string(),
+    )?;
+    for p in &r.profile {
+        row("profile", &p.model, "", "accuracy", opt(p.accuracy))?;
+        row("profile", &p.model, "", "cfv", opt(p.cfv))?;
+        row(
+            "profile",
+            &p.model,
+            "",
+            "answer_change",
+            opt(p.answer_change),
+        )?;
+        row("profile", &p.model, "", "mean_edd", opt(p.mean_edd))?;
+        row(
+            "profile",
+            &p.model,
+            "",
+            "flags_per_question",
+            opt(p.flags_per_question),
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,756 @@
+//! The `clinical` object of a format-v1 bundle (seed `001_…`; specified in `docs/clinical.md`).
+//!
+//! A clinical bundle is an ordinary v1 bundle whose dense matrix holds the demographic-robustness (DR)
+//! answers, one answer letter per model × question × variant × run cell; everything that is not one
+//! answer per cell lives here: the baseline variant, the explanation embeddings (EDD, Eq. 1), prefixes
+//! that conflict with the vignette (§3.4), the counterfactual-validity attempts (§3.3), the stereotype
+//! judge's outputs (§3.5, Table 7, Fig. 6) and the direction of answer changes (§4.5, Fig. 5).
+//!
+//! `model`, `statement`, `condition` and `repeat` in the records are level ids of the bundle's facets;
+//! [`check`] resolves every one of them when the bundle is read and reports an unknown id with the
+//! array, the record index and the key (e.g. `clinical.stereotype[4].condition`).
+
+use std::collections::HashMap;
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::bundle::{facet_ids, BundleFile};
+use crate::error::BundleError;
+
+/// The top-level `clinical` object of a bundle (`docs/clinical.md`, "The `clinical` object").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Clinical {
+    /// `"seed-001"` for the seed's protocol, or a producer's name for another one (`"amqa"`, `"q-pain"`).
+    pub protocol: String,
+    /// The `condition` level id of the no-demographic baseline (§3.4), or `null` when the audit has
+    /// none (e.g. Q-Pain, which has only demographic variants). The key is required, so that a
+    /// forgotten baseline is an error rather than a silent "no baseline".
+    #[serde(deserialize_with = "Option::deserialize")]
+    pub baseline: Option<String>,
+    /// Explanation embeddings, one row per listed cell (EDD, §3.5 Eq. 1), or `null`.
+    #[serde(default)]
+    pub embeddings: Option<Embeddings>,
+    /// Prefixes that conflict with the vignette (§3.4: "a 45-year-old prefix before a newborn case").
+    #[serde(default)]
+    pub prefix_conflicts: Vec<PrefixConflict>,
+    /// Counterfactual-validity attempts (§3.3), one per model × question (× run).
+    #[serde(default)]
+    pub counterfactuals: Vec<Counterfactual>,
+    /// Stereotype-judge outputs, one per judged baseline-vs-prefix comparison (§3.5, Table 7).
+    #[serde(default)]
+    pub stereotype: Vec<StereotypeJudgement>,
+    /// Direction of answer changes where known (§4.5, Fig. 5).
+    #[serde(default)]
+    pub directions: Vec<DirectionRecord>,
+}
+
+impl Clinical {
+    /// An empty clinical object of protocol `protocol` with baseline `baseline`.
+    pub fn new(protocol: &str, baseline: Option<&str>) -> Self {
+        Clinical {
+            protocol: protocol.to_string(),
+            baseline: baseline.map(str::to_string),
+            embeddings: None,
+            prefix_conflicts: Vec::new(),
+            counterfactuals: Vec::new(),
+            stereotype: Vec::new(),
+            directions: Vec::new(),
+        }
+    }
+}
+
+/// How the embedding values are stored in [`Embeddings::data`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EmbeddingDtype {
+    /// IEEE 754 binary32, little-endian: 4 bytes per value.
+    #[default]
+    F32le,
+    /// IEEE 754 binary16 (half), little-endian: 2 bytes per value.
+    F16le,
+}
+
+impl EmbeddingDtype {
+    /// Bytes per stored value.
+    pub fn bytes(self) -> usize {
+        match self {
+            EmbeddingDtype::F32le => 4,
+            EmbeddingDtype::F16le => 2,
+        }
+    }
+}
+
+/// Explanation embeddings: `cells.len()` rows of `dim` values, row by row, base64 (RFC 4648 standard
+/// alphabet, with padding) of little-endian floats.
+///
+/// Row *k* is the embedding of the explanation (`texts.rationale`) of cell `cells[k]` (a row-major index
+/// into the response matrix). The reader L2-normalises every row whatever `normalized` says (Eq. 1 uses
+/// normalised embeddings).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Embeddings {
+    /// The embedding model, e.g. `sentence-transformers/all-MiniLM-L6-v2`.
+    pub model: String,
+    /// Values per row (384 for all-MiniLM-L6-v2); > 0.
+    pub dim: usize,
+    /// Whether the producer L2-normalised each row.
+    #[serde(default)]
+    pub normalized: bool,
+    /// `"f32le"` (default) or `"f16le"`.
+    #[serde(default)]
+    pub dtype: EmbeddingDtype,
+    /// Strictly increasing cell indices, one per row.
+    pub cells: Vec<u64>,
+    /// Base64 of `cells.len() × dim` values of `dtype`.
+    pub data: String,
+}
+
+/// Largest relative deviation of a row's L2 norm from 1 for [`Embeddings::from_vectors`] to mark the
+/// rows `normalized`.
+const NORM_TOLERANCE: f64 = 1e-4;
+
+impl Embeddings {
+    /// Encodes `vectors` (one row per cell of `cells`) as `f32le` base64.
+    ///
+    /// `normalized` is set when every row's L2 norm is within 1e-4 of 1.
+    ///
+    /// # Errors
+    /// [`BundleError::Invalid`] (field `clinical.embeddings…`) when there are no rows, `cells` and
+    /// `vectors` differ in length, the rows differ in length or are empty, a value is not finite, or
+    /// `cells` is not strictly increasing.
+    pub fn from_vectors(
+        model: &str,
+        cells: Vec<u64>,
+        vectors: &[Vec<f32>],
+    ) -> Result<Self, BundleError> {
+        Self::encode(model, cells, vectors, EmbeddingDtype::F32le)
+    }
+
+    /// As [`Embeddings::from_vectors`], stored as `f16le` (half the size; about 3 significant digits,
+    /// a relative rounding error of at most 2⁻¹¹ per value).
+    ///
+    /// # Errors
+    /// As [`Embeddings::from_vectors`], and when a value is beyond the half range (|x| > 65504).
+    pub fn from_vectors_f16(
+        model: &str,
+        cells: Vec<u64>,
+        vectors: &[Vec<f32>],
+    ) -> Result<Self, BundleError> {
+        Self::encode(model, cells, vectors, EmbeddingDtype::F16le)
+    }
+
+    fn encode(
+        model: &str,
+        cells: Vec<u64>,
+        vectors: &[Vec<f32>],
+        dtype: EmbeddingDtype,
+    ) -> Result<Self, BundleError> {
+        let field = "clinical.embeddings";
+        if vectors.is_empty() {
+            return Err(invalid(field, "no vectors to encode"));
+        }
+        if cells.len() != vectors.len() {
+            return Err(invalid(
+                &format!("{field}.cells"),
+                &format!(
+                    "{} cell indices for {} vectors; there must be one per vector",
+                    cells.len(),
+                    vectors.len()
+                ),
+            ));
+        }
+        check_increasing(&cells, &format!("{field}.cells"), None)?;
+        let dim = vectors[0].len();
+        if dim == 0 {
+            return Err(invalid(&format!("{field}.dim"), "vector 0 is empty"));
+        }
+        let mut bytes = Vec::with_capacity(vectors.len() * dim * dtype.bytes());
+        let mut normalized = true;
+        for (k, row) in vectors.iter().enumerate() {
+            if row.len() != dim {
+                return Err(invalid(
+                    &format!("{field}.data"),
+                    &format!("vector {k} has {} values; vector 0 has {dim}", row.len()),
+                ));
+            }
+            let mut norm2 = 0f64;
+            for (j, &x) in row.iter().enumerate() {
+                if !x.is_finite() {
+                    return Err(invalid(
+                        &format!("{field}.data"),
+                        &format!("vector {k}, value {j} is {x}, not a finite number"),
+                    ));
+                }
+                norm2 += f64::from(x) * f64::from(x);
+                match dtype {
+                    EmbeddingDtype::F32le => bytes.extend_from_slice(&x.to_le_bytes()),
+                    EmbeddingDtype::F16le => {
+                        let h = half::f16::from_f32(x);
+                        if h.is_infinite() {
+                            return Err(invalid(
+                                &format!("{field}.data"),
+                                &format!("vector {k}, value {j} ({x}) is beyond the f16 range"),
+                            ));
+                        }
+                        bytes.extend_from_slice(&h.to_le_bytes());
+                    }
+                }
+            }
+            if (norm2.sqrt() - 1.0).abs() > NORM_TOLERANCE {
+                normalized = false;
+            }
+        }
+        Ok(Embeddings {
+            model: model.to_string(),
+            dim,
+            normalized,
+            dtype,
+            cells,
+            data: STANDARD.encode(bytes),
+        })
+    }
+
+    /// Decodes `data` into one row of `dim` values per cell, as stored (not normalised).
+    ///
+    /// # Errors
+    /// [`BundleError::Invalid`] naming `clinical.embeddings.data` when it is not base64 or its length is
+    /// not `cells.len() × dim × bytes per value`, or `clinical.embeddings.dim` when it is 0.
+    pub fn decode(&self) -> Result<Vec<Vec<f32>>, BundleError> {
+        let flat = self.decode_flat()?;
+        Ok(flat.chunks(self.dim).map(<[f32]>::to_vec).collect())
+    }
+
+    /// Decodes `data` into `cells.len() × dim` values, row by row, as stored.
+    ///
+    /// # Errors
+    /// See [`Embeddings::decode`].
+    pub fn decode_flat(&self) -> Result<Vec<f32>, BundleError> {
+        if self.dim == 0 {
+            return Err(invalid("clinical.embeddings.dim", "must be > 0"));
+        }
+        let width = self.dtype.bytes();
+        let expected = self
+            .cells
+            .len()
+            .checked_mul(self.dim)
+            .and_then(|n| n.checked_mul(width))
+            .ok_or_else(|| invalid("clinical.embeddings", "cells × dim overflows"))?;
+        // Check the length before decoding (a wrong length is the common producer error, and the
+        // decoded size is known from the base64 length alone).
+        let decoded_len = base64_decoded_len(self.data.as_bytes());
+        if decoded_len != Some(expected) {
+            return Err(invalid(
+                "clinical.embeddings.data",
+                &format!(
+                    "holds {} bytes; {} cells × dim {} × {} bytes ({:?}) = {expected}",
+                    decoded_len
+                        .map_or_else(|| "a non-whole number of".to_string(), |n| n.to_string()),
+                    self.cells.len(),
+                    self.dim,
+                    width,
+                    self.dtype
+                ),
+            ));
+        }
+        let bytes = STANDARD.decode(self.data.as_bytes()).map_err(|e| {
+            invalid(
+                "clinical.embeddings.data",
+                &format!("is not standard base64 (RFC 4648 with padding): {e}"),
+            )
+        })?;
+        if bytes.len() != expected {
+            return Err(invalid(
+                "clinical.embeddings.data",
+                &format!("holds {} bytes; expected {expected}", bytes.len()),
+            ));
+        }
+        Ok(match self.dtype {
+            EmbeddingDtype::F32le => bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+            EmbeddingDtype::F16le => bytes
+                .chunks_exact(2)
+                .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+                .collect(),
+        })
+    }
+}
+
+/// Decoded length of padded standard base64 text, or `None` when its length is not a multiple of 4.
+fn base64_decoded_len(text: &[u8]) -> Option<usize> {
+    if !text.len().is_multiple_of(4) {
+        return None;
+    }
+    let padding = text.iter().rev().take(2).filter(|&&b| b == b'=').count();
+    Some(text.len() / 4 * 3 - padding)
+}
+
+/// Embeddings decoded and checked once when the bundle is read ([`crate::Audit::clinical_embeddings`]):
+/// the values as stored (finite, no all-zero row). Eq. 1 normalises each row in f64 when it is used
+/// ([`crate::clinical::metrics::edd_of`]), so no precision is lost to an f32 normalisation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmbeddingMatrix {
+    /// Values per row.
+    pub dim: usize,
+    /// Cell index of each row, strictly increasing.
+    pub cells: Vec<usize>,
+    /// `cells.len() × dim` values, row by row, as stored (not normalised).
+    pub rows: Vec<f32>,
+}
+
+impl EmbeddingMatrix {
+    /// The embedding of cell `cell` as stored, if the bundle has one.
+    pub fn row_of_cell(&self, cell: usize) -> Option<&[f32]> {
+        let k = self.cells.binary_search(&cell).ok()?;
+        self.rows.get(k * self.dim..(k + 1) * self.dim)
+    }
+}
+
+/// A prefix that conflicts with the vignette (§3.4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrefixConflict {
+    /// `statement` level id (the question).
+    pub statement: String,
+    /// `condition` level id (the prefix variant).
+    pub condition: String,
+    pub kind: ConflictKind,
+    /// Free text, e.g. `"vignette: 25-year-old woman; prefix: male"`.
+    #[serde(default)]
+    pub detail: Option<String>,
+}
+
+/// What a prefix conflicts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConflictKind {
+    Age,
+    Sex,
+    AgeSex,
+}
+
+/// One counterfactual-validity attempt (§3.3; Tables 1–2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counterfactual {
+    /// `model` level id.
+    pub model: String,
+    /// `statement` level id (the question).
+    pub statement: String,
+    /// `repeat` level id of the run the original answer came from, or null.
+    #[serde(default)]
+    pub repeat: Option<String>,
+    /// The original answer letter (§3.3: the first usable answer of the repeated runs).
+    #[serde(default)]
+    pub original: Option<String>,
+    /// The target letter (§3.3: the first option different from the original).
+    #[serde(default)]
+    pub target: Option<String>,
+    /// The CHANGE field.
+    #[serde(default)]
+    pub change: Option<String>,
+    /// The MODIFIED_QUESTION field.
+    #[serde(default)]
+    pub modified_question: Option<String>,
+    /// The EXPLANATION field.
+    #[serde(default)]
+    pub explanation: Option<String>,
+    /// The answer letter to the modified question.
+    #[serde(default)]
+    pub reanswer: Option<String>,
+    /// The plausibility judge's output, or null.
+    #[serde(default)]
+    pub plausibility: Option<Plausibility>,
+    pub outcome: CfvOutcome,
+    /// Why this outcome, free text.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// The plausibility judge's output (§3.5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plausibility {
+    /// 1 impossible, 2 unlikely, 3 plausible, 4 realistic, 5 common (§3.5).
+    pub score: u8,
+    #[serde(default)]
+    pub justification: Option<String>,
+    /// The judge model.
+    #[serde(default)]
+    pub judge: Option<String>,
+}
+
+/// Outcome of a counterfactual attempt (§3.3, §4.3, Table 6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CfvOutcome {
+    /// The re-answer is the target and the change is plausible and limited in scope.
+    Valid,
+    /// The answer did not move to the target ("unchanged answers were classified as the same direction").
+    SameDirection,
+    /// More clinical information changed than necessary ("multi-detail changes").
+    TooDramatic,
+    /// The output restates the target instead of changing clinical facts.
+    Circular,
+    /// The response could not be parsed.
+    FormatFailure,
+    /// Judged implausible (none in the seed, §4.3).
+    Implausible,
+    /// The answer moved, but not to the target (none in the seed, §4.3).
+    WrongTarget,
+}
+
+impl CfvOutcome {
+    /// Every outcome, valid first, then Table 6's order.
+    pub const ALL: [CfvOutcome; 7] = [
+        CfvOutcome::Valid,
+        CfvOutcome::SameDirection,
+        CfvOutcome::TooDramatic,
+        CfvOutcome::Circular,
+        CfvOutcome::FormatFailure,
+        CfvOutcome::Implausible,
+        CfvOutcome::WrongTarget,
+    ];
+
+    /// The serde name (`"same_direction"`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CfvOutcome::Valid => "valid",
+            CfvOutcome::SameDirection => "same_direction",
+            CfvOutcome::TooDramatic => "too_dramatic",
+            CfvOutcome::Circular => "circular",
+            CfvOutcome::FormatFailure => "format_failure",
+            CfvOutcome::Implausible => "implausible",
+            CfvOutcome::WrongTarget => "wrong_target",
+        }
+    }
+}
+
+/// One stereotype-judge output for one baseline-vs-prefix comparison (§3.5, Table 7, Fig. 6).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StereotypeJudgement {
+    /// `model` level id.
+    pub model: String,
+    /// `statement` level id.
+    pub statement: String,
+    /// `condition` level id of the judged prefix variant.
+    pub condition: String,
+    /// `repeat` level id, or null.
+    #[serde(default)]
+    pub repeat: Option<String>,
+    /// STEREOTYPE_FOUND: true (Yes) / false (No) / null (judge output unparseable).
+    #[serde(default)]
+    pub found: Option<bool>,
+    #[serde(default)]
+    pub severity: Option<Severity>,
+    /// Conventionally `disease_association`, `lifestyle`, `mental_health`, `family_history`,
+    /// `pain_perception`, `adherence`, `socioeconomic` or `other` (Fig. 6); any string is kept.
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The judge model.
+    #[serde(default)]
+    pub judge: Option<String>,
+}
+
+/// Severity class of a stereotype flag (Table 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    ClinicallyDangerous,
+    ClinicallyMisleading,
+    SociallyInappropriate,
+}
+
+impl Severity {
+    /// Table 7's order.
+    pub const ALL: [Severity; 3] = [
+        Severity::ClinicallyDangerous,
+        Severity::ClinicallyMisleading,
+        Severity::SociallyInappropriate,
+    ];
+
+    /// The serde name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::ClinicallyDangerous => "clinically_dangerous",
+            Severity::ClinicallyMisleading => "clinically_misleading",
+            Severity::SociallyInappropriate => "socially_inappropriate",
+        }
+    }
+}
+
+/// The direction of one answer change (§4.5, Fig. 5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirectionRecord {
+    /// `model` level id.
+    pub model: String,
+    /// `statement` level id.
+    pub statement: String,
+    /// `condition` level id of the prefix variant whose answer changed.
+    pub condition: String,
+    /// `repeat` level id, or null.
+    #[serde(default)]
+    pub repeat: Option<String>,
+    pub direction: Direction,
+}
+
+/// Direction of an answer change relative to the baseline answer (§4.5, Fig. 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    MoreAggressive,
+    LessAggressive,
+    Lateral,
+    Unknown,
+}
+
+impl Direction {
+    /// Fig. 5's categories.
+    pub const ALL: [Direction; 4] = [
+        Direction::MoreAggressive,
+        Direction::LessAggressive,
+        Direction::Lateral,
+        Direction::Unknown,
+    ];
+
+    /// The serde name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::MoreAggressive => "more_aggressive",
+            Direction::LessAggressive => "less_aggressive",
+            Direction::Lateral => "lateral",
+            Direction::Unknown => "unknown",
+        }
+    }
+}
+
+fn invalid(field: &str, message: &str) -> BundleError {
+    BundleError::Invalid {
+        field: field.to_string(),
+        message: message.to_string(),
+    }
+}
+
+fn check_increasing(cells: &[u64], field: &str, bound: Option<u64>) -> Result<(), BundleError> {
+    let mut previous: Option<u64> = None;
+    for (k, &cell) in cells.iter().enumerate() {
+        if let Some(bound) = bound {
+            if cell >= bound {
+                return Err(BundleError::IndexOutOfRange {
+                    field: field.to_string(),
+                    index: k,
+                    value: cell,
+                    bound,
+                });
+            }
+        }
+        if previous.is_some_and(|p| p >= cell) {
+            return Err(invalid(
+                &format!("{field}[{k}]"),
+                "cell indices must be strictly increasing (no duplicates)",
+            ));
+        }
+        previous = Some(cell);
+    }
+    Ok(())
+}
+
+/// Level-id lookup of one facet for [`check`].
+struct Ids<'a> {
+    facet: &'a str,
+    map: Option<HashMap<&'a str, usize>>,
+}
+
+impl<'a> Ids<'a> {
+    fn new(file: &'a BundleFile, facet: &'a str) -> Self {
+        let map = file.facets.iter().find(|f| f.id == facet).map(|f| {
+            f.levels
+                .iter()
+                .enumerate()
+                .map(|(j, l)| (l.id.as_str(), j))
+                .collect()
+        });
+        Ids { facet, map }
+    }
+
+    fn check(&self, id: &str, field: &str) -> Result<(), BundleError> {
+        match &self.map {
+            None => Err(invalid(
+                field,
+                &format!(
+                    "{id:?} names a level of the {:?} facet, which the bundle does not declare",
+                    self.facet
+                ),
+            )),
+            Some(map) if map.contains_key(id) => Ok(()),
+            Some(_) => Err(invalid(
+                field,
+                &format!("{id:?} is not a level of the {:?} facet", self.facet),
+            )),
+        }
+    }
+
+    fn check_opt(&self, id: Option<&str>, field: &str) -> Result<(), BundleError> {
+        id.map_or(Ok(()), |id| self.check(id, field))
+    }
+}
+
+/// The clinical attributes of `statement` levels (`docs/clinical.md`, "Facets"): `answer` and `step` a
+/// string or null, `difficulty` `"EASY"`, `"MEDIUM"`, `"HARD"` or null, `options` an
+/// object of strings or null.
+fn check_statement_attributes(file: &BundleFile) -> Result<(), BundleError> {
+    let Some((f, facet)) = file
+        .facets
+        .iter()
+        .enumerate()
+        .find(|(_, f)| f.id == facet_ids::STATEMENT)
+    else {
+        return Ok(());
+    };
+    for (j, level) in facet.levels.iter().enumerate() {
+        let at = format!("facets[{f}].levels[{j}]");
+        for key in ["answer", "step", "source_id"] {
+            match level.attributes.get(key) {
+                None | Some(Value::Null) | Some(Value::String(_)) => {}
+                Some(other) => {
+                    return Err(invalid(
+                        &format!("{at}.{key}"),
+                        &format!("expected a string or null, found {other}"),
+                    ))
+                }
+            }
+        }
+        match level.attributes.get("difficulty") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(d)) if crate::clinical::metrics::difficulty_code(d).is_some() => {}
+            Some(other) => {
+                return Err(invalid(
+                    &format!("{at}.difficulty"),
+                    &format!("expected \"EASY\", \"MEDIUM\", \"HARD\" or null, found {other}"),
+                ))
+            }
+        }
+        match level.attributes.get("options") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(map)) => {
+                if let Some((letter, v)) = map.iter().find(|(_, v)| !v.is_string()) {
+                    return Err(invalid(
+                        &format!("{at}.options.{letter}"),
+                        &format!("expected the option text (a string), found {v}"),
+                    ));
+                }
+            }
+            Some(other) => {
+                return Err(invalid(
+                    &format!("{at}.options"),
+                    &format!("expected an object letter → option text, found {other}"),
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Validates the bundle's `clinical` object against its facets and response matrix of `cells` cells,
+/// and decodes the embeddings.
+///
+/// Checks: every `model`, `statement`, `condition` and `repeat` names a level of that facet (a `repeat`
+/// may be null); `baseline` names a `condition` level; embeddings have `dim` > 0, strictly increasing
+/// cells below `cells`, `data` of exactly `cells.len() × dim × bytes` bytes, finite values and no zero
+/// row; plausibility scores are 1–5.
+///
+/// # Errors
+/// [`BundleError::Invalid`] or [`BundleError::IndexOutOfRange`] naming the array, the record index and
+/// the key, e.g. `clinical.counterfactuals[3].statement`.
+pub fn check(file: &BundleFile, cells: usize) -> Result<Option<EmbeddingMatrix>, BundleError> {
+    let Some(clinical) = &file.clinical else {
+        return Ok(None);
+    };
+    let models = Ids::new(file, facet_ids::MODEL);
+    let statements = Ids::new(file, facet_ids::STATEMENT);
+    let conditions = Ids::new(file, facet_ids::CONDITION);
+    let repeats = Ids::new(file, facet_ids::REPEAT);
+    if let Some(b) = &clinical.baseline {
+        conditions.check(b, "clinical.baseline")?;
+    }
+    check_statement_attributes(file)?;
+    for (k, r) in clinical.prefix_conflicts.iter().enumerate() {
+        let at = format!("clinical.prefix_conflicts[{k}]");
+        statements.check(&r.statement, &format!("{at}.statement"))?;
+        conditions.check(&r.condition, &format!("{at}.condition"))?;
+    }
+    for (k, r) in clinical.counterfactuals.iter().enumerate() {
+        let at = format!("clinical.counterfactuals[{k}]");
+        models.check(&r.model, &format!("{at}.model"))?;
+        statements.check(&r.statement, &format!("{at}.statement"))?;
+        repeats.check_opt(r.repeat.as_deref(), &format!("{at}.repeat"))?;
+        if let Some(p) = &r.plausibility {
+            if !(1..=5).contains(&p.score) {
+                return Err(invalid(
+                    &format!("{at}.plausibility.score"),
+                    &format!("is {}; the plausibility score is 1–5 (§3.5)", p.score),
+                ));
+            }
+        }
+    }
+    for (k, r) in clinical.stereotype.iter().enumerate() {
+        let at = format!("clinical.stereotype[{k}]");
+        models.check(&r.model, &format!("{at}.model"))?;
+        statements.check(&r.statement, &format!("{at}.statement"))?;
+        conditions.check(&r.condition, &format!("{at}.condition"))?;
+        repeats.check_opt(r.repeat.as_deref(), &format!("{at}.repeat"))?;
+    }
+    for (k, r) in clinical.directions.iter().enumerate() {
+        let at = format!("clinical.directions[{k}]");
+        models.check(&r.model, &format!("{at}.model"))?;
+        statements.check(&r.statement, &format!("{at}.statement"))?;
+        conditions.check(&r.condition, &format!("{at}.condition"))?;
+        repeats.check_opt(r.repeat.as_deref(), &format!("{at}.repeat"))?;
+    }
+    let Some(emb) = &clinical.embeddings else {
+        return Ok(None);
+    };
+    if emb.dim == 0 {
+        return Err(invalid("clinical.embeddings.dim", "must be > 0"));
+    }
+    check_increasing(&emb.cells, "clinical.embeddings.cells", Some(cells as u64))?;
+    let rows = emb.decode_flat()?;
+    for (k, row) in rows.chunks(emb.dim).enumerate() {
+        let mut norm2 = 0f64;
+        for (j, x) in row.iter().enumerate() {
+            if !x.is_finite() {
+                return Err(invalid(
+                    "clinical.embeddings.data",
+                    &format!(
+                        "row {k} (cell {}), value {j} is {x}, not a finite number",
+                        emb.cells[k]
+                    ),
+                ));
+            }
+            norm2 += f64::from(*x) * f64::from(*x);
+        }
+        if norm2 == 0.0 {
+            return Err(invalid(
+                "clinical.embeddings.data",
+                &format!(
+                    "row {k} (cell {}) is all zeros and cannot be normalised (Eq. 1)",
+                    emb.cells[k]
+                ),
+            ));
+        }
+    }
+    Ok(Some(EmbeddingMatrix {
+        dim: emb.dim,
+        cells: emb.cells.iter().map(|&c| c as usize).collect(),
+        rows,
+    }))
+}
