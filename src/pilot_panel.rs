@@ -7,6 +7,7 @@
 //! then emptied and the key shown masked) and never written anywhere else unless the user opts in.
 //! Model text is always put in the page as text nodes, never as HTML.
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use atlas_core::Audit;
@@ -25,7 +26,7 @@ use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
 use crate::app::{AtlasState, Loaded};
-use crate::pilot_runner::{self as runner, Outputs, Phase, Settings, Snapshot};
+use crate::pilot_runner::{self as runner, Kind, Outputs, Phase, Settings, Snapshot, Work};
 use crate::pilot_store::{self as store, Keys};
 
 /// One provider row (audited model or judge). No key: keys live in [`Keys`] under `id`.
@@ -49,10 +50,14 @@ pub struct ProviderRow {
     /// Judges only: the rubric's user template (`{statement}`, `{rationale}`).
     #[serde(default)]
     pub rubric_user: String,
+    /// Judge coding of a loaded bundle only: the new judge column's id.
+    #[serde(default)]
+    pub column: String,
 }
 
 impl ProviderRow {
-    fn new(id: &str) -> Self {
+    /// A row with the OpenAI-compatible defaults and the default rubric.
+    pub(crate) fn new(id: &str) -> Self {
         ProviderRow {
             id: id.to_string(),
             kind: "openai_compatible".into(),
@@ -62,7 +67,19 @@ impl ProviderRow {
             price_out: String::new(),
             rubric_system: DEFAULT_RUBRIC_SYSTEM.into(),
             rubric_user: DEFAULT_RUBRIC_USER.into(),
+            column: String::new(),
         }
+    }
+
+    /// The judge this row configures, under `id`.
+    pub(crate) fn judge(&self, id: String) -> Result<JudgeConfig, String> {
+        let mut j = JudgeConfig::new(id, self.provider()?);
+        j.rubric = Rubric {
+            system: self.rubric_system.clone(),
+            user_template: self.rubric_user.clone(),
+        };
+        j.prices = self.prices()?;
+        Ok(j)
     }
 
     fn provider(&self) -> Result<Provider, String> {
@@ -204,7 +221,8 @@ impl Default for FormState {
     }
 }
 
-fn num<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
+/// `text` as a number, or a message naming `what`.
+pub(crate) fn num<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
     text.trim()
         .parse()
         .map_err(|_| format!("{what}: {:?} is not a valid number", text.trim()))
@@ -215,8 +233,16 @@ fn num<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
 /// # Errors
 /// A field that does not parse or is out of range.
 pub fn settings(form: &FormState) -> Result<Settings, String> {
-    let concurrency: usize = num(&form.concurrency, "concurrency")?;
-    let timeout_s: f64 = num(&form.timeout_s, "timeout")?;
+    run_settings(&form.concurrency, &form.timeout_s)
+}
+
+/// Run settings from the typed concurrency (1 to 64) and per-call timeout (1 to 600 s).
+///
+/// # Errors
+/// A field that does not parse or is out of range.
+pub(crate) fn run_settings(concurrency: &str, timeout_s: &str) -> Result<Settings, String> {
+    let concurrency: usize = num(concurrency, "concurrency")?;
+    let timeout_s: f64 = num(timeout_s, "timeout")?;
     if !(1..=64).contains(&concurrency) {
         return Err("concurrency: between 1 and 64 calls at a time".into());
     }
@@ -366,15 +392,7 @@ pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, St
     let judges = form
         .judges
         .iter()
-        .map(|row| {
-            let mut j = JudgeConfig::new(row.id.clone(), row.provider()?);
-            j.rubric = Rubric {
-                system: row.rubric_system.clone(),
-                user_template: row.rubric_user.clone(),
-            };
-            j.prices = row.prices()?;
-            Ok(j)
-        })
+        .map(|row| row.judge(row.id.clone()))
         .collect::<Result<Vec<_>, String>>()?;
     let budget: u32 = if form.sampling == "full" {
         0
@@ -454,7 +472,16 @@ pub fn PilotPanel() -> impl IntoView {
                         } else {
                             Phase::Paused
                         };
-                        runner::install(plan, st, saved.form, settings, keys, out, phase);
+                        runner::install(
+                            Work::Pilot(Rc::new(plan)),
+                            st,
+                            saved.form,
+                            String::new(),
+                            settings,
+                            keys,
+                            out,
+                            phase,
+                        );
                         if unfinished {
                             restored.set(Some(format!(
                                 "An unfinished run was found in this browser: {} of {} calls done.",
@@ -496,8 +523,17 @@ pub fn PilotPanel() -> impl IntoView {
             plan_view.set(Some(Ok(PlanSummary::new(&plan, &f))));
             let st = RunState::new(&plan);
             let form_json = serde_json::to_value(&f).map_err(|e| e.to_string())?;
-            runner::install(plan, st, form_json, settings, keys, out, Phase::Paused);
-            runner::resume()
+            runner::install(
+                Work::Pilot(Rc::new(plan)),
+                st,
+                form_json,
+                String::new(),
+                settings,
+                keys,
+                out,
+                Phase::Paused,
+            );
+            runner::resume(Kind::Pilot)
         })();
         if let Err(e) = result {
             action_error.set(Some(e));
@@ -506,18 +542,18 @@ pub fn PilotPanel() -> impl IntoView {
     let do_resume = move |_| {
         action_error.set(None);
         restored.set(None);
-        if let Err(e) = runner::resume() {
+        if let Err(e) = runner::resume(Kind::Pilot) {
             action_error.set(Some(e));
         }
     };
     let do_retry = move |_| {
         action_error.set(None);
-        if let Err(e) = runner::retry_failed() {
+        if let Err(e) = runner::retry_failed(Kind::Pilot) {
             action_error.set(Some(e));
         }
     };
     let do_discard = move |_| {
-        runner::discard();
+        runner::discard(Kind::Pilot);
         restored.set(None);
         bundle_bytes.set(None);
         spawn_local(async move {
@@ -630,15 +666,16 @@ pub fn PilotPanel() -> impl IntoView {
             {move || out.snapshot.get().map(|s| view! {
                 <RunView snapshot=s/>
                 <div class="pilot-actions">
-                    <button id="pilot-pause" on:click=move |_| runner::pause()>"Pause"</button>
+                    <button id="pilot-pause" on:click=move |_| runner::pause(Kind::Pilot)>"Pause"</button>
                     " "<button id="pilot-resume" on:click=do_resume>"Resume"</button>
-                    " "<button id="pilot-cancel" on:click=move |_| runner::cancel()>"Cancel"</button>
+                    " "<button id="pilot-cancel" on:click=move |_| runner::cancel(Kind::Pilot)>"Cancel"</button>
                     " "<button id="pilot-retry" on:click=do_retry>"Retry failed calls"</button>
                     " "<button id="pilot-open" on:click=do_open>"Open as bundle in every view"</button>
                     " "<button id="pilot-download" on:click=do_download>"Download bundle"</button>
                     " "<button id="pilot-discard" on:click=do_discard>"Discard the run"</button>
                 </div>
             })}
+            <crate::bundle_judge_panel::BundleJudgeSection keys/>
         </section>
     }
 }
@@ -702,7 +739,7 @@ fn ProvidersForm(form: RwSignal<FormState>, keys: Keys) -> impl IntoView {
     view! {
         <fieldset class="pilot-providers">
             <legend>"Models and keys"</legend>
-            {move || (0..n_models.get()).map(|i| provider_row(form, keys, false, i)).collect_view()}
+            {move || (0..n_models.get()).map(|i| provider_row(Rows::Models(form), keys, i)).collect_view()}
             <button id="pilot-add-model" on:click=move |_| form.update(|f| {
                 let id = format!("m{}", f.models.len() + 1);
                 f.models.push(ProviderRow::new(&id));
@@ -710,7 +747,7 @@ fn ProvidersForm(form: RwSignal<FormState>, keys: Keys) -> impl IntoView {
             " "
             <button id="pilot-remove-model" on:click=move |_| form.update(|f| { if f.models.len() > 1 { f.models.pop(); } })>"Remove the last model"</button>
             <h4>"Judges (0 to 3): code each Rationale E, QE, N, D or R"</h4>
-            {move || (0..n_judges.get()).map(|i| provider_row(form, keys, true, i)).collect_view()}
+            {move || (0..n_judges.get()).map(|i| provider_row(Rows::Judges(form), keys, i)).collect_view()}
             <button id="pilot-add-judge" on:click=move |_| form.update(|f| {
                 if f.judges.len() < atlas_pilot::judge::MAX_JUDGES {
                     let id = format!("j{}", f.judges.len() + 1);
@@ -738,45 +775,90 @@ fn ProvidersForm(form: RwSignal<FormState>, keys: Keys) -> impl IntoView {
     }
 }
 
-fn provider_row(form: RwSignal<FormState>, keys: Keys, judge: bool, i: usize) -> impl IntoView {
-    let get = move |f: &FormState| -> Option<ProviderRow> {
-        if judge {
-            f.judges.get(i).cloned()
-        } else {
-            f.models.get(i).cloned()
+/// Which provider rows a [`provider_row`] edits: the pilot's models or judges, or the judges of a judge
+/// coding of a loaded bundle.
+#[derive(Clone, Copy)]
+pub(crate) enum Rows {
+    Models(RwSignal<FormState>),
+    Judges(RwSignal<FormState>),
+    BundleJudges(RwSignal<crate::bundle_judge_panel::JudgingForm>),
+}
+
+impl Rows {
+    /// Row `i` (tracked).
+    fn get(self, i: usize) -> Option<ProviderRow> {
+        match self {
+            Rows::Models(f) => f.with(|f| f.models.get(i).cloned()),
+            Rows::Judges(f) => f.with(|f| f.judges.get(i).cloned()),
+            Rows::BundleJudges(f) => f.with(|f| f.judges.get(i).cloned()),
         }
-    };
-    let update = move |change: Box<dyn FnOnce(&mut ProviderRow)>| {
-        form.update(|f| {
-            let rows = if judge { &mut f.judges } else { &mut f.models };
-            if let Some(row) = rows.get_mut(i) {
-                change(row);
-            }
-        })
-    };
-    let id = form.with_untracked(|f| get(f).map(|r| r.id).unwrap_or_default());
+    }
+
+    fn get_untracked(self, i: usize) -> Option<ProviderRow> {
+        untrack(|| self.get(i))
+    }
+
+    fn update(self, i: usize, change: impl FnOnce(&mut ProviderRow)) {
+        match self {
+            Rows::Models(f) => f.update(|f| {
+                if let Some(r) = f.models.get_mut(i) {
+                    change(r);
+                }
+            }),
+            Rows::Judges(f) => f.update(|f| {
+                if let Some(r) = f.judges.get_mut(i) {
+                    change(r);
+                }
+            }),
+            Rows::BundleJudges(f) => f.update(|f| {
+                if let Some(r) = f.judges.get_mut(i) {
+                    change(r);
+                }
+            }),
+        }
+    }
+
+    fn is_judge(self) -> bool {
+        !matches!(self, Rows::Models(_))
+    }
+}
+
+/// One provider row: provider, base URL, model, key (masked), prices; for judges the rubric, and for
+/// the judges of a loaded bundle the new column id.
+pub(crate) fn provider_row(rows: Rows, keys: Keys, i: usize) -> impl IntoView {
+    let judge = rows.is_judge();
+    let column = matches!(rows, Rows::BundleJudges(_));
+    let update = move |change: Box<dyn FnOnce(&mut ProviderRow)>| rows.update(i, change);
+    let id = rows.get_untracked(i).map(|r| r.id).unwrap_or_default();
     let field = move |what: &'static str| {
         move || {
-            form.with(|f| {
-                get(f)
-                    .map(|r| match what {
-                        "kind" => r.kind,
-                        "base_url" => r.base_url,
-                        "model" => r.model,
-                        "price_in" => r.price_in,
-                        "price_out" => r.price_out,
-                        "rubric_system" => r.rubric_system,
-                        _ => r.rubric_user,
-                    })
-                    .unwrap_or_default()
-            })
+            rows.get(i)
+                .map(|r| match what {
+                    "kind" => r.kind,
+                    "base_url" => r.base_url,
+                    "model" => r.model,
+                    "price_in" => r.price_in,
+                    "price_out" => r.price_out,
+                    "rubric_system" => r.rubric_system,
+                    "column" => r.column,
+                    _ => r.rubric_user,
+                })
+                .unwrap_or_default()
         }
     };
     let id_for_key = id.clone();
     let id_for_mask = id.clone();
+    let id_for_rubric = id.clone();
     view! {
         <div class="provider-row" id=format!("pilot-row-{id}")>
             <strong>{id.clone()}</strong>" "
+            {column.then(|| view! {
+                <label>"New judge column id "
+                    <input type="text" size="12" id=format!("pilot-column-{id}") prop:value=field("column")
+                        on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.column = v)); }/>
+                </label>
+                " "
+            })}
             <label>"Provider "
                 <select id=format!("pilot-kind-{id}") prop:value=field("kind") on:change=move |ev| {
                     let v = event_target_value(&ev);
@@ -827,11 +909,11 @@ fn provider_row(form: RwSignal<FormState>, keys: Keys, judge: bool, i: usize) ->
             {judge.then(|| view! {
                 <br/>
                 <label>"Rubric system prompt "
-                    <textarea rows="3" cols="80" prop:value=field("rubric_system")
+                    <textarea rows="3" cols="80" id=format!("pilot-rubric-system-{id_for_rubric}") prop:value=field("rubric_system")
                         on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.rubric_system = v)); }></textarea>
                 </label>
                 <label>"Rubric user template ({statement}, {rationale}) "
-                    <textarea rows="4" cols="80" prop:value=field("rubric_user")
+                    <textarea rows="4" cols="80" id=format!("pilot-rubric-user-{id_for_rubric}") prop:value=field("rubric_user")
                         on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.rubric_user = v)); }></textarea>
                 </label>
             })}
@@ -925,7 +1007,8 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
     }
 }
 
-fn duration(ms: u64) -> String {
+/// `42 s`, `3 min 5 s`, `1 h 2 min`.
+pub(crate) fn duration(ms: u64) -> String {
     let s = ms / 1000;
     if s >= 3600 {
         format!("{} h {} min", s / 3600, (s % 3600) / 60)

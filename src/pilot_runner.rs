@@ -4,9 +4,11 @@
 //! ([`crate::pilot_store::persist`]).
 //!
 //! All the bookkeeping is `atlas_pilot::RunState`'s; this module only sends what
-//! [`atlas_pilot::RunState::ready`] hands out and reports back what came in. One run at a time lives in
-//! a thread-local [`Runner`]; the UI reads a [`Snapshot`] signal that is refreshed after every change.
-//! Nothing here logs: no request, header or key reaches the console.
+//! [`atlas_pilot::RunState::ready`] hands out and reports back what came in, through the
+//! [`atlas_pilot::Job`] of the run: a pilot plan, or judge coding of a loaded bundle's Rationales
+//! ([`atlas_pilot::BundleJudgePlan`]). Each [`Kind`] has at most one run in the tab, in a thread-local
+//! [`Runner`]; the UI reads a [`Snapshot`] signal that is refreshed after every change. Nothing here
+//! logs: no request, header or key reaches the console.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -15,7 +17,10 @@ use std::rc::Rc;
 use atlas_pilot::judge::{label_code, parse_judge_label};
 use atlas_pilot::provider::HttpRequest;
 use atlas_pilot::run::{CallStatus, RunError};
-use atlas_pilot::{extract_completion, BackoffPolicy, Plan, ProviderError, RunState, SecretKey};
+use atlas_pilot::{
+    extract_completion, BackoffPolicy, BundleJudgePlan, Job, KeyOwner, Plan, ProviderError,
+    RunState, SecretKey,
+};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::closure::Closure;
@@ -23,7 +28,50 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use crate::loader::js_message;
-use crate::pilot_store::{persist, Keys, SavedRun, SAVED_FORMAT};
+use crate::pilot_store::{
+    persist, persist_judging, persist_judging_plan, Keys, SavedJudging, SavedRun, JUDGING_FORMAT,
+    SAVED_FORMAT,
+};
+
+/// Which run of the tab: the pilot, or judge coding of a loaded bundle. Each has its own runner,
+/// saved records and signals, and both can run at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A pilot audit ([`Plan`]).
+    Pilot,
+    /// Judge coding of a loaded bundle's Rationales ([`BundleJudgePlan`]).
+    Judging,
+}
+
+/// What a run sends.
+#[derive(Debug, Clone)]
+pub enum Work {
+    /// A pilot's audited calls, then its judge calls.
+    Pilot(Rc<Plan>),
+    /// Judge calls over a loaded bundle's Rationale texts.
+    Judging(Rc<BundleJudgePlan>),
+}
+
+impl Work {
+    fn job(&self) -> &dyn Job {
+        match self {
+            Work::Pilot(p) => p.as_ref(),
+            Work::Judging(p) => p.as_ref(),
+        }
+    }
+
+    fn kind(&self) -> Kind {
+        match self {
+            Work::Pilot(_) => Kind::Pilot,
+            Work::Judging(_) => Kind::Judging,
+        }
+    }
+}
+
+/// The key row of judge `index` (from 0) of a judge coding of a loaded bundle: `bj1`, `bj2`, `bj3`.
+pub fn judging_row_id(index: usize) -> String {
+    format!("bj{}", index + 1)
+}
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +131,33 @@ pub struct ResultRow {
     pub judges: String,
 }
 
+/// One row of a judge coding's results table (model text as plain strings).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgedRow {
+    /// Call id (`cell{index}:{judge id}`).
+    pub id: String,
+    /// Cell index in the bundle.
+    pub cell: u64,
+    /// Model level id of the judged response.
+    pub model: String,
+    /// The judge's id (the new column id).
+    pub judge: String,
+    /// Whether the judge is the model that produced the response.
+    pub self_judge: bool,
+    /// `pending`, `in_flight`, `answered`, `failed`.
+    pub status: &'static str,
+    /// Attempts made.
+    pub attempts: u32,
+    /// The label code read from the answer (`E`, `Q`, `N`, `D`, `R`, `.` for none).
+    pub label: String,
+    /// The judged Rationale text.
+    pub text: String,
+    /// The judge's answer.
+    pub answer: String,
+    /// Why the call failed, or why its last attempt failed.
+    pub reason: String,
+}
+
 /// What the UI shows of the run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Snapshot {
@@ -96,8 +171,10 @@ pub struct Snapshot {
     pub eta_ms: Option<u64>,
     /// Pending calls waiting for a retry time.
     pub waiting: usize,
-    /// One row per audited call, in plan order.
+    /// One row per audited call, in plan order (a pilot).
     pub rows: Vec<ResultRow>,
+    /// One row per judge call, in plan order (judge coding of a loaded bundle).
+    pub judged: Vec<JudgedRow>,
     /// The last problem of the scheduler itself (not of a call).
     pub problem: Option<String>,
 }
@@ -111,9 +188,9 @@ pub struct Settings {
     pub timeout_ms: u32,
 }
 
-/// The one run of the tab.
+/// The run of one [`Kind`].
 pub struct Runner {
-    plan: Rc<Plan>,
+    work: Work,
     state: RunState,
     phase: Phase,
     settings: Settings,
@@ -124,6 +201,8 @@ pub struct Runner {
     controllers: HashMap<String, web_sys::AbortController>,
     wake_timer: Option<i32>,
     form: serde_json::Value,
+    /// Where the judged bundle came from (judge coding only; for the saved record).
+    source: String,
     keys: Keys,
     snapshot: RwSignal<Option<Snapshot>>,
     store_error: RwSignal<Option<String>>,
@@ -131,7 +210,8 @@ pub struct Runner {
 }
 
 thread_local! {
-    static RUN: RefCell<Option<Runner>> = const { RefCell::new(None) };
+    static PILOT: RefCell<Option<Runner>> = const { RefCell::new(None) };
+    static JUDGING: RefCell<Option<Runner>> = const { RefCell::new(None) };
 }
 
 /// The signals a run reports into.
@@ -144,21 +224,29 @@ pub struct Outputs {
 }
 
 /// Installs a run (a new one, or one restored after a reload: its in-flight calls become pending
-/// again) in `phase` and shows it. Replaces any previous run, aborting its calls.
+/// again) in `phase` and shows it. Replaces any previous run of the same [`Kind`], aborting its calls.
+/// `source` names where a judged bundle came from (empty for a pilot). A judge coding's plan is saved
+/// here, once.
+#[allow(clippy::too_many_arguments)]
 pub fn install(
-    plan: Plan,
+    work: Work,
     mut state: RunState,
     form: serde_json::Value,
+    source: String,
     settings: Settings,
     keys: Keys,
     out: Outputs,
     phase: Phase,
 ) {
-    stop_current();
+    let kind = work.kind();
+    stop_current(kind);
     state.interrupt();
     let finished = state.finished();
+    if let Work::Judging(plan) = &work {
+        persist_judging_plan(plan, out.store_error);
+    }
     let runner = Runner {
-        plan: Rc::new(plan),
+        work,
         state,
         phase: if finished && phase != Phase::Cancelled {
             Phase::Finished
@@ -171,43 +259,59 @@ pub fn install(
         controllers: HashMap::new(),
         wake_timer: None,
         form,
+        source,
         keys,
         snapshot: out.snapshot,
         store_error: out.store_error,
         problem: None,
     };
-    RUN.with_borrow_mut(|r| *r = Some(runner));
-    with_runner(|r| {
+    slot(kind).with_borrow_mut(|r| *r = Some(runner));
+    with_runner(kind, |r| {
         r.save(false);
         r.publish();
     });
-    pump();
+    pump(kind);
 }
 
-fn stop_current() {
-    with_runner(|r| {
+fn slot(kind: Kind) -> &'static std::thread::LocalKey<RefCell<Option<Runner>>> {
+    match kind {
+        Kind::Pilot => &PILOT,
+        Kind::Judging => &JUDGING,
+    }
+}
+
+fn stop_current(kind: Kind) {
+    with_runner(kind, |r| {
         r.abort_all();
         r.state.interrupt();
     });
 }
 
-fn with_runner<T>(f: impl FnOnce(&mut Runner) -> T) -> Option<T> {
-    RUN.with_borrow_mut(|r| r.as_mut().map(f))
+fn with_runner<T>(kind: Kind, f: impl FnOnce(&mut Runner) -> T) -> Option<T> {
+    slot(kind).with_borrow_mut(|r| r.as_mut().map(f))
 }
 
-/// The run's plan, if a run is installed.
-pub fn plan() -> Option<Rc<Plan>> {
-    with_runner(|r| r.plan.clone())
-}
-
-/// The run state as a bundle-ready copy, with its plan.
+/// The pilot run's state as a bundle-ready copy, with its plan.
 pub fn state_and_plan() -> Option<(RunState, Rc<Plan>)> {
-    with_runner(|r| (r.state.clone(), r.plan.clone()))
+    with_runner(Kind::Pilot, |r| match &r.work {
+        Work::Pilot(plan) => Some((r.state.clone(), plan.clone())),
+        Work::Judging(_) => None,
+    })
+    .flatten()
+}
+
+/// The judge coding's state, with its plan.
+pub fn judging_state() -> Option<(RunState, Rc<BundleJudgePlan>)> {
+    with_runner(Kind::Judging, |r| match &r.work {
+        Work::Judging(plan) => Some((r.state.clone(), plan.clone())),
+        Work::Pilot(_) => None,
+    })
+    .flatten()
 }
 
 /// Pauses: in-flight calls are aborted and become pending (their attempt counts).
-pub fn pause() {
-    with_runner(|r| {
+pub fn pause(kind: Kind) {
+    with_runner(kind, |r| {
         if r.phase == Phase::Running {
             r.abort_all();
             r.state.interrupt();
@@ -222,22 +326,38 @@ pub fn pause() {
 ///
 /// # Errors
 /// The ids of provider rows whose key is missing.
-pub fn resume() -> Result<(), String> {
-    let missing = with_runner(|r| {
-        let design = &r.plan.design;
-        let mut missing: Vec<String> = design
-            .models
-            .iter()
-            .filter(|m| m.provider.requires_key() && r.keys.get(&m.id).is_empty())
-            .map(|m| m.id.clone())
-            .collect();
-        missing.extend(
-            design
-                .judges
-                .iter()
-                .filter(|j| j.provider.requires_key() && r.keys.get(&j.id).is_empty())
-                .map(|j| j.id.clone()),
-        );
+pub fn resume(kind: Kind) -> Result<(), String> {
+    let missing = with_runner(kind, |r| {
+        let mut missing: Vec<String> = Vec::new();
+        match &r.work {
+            Work::Pilot(plan) => {
+                let design = &plan.design;
+                missing.extend(
+                    design
+                        .models
+                        .iter()
+                        .filter(|m| m.provider.requires_key() && r.keys.get(&m.id).is_empty())
+                        .map(|m| m.id.clone()),
+                );
+                missing.extend(
+                    design
+                        .judges
+                        .iter()
+                        .filter(|j| j.provider.requires_key() && r.keys.get(&j.id).is_empty())
+                        .map(|j| j.id.clone()),
+                );
+            }
+            Work::Judging(plan) => missing.extend(
+                plan.design
+                    .judges
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, j)| {
+                        j.provider.requires_key() && r.keys.get(&judging_row_id(*i)).is_empty()
+                    })
+                    .map(|(i, j)| format!("{} (judge {})", judging_row_id(i), j.id)),
+            ),
+        }
         missing
     })
     .unwrap_or_default();
@@ -247,19 +367,19 @@ pub fn resume() -> Result<(), String> {
             missing.join(", ")
         ));
     }
-    with_runner(|r| {
+    with_runner(kind, |r| {
         if matches!(r.phase, Phase::Paused | Phase::Cancelled | Phase::Finished) {
             r.phase = Phase::Running;
             r.publish();
         }
     });
-    pump();
+    pump(kind);
     Ok(())
 }
 
 /// Cancels: in-flight calls are aborted; the run ends with what it has (not offered for resuming).
-pub fn cancel() {
-    with_runner(|r| {
+pub fn cancel(kind: Kind) {
+    with_runner(kind, |r| {
         r.abort_all();
         r.state.interrupt();
         r.phase = Phase::Cancelled;
@@ -272,18 +392,18 @@ pub fn cancel() {
 ///
 /// # Errors
 /// As [`resume`].
-pub fn retry_failed() -> Result<(), String> {
-    with_runner(|r| {
+pub fn retry_failed(kind: Kind) -> Result<(), String> {
+    with_runner(kind, |r| {
         r.state.retry_failed();
         r.phase = Phase::Paused;
     });
-    resume()
+    resume(kind)
 }
 
-/// Forgets the run in this tab (the caller deletes the saved copy).
-pub fn discard() {
-    stop_current();
-    RUN.with_borrow_mut(|r| {
+/// Forgets the run of `kind` in this tab (the caller deletes the saved copy).
+pub fn discard(kind: Kind) {
+    stop_current(kind);
+    slot(kind).with_borrow_mut(|r| {
         if let Some(r) = r.as_ref() {
             r.snapshot.set(None);
         }
@@ -311,31 +431,39 @@ impl Runner {
                 return;
             }
         };
-        let saved = SavedRun {
-            format: SAVED_FORMAT.to_string(),
-            form: self.form.clone(),
-            design: self.plan.design.clone(),
-            state,
-            cancelled: cancelled || self.phase == Phase::Cancelled,
-        };
-        persist(&saved, self.store_error);
+        let cancelled = cancelled || self.phase == Phase::Cancelled;
+        match &self.work {
+            Work::Pilot(plan) => persist(
+                &SavedRun {
+                    format: SAVED_FORMAT.to_string(),
+                    form: self.form.clone(),
+                    design: plan.design.clone(),
+                    state,
+                    cancelled,
+                },
+                self.store_error,
+            ),
+            Work::Judging(plan) => persist_judging(
+                &SavedJudging {
+                    format: JUDGING_FORMAT.to_string(),
+                    form: self.form.clone(),
+                    plan_fingerprint: plan.fingerprint.clone(),
+                    state,
+                    cancelled,
+                    source: self.source.clone(),
+                },
+                self.store_error,
+            ),
+        }
     }
 
     fn key_for(&self, id: &str) -> SecretKey {
-        if let Some(judge) = self
-            .state
-            .judge_calls
-            .iter()
-            .find(|j| j.id == id)
-            .map(|j| j.judge.clone())
-        {
-            return self.keys.get(&judge);
-        }
-        self.plan
-            .call(id)
-            .and_then(|c| self.plan.model_of(c))
-            .map(|m| self.keys.get(&m.id))
-            .unwrap_or_default()
+        let row = match (&self.work, self.work.job().key_owner(&self.state, id)) {
+            (Work::Judging(_), Some(KeyOwner::Judge { index, .. })) => judging_row_id(index),
+            (_, Some(KeyOwner::Model(id) | KeyOwner::Judge { id, .. })) => id.to_string(),
+            (_, None) => return SecretKey::default(),
+        };
+        self.keys.get(&row)
     }
 
     fn publish(&self) {
@@ -356,22 +484,35 @@ impl Runner {
                 )
             })
             .count();
+        let (rows, judged) = match &self.work {
+            Work::Pilot(plan) => (rows(&self.state, plan), Vec::new()),
+            Work::Judging(plan) => (Vec::new(), judged_rows(&self.state, plan)),
+        };
         let snapshot = Snapshot {
             phase: self.phase,
             calls: progress.calls,
             judge_calls: progress.judge_calls,
             eta_ms: progress.eta_ms(self.settings.concurrency),
             waiting,
-            rows: rows(&self.state, &self.plan),
+            rows,
+            judged,
             problem: self.problem.clone(),
         };
         self.snapshot.set(Some(snapshot));
-        publish_counts(&progress, self.phase);
+        publish_counts(
+            match self.work.kind() {
+                Kind::Pilot => "__atlasPilot",
+                Kind::Judging => "__atlasJudging",
+            },
+            &progress,
+            self.phase,
+        );
     }
 }
 
-/// `window.__atlasPilot`: phase and counts, read by the end-to-end test.
-fn publish_counts(p: &atlas_pilot::run::Progress, phase: Phase) {
+/// `window.__atlasPilot` (a pilot) or `window.__atlasJudging` (judge coding of a loaded bundle): phase
+/// and counts, read by the end-to-end tests.
+fn publish_counts(name: &str, p: &atlas_pilot::run::Progress, phase: Phase) {
     let Some(window) = web_sys::window() else {
         return;
     };
@@ -387,7 +528,7 @@ fn publish_counts(p: &atlas_pilot::run::Progress, phase: Phase) {
     set("pending", JsValue::from_f64(p.calls.pending as f64));
     set("judge_total", JsValue::from_f64(p.judge_calls.total as f64));
     set("judge_done", JsValue::from_f64(p.judge_calls.done() as f64));
-    let _ = js_sys::Reflect::set(&window, &JsValue::from_str("__atlasPilot"), &o);
+    let _ = js_sys::Reflect::set(&window, &JsValue::from_str(name), &o);
 }
 
 /// The results table's rows.
@@ -487,6 +628,67 @@ pub fn rows(state: &RunState, plan: &Plan) -> Vec<ResultRow> {
         .collect()
 }
 
+/// The judge coding's rows: one per judge call, in plan order.
+pub fn judged_rows(state: &RunState, plan: &BundleJudgePlan) -> Vec<JudgedRow> {
+    plan.calls
+        .iter()
+        .zip(&state.calls)
+        .map(|(call, record)| {
+            let item = plan.item_of(call);
+            let mut row = JudgedRow {
+                id: call.id.clone(),
+                cell: item.map_or(0, |i| i.cell),
+                model: item.map(|i| i.model.clone()).unwrap_or_default(),
+                judge: plan
+                    .judge_of(call)
+                    .map(|j| j.id.clone())
+                    .unwrap_or_default(),
+                self_judge: call.self_judge,
+                status: "pending",
+                attempts: 0,
+                label: String::new(),
+                text: item.map(|i| i.text.clone()).unwrap_or_default(),
+                answer: String::new(),
+                reason: String::new(),
+            };
+            match &record.status {
+                CallStatus::Pending {
+                    attempts,
+                    last_error,
+                    ..
+                } => {
+                    row.attempts = *attempts;
+                    row.reason = last_error
+                        .as_ref()
+                        .map(|e| e.message.clone())
+                        .unwrap_or_default();
+                }
+                CallStatus::InFlight { attempt, .. } => {
+                    row.status = "in_flight";
+                    row.attempts = *attempt;
+                }
+                CallStatus::Answered {
+                    completion,
+                    attempts,
+                    ..
+                } => {
+                    row.status = "answered";
+                    row.attempts = *attempts;
+                    row.label = label_code(parse_judge_label(&completion.text).ok()).to_string();
+                    row.answer = completion.text.trim().to_string();
+                }
+                CallStatus::Failed { reason, attempts } => {
+                    row.status = "failed";
+                    row.attempts = *attempts;
+                    row.label = ".".into();
+                    row.reason = reason.message.clone();
+                }
+            }
+            row
+        })
+        .collect()
+}
+
 fn key_of<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_value(value)
         .ok()
@@ -508,14 +710,16 @@ struct Launch {
     timeout_ms: u32,
 }
 
-/// Starts whatever may start now, schedules the next retry wake-up, adds judge calls once the audited
-/// calls are done, and notices the end of the run.
-fn pump() {
-    let launches = with_runner(|r| {
+/// Starts whatever may start now, schedules the next retry wake-up, adds due calls (a pilot's judge
+/// calls) once the audited calls are done, and notices the end of the run.
+fn pump(kind: Kind) {
+    let launches = with_runner(kind, |r| {
         let mut launches = Vec::new();
         if r.phase != Phase::Running {
             return launches;
         }
+        let work = r.work.clone();
+        let job = work.job();
         loop {
             let now = now();
             let free = r.settings.concurrency.saturating_sub(r.controllers.len());
@@ -527,7 +731,7 @@ fn pump() {
                 .collect();
             for id in ready {
                 let key = r.key_for(&id);
-                let request = r.state.request(&r.plan, &id, &key);
+                let request = job.request(&r.state, &id, &key);
                 if let Err(e) = r.state.begin(&id, now) {
                     r.problem = Some(e.to_string());
                     continue;
@@ -558,12 +762,11 @@ fn pump() {
                     }
                 }
             }
-            // Judge calls once every audited call is settled.
+            // Due calls (a pilot's judge calls) once every audited call is settled.
             if r.controllers.is_empty()
                 && launches.is_empty()
                 && r.state.progress().calls.remaining() == 0
-                && !r.plan.design.judges.is_empty()
-                && r.state.ensure_judge_calls(&r.plan) > 0
+                && job.add_due_calls(&mut r.state) > 0
             {
                 continue;
             }
@@ -580,7 +783,7 @@ fn pump() {
         if r.phase == Phase::Running && free {
             if let Some(at) = r.state.next_wake_ms() {
                 let delay = at.saturating_sub(now()).clamp(50, i32::MAX as u64 - 1) as i32;
-                let cb = Closure::once_into_js(pump);
+                let cb = Closure::once_into_js(move || pump(kind));
                 r.wake_timer = web_sys::window().and_then(|w| {
                     w.set_timeout_with_callback_and_timeout_and_arguments_0(
                         cb.unchecked_ref(),
@@ -598,7 +801,7 @@ fn pump() {
     })
     .unwrap_or_default();
     for launch in launches {
-        spawn_local(send(launch));
+        spawn_local(send(kind, launch));
     }
 }
 
@@ -613,24 +816,25 @@ enum Outcome {
     Network(String),
 }
 
-async fn send(launch: Launch) {
+async fn send(kind: Kind, launch: Launch) {
     let outcome = fetch(&launch).await;
-    with_runner(|r| {
+    with_runner(kind, |r| {
         if r.generation != launch.generation {
             return; // paused or cancelled meanwhile: the call was interrupted and runs again
         }
         r.controllers.remove(&launch.id);
         let now = now();
-        let seed = r.plan.design.seed;
+        let work = r.work.clone();
+        let job = work.job();
+        let seed = job.seed();
         let result: Result<(), RunError> = match outcome {
             Outcome::Response {
                 status,
                 headers,
                 body,
-            } => r
-                .state
+            } => job
                 .record_response(
-                    &r.plan,
+                    &mut r.state,
                     &launch.id,
                     status,
                     &headers,
@@ -671,7 +875,7 @@ async fn send(launch: Launch) {
         r.save(false);
         r.publish();
     });
-    pump();
+    pump(kind);
 }
 
 async fn fetch(launch: &Launch) -> Outcome {

@@ -8,6 +8,12 @@
 //! after every settled call; writes are coalesced so that the newest state always wins and never two
 //! writes race ([`persist`]).
 //!
+//! **Judge coding of a loaded bundle** is kept the same way under two more keys of that store:
+//! [`JUDGING_PLAN`] holds its plan ([`atlas_pilot::BundleJudgePlan`]: the judges, which hold no key, and
+//! the chosen cells with their texts), written once when the run starts; [`JUDGING`] holds a
+//! [`SavedJudging`] (the form as typed, the plan's fingerprint, the run state), written after every
+//! settled call.
+//!
 //! **Keys.** [`Keys`] holds one [`SecretKey`] per provider row (`m1`, `j1`, …) in memory. Only when
 //! the user ticks "remember in this browser" are they written to `localStorage` under
 //! [`KEYS_STORAGE`]; "forget keys" clears memory and that entry. No other place (URL, IndexedDB,
@@ -34,6 +40,12 @@ pub const CURRENT: &str = "current";
 pub const KEYS_STORAGE: &str = "audit-atlas-pilot-keys";
 /// `format` of a [`SavedRun`].
 pub const SAVED_FORMAT: &str = "audit-atlas-pilot-saved";
+/// The key of the saved judge coding of a loaded bundle ([`SavedJudging`]).
+pub const JUDGING: &str = "judging";
+/// The key of its plan ([`atlas_pilot::BundleJudgePlan`] as JSON).
+pub const JUDGING_PLAN: &str = "judging-plan";
+/// `format` of a [`SavedJudging`].
+pub const JUDGING_FORMAT: &str = "audit-atlas-bundle-judging-saved";
 
 /// What is persisted of a run: no key anywhere inside.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -50,9 +62,27 @@ pub struct SavedRun {
     pub cancelled: bool,
 }
 
+/// What is persisted of a judge coding of a loaded bundle (besides its plan): no key anywhere inside.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SavedJudging {
+    /// Always [`JUDGING_FORMAT`].
+    pub format: String,
+    /// The form as typed (judge rows, scope, caps), to show it again after a reload.
+    pub form: serde_json::Value,
+    /// [`atlas_pilot::BundleJudgePlan::fingerprint`] of the plan saved under [`JUDGING_PLAN`].
+    pub plan_fingerprint: String,
+    /// [`atlas_pilot::RunState::to_json`].
+    pub state: String,
+    /// Whether the user cancelled the run (then it is not offered for resuming).
+    pub cancelled: bool,
+    /// Where the judged bundle came from (a URL or `file: NAME`), to tell the user which to open.
+    pub source: String,
+}
+
 thread_local! {
     static DB: RefCell<Option<Rc<Rexie>>> = const { RefCell::new(None) };
-    static QUEUED: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Records waiting to be written, by key: the newest JSON per key.
+    static QUEUED: RefCell<BTreeMap<&'static str, String>> = const { RefCell::new(BTreeMap::new()) };
     static WRITING: Cell<bool> = const { Cell::new(false) };
     static WRITES: Cell<u32> = const { Cell::new(0) };
 }
@@ -72,7 +102,7 @@ async fn db() -> Result<Rc<Rexie>, String> {
     Ok(db)
 }
 
-async fn put(json: &str) -> Result<(), String> {
+async fn put(key: &str, json: &str) -> Result<(), String> {
     let db = db().await?;
     let fail = |e: rexie::Error| format!("saving the run in IndexedDB failed: {e}");
     let tx = db
@@ -80,7 +110,7 @@ async fn put(json: &str) -> Result<(), String> {
         .map_err(fail)?;
     let store = tx.store(STORE).map_err(fail)?;
     store
-        .put(&JsValue::from_str(json), Some(&JsValue::from_str(CURRENT)))
+        .put(&JsValue::from_str(json), Some(&JsValue::from_str(key)))
         .await
         .map_err(fail)?;
     tx.done().await.map_err(fail)?;
@@ -90,21 +120,44 @@ async fn put(json: &str) -> Result<(), String> {
 /// Queues `saved` for writing: the newest queued state is written as soon as the previous write is
 /// done (one writer, so writes never overtake each other). A failed write is reported in `error`.
 pub fn persist(saved: &SavedRun, error: RwSignal<Option<String>>) {
-    let json = match serde_json::to_string(saved) {
-        Ok(json) => json,
-        Err(e) => {
-            error.set(Some(format!("the run could not be serialised: {e}")));
-            return;
-        }
-    };
-    QUEUED.with_borrow_mut(|q| *q = Some(json));
+    match serde_json::to_string(saved) {
+        Ok(json) => queue(CURRENT, json, error),
+        Err(e) => error.set(Some(format!("the run could not be serialised: {e}"))),
+    }
+}
+
+/// Queues a judge coding's record (as [`persist`]).
+pub fn persist_judging(saved: &SavedJudging, error: RwSignal<Option<String>>) {
+    match serde_json::to_string(saved) {
+        Ok(json) => queue(JUDGING, json, error),
+        Err(e) => error.set(Some(format!(
+            "the judge coding could not be serialised: {e}"
+        ))),
+    }
+}
+
+/// Queues a judge coding's plan (written once, when the run starts).
+pub fn persist_judging_plan(plan: &atlas_pilot::BundleJudgePlan, error: RwSignal<Option<String>>) {
+    match serde_json::to_string(plan) {
+        Ok(json) => queue(JUDGING_PLAN, json, error),
+        Err(e) => error.set(Some(format!(
+            "the judge coding's plan could not be serialised: {e}"
+        ))),
+    }
+}
+
+/// Queues `json` under `key`; one writer drains the queue, the newest JSON of each key wins.
+fn queue(key: &'static str, json: String, error: RwSignal<Option<String>>) {
+    QUEUED.with_borrow_mut(|q| {
+        q.insert(key, json);
+    });
     if WRITING.get() {
         return;
     }
     WRITING.set(true);
     spawn_local(async move {
-        while let Some(json) = QUEUED.with_borrow_mut(Option::take) {
-            match put(&json).await {
+        while let Some((key, json)) = QUEUED.with_borrow_mut(BTreeMap::pop_first) {
+            match put(key, &json).await {
                 Ok(()) => {
                     WRITES.set(WRITES.get() + 1);
                     publish_writes();
@@ -127,19 +180,42 @@ fn publish_writes() {
     }
 }
 
-/// The saved run, if any.
-///
-/// # Errors
-/// IndexedDB failures and a record that does not parse.
-pub async fn load() -> Result<Option<SavedRun>, String> {
+async fn get(key: &str) -> Result<Option<String>, String> {
     let db = db().await?;
     let fail = |e: rexie::Error| format!("reading the saved run from IndexedDB failed: {e}");
     let tx = db
         .transaction(&[STORE], TransactionMode::ReadOnly)
         .map_err(fail)?;
     let store = tx.store(STORE).map_err(fail)?;
-    let value = store.get(JsValue::from_str(CURRENT)).await.map_err(fail)?;
-    let Some(text) = value.and_then(|v| v.as_string()) else {
+    let value = store.get(JsValue::from_str(key)).await.map_err(fail)?;
+    Ok(value.and_then(|v| v.as_string()))
+}
+
+async fn delete(keys: &[&'static str]) -> Result<(), String> {
+    QUEUED.with_borrow_mut(|q| {
+        for k in keys {
+            q.remove(k);
+        }
+    });
+    let db = db().await?;
+    let fail = |e: rexie::Error| format!("deleting the saved run failed: {e}");
+    let tx = db
+        .transaction(&[STORE], TransactionMode::ReadWrite)
+        .map_err(fail)?;
+    let store = tx.store(STORE).map_err(fail)?;
+    for k in keys {
+        store.delete(JsValue::from_str(k)).await.map_err(fail)?;
+    }
+    tx.done().await.map_err(fail)?;
+    Ok(())
+}
+
+/// The saved run, if any.
+///
+/// # Errors
+/// IndexedDB failures and a record that does not parse.
+pub async fn load() -> Result<Option<SavedRun>, String> {
+    let Some(text) = get(CURRENT).await? else {
         return Ok(None);
     };
     let saved: SavedRun = serde_json::from_str(&text)
@@ -152,19 +228,42 @@ pub async fn load() -> Result<Option<SavedRun>, String> {
 /// # Errors
 /// IndexedDB failures.
 pub async fn clear() -> Result<(), String> {
-    QUEUED.with_borrow_mut(|q| *q = None);
-    let db = db().await?;
-    let fail = |e: rexie::Error| format!("deleting the saved run failed: {e}");
-    let tx = db
-        .transaction(&[STORE], TransactionMode::ReadWrite)
-        .map_err(fail)?;
-    let store = tx.store(STORE).map_err(fail)?;
-    store
-        .delete(JsValue::from_str(CURRENT))
-        .await
-        .map_err(fail)?;
-    tx.done().await.map_err(fail)?;
-    Ok(())
+    delete(&[CURRENT]).await
+}
+
+/// The saved judge coding of a loaded bundle with its plan, if any.
+///
+/// # Errors
+/// IndexedDB failures and records that do not parse or do not belong together.
+pub async fn load_judging() -> Result<Option<(SavedJudging, atlas_pilot::BundleJudgePlan)>, String>
+{
+    let Some(text) = get(JUDGING).await? else {
+        return Ok(None);
+    };
+    let saved: SavedJudging = serde_json::from_str(&text).map_err(|e| {
+        format!("the saved judge coding could not be read ({e}); it was left in place")
+    })?;
+    if saved.format != JUDGING_FORMAT {
+        return Ok(None);
+    }
+    let plan_text = get(JUDGING_PLAN)
+        .await?
+        .ok_or("the saved judge coding has no saved plan; it was left in place")?;
+    let plan: atlas_pilot::BundleJudgePlan = serde_json::from_str(&plan_text).map_err(|e| {
+        format!("the saved judge coding's plan could not be read ({e}); it was left in place")
+    })?;
+    if plan.fingerprint != saved.plan_fingerprint {
+        return Err("the saved judge coding and its saved plan do not belong together; they were left in place".into());
+    }
+    Ok(Some((saved, plan)))
+}
+
+/// Deletes the saved judge coding and its plan.
+///
+/// # Errors
+/// IndexedDB failures.
+pub async fn clear_judging() -> Result<(), String> {
+    delete(&[JUDGING, JUDGING_PLAN]).await
 }
 
 /// API keys by provider row id, in memory; masked copies for display in a signal.

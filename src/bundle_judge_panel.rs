@@ -1,0 +1,676 @@
+//! "Judge a loaded bundle's Rationales", a section of the pilot panel (issue 5, item 6: "Judge coding
+//! can also run over an already loaded bundle's Rationales").
+//!
+//! The user picks one to three judges — the pilot's provider rows (provider, base URL, model, key,
+//! prices, rubric) with a new judge column id each; keys are the pilot's [`Keys`] (memory only unless
+//! the user opted in, shown masked) — and the scope: every cell with a response and a stored Rationale
+//! text, the first N of them, or a seeded sample of N, optionally of some models only. **Check the
+//! plan** shows the number of calls, the estimated tokens and cost and refuses a plan over the hard
+//! cap; **Judge the Rationales** runs the calls with the pilot's runner ([`crate::pilot_runner`], kind
+//! [`Kind::Judging`]): concurrency limit, per-call timeout, retries with backoff honouring
+//! `Retry-After`, pause / resume / cancel, a progress bar, every settled call saved in IndexedDB
+//! ([`crate::pilot_store::persist_judging`]) so that a reload offers to resume, and a call that
+//! finally fails kept with its reason. Texts in shards are fetched first, with the inspector's
+//! [`crate::inspector::fetch_shard`].
+//!
+//! The result is the judged bundle plus the new judge columns and a paragraph in
+//! `metadata.produced_by.notes` ([`atlas_pilot::merge_judge_columns`], the same as `atlas pilot judge`):
+//! **Open the bundle with the new columns in every view** makes it the loaded bundle (its text shards
+//! still load from where the judged bundle came from), **Download bundle** saves it. Model text is put
+//! in the page as text nodes only.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use atlas_core::bundle::BundleFile;
+use atlas_core::{Audit, TextShard};
+use atlas_pilot::bundle_judge::{lookup_text, BundleRef, Planned};
+use atlas_pilot::plan::Limits;
+use atlas_pilot::{
+    merge_judge_columns, plan_bundle_judging, BundleJudgeDesign, BundleJudgePlan, JudgeScope,
+    RunState,
+};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde::{Deserialize, Serialize};
+
+use crate::app::{thousands, AtlasState, Loaded};
+use crate::pilot_panel::{duration, num, provider_row, run_settings, ProviderRow, Rows};
+use crate::pilot_runner::{self as runner, judging_row_id, Kind, Outputs, Phase, Snapshot, Work};
+use crate::pilot_store::{self as store, Keys};
+
+/// Everything typed into the section (saved with the run; holds no key).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgingForm {
+    /// One to three judge rows, ids `bj1`…`bj3` (their keys' row ids), each with its new column id.
+    pub judges: Vec<ProviderRow>,
+    /// `all`, `first` or `sample`.
+    pub scope: String,
+    /// N of `first` / `sample`.
+    pub n: String,
+    /// Seed of `sample` and of the retry jitter.
+    pub seed: String,
+    /// Model level ids whose responses are judged; empty = every model.
+    pub models: Vec<String>,
+    /// Hard cap: calls.
+    pub max_calls: String,
+    /// Hard cap: cost (`""` = none).
+    pub max_cost: String,
+    /// Calls in flight.
+    pub concurrency: String,
+    /// Per-call timeout, seconds.
+    pub timeout_s: String,
+}
+
+fn judge_row(i: usize) -> ProviderRow {
+    let mut row = ProviderRow::new(&judging_row_id(i));
+    row.column = format!("judge-{}", i + 1);
+    row
+}
+
+impl Default for JudgingForm {
+    fn default() -> Self {
+        JudgingForm {
+            judges: vec![judge_row(0)],
+            scope: "first".into(),
+            n: "20".into(),
+            seed: "1".into(),
+            models: Vec::new(),
+            max_calls: "1000".into(),
+            max_cost: String::new(),
+            concurrency: "4".into(),
+            timeout_s: "60".into(),
+        }
+    }
+}
+
+/// The design of the form.
+///
+/// # Errors
+/// A message naming the field.
+pub fn design(form: &JudgingForm) -> Result<BundleJudgeDesign, String> {
+    let seed: u64 = num(&form.seed, "seed")?;
+    let judges = form
+        .judges
+        .iter()
+        .map(|row| {
+            let column = row.column.trim();
+            if column.is_empty() {
+                return Err(format!("{}: type the new judge column id", row.id));
+            }
+            row.judge(column.to_string())
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let scope = match form.scope.as_str() {
+        "all" => JudgeScope::All,
+        "sample" => JudgeScope::Sample {
+            n: num(&form.n, "number of cells")?,
+            seed,
+        },
+        _ => JudgeScope::First {
+            n: num(&form.n, "number of cells")?,
+        },
+    };
+    let max_cost = if form.max_cost.trim().is_empty() {
+        None
+    } else {
+        Some(num::<f64>(&form.max_cost, "cost cap")?)
+    };
+    Ok(BundleJudgeDesign {
+        judges,
+        scope,
+        models: form.models.clone(),
+        seed,
+        limits: Limits {
+            max_calls: num(&form.max_calls, "call cap")?,
+            max_cost,
+        },
+    })
+}
+
+/// Plans the judge coding of `loaded`, fetching the text shards it needs first (`status` tells which).
+///
+/// # Errors
+/// The plan's refusal, or a shard that cannot be loaded.
+pub async fn plan_for(
+    loaded: Arc<Loaded>,
+    design: BundleJudgeDesign,
+    status: RwSignal<Option<String>>,
+) -> Result<BundleJudgePlan, String> {
+    let mut shards: BTreeMap<usize, TextShard> = BTreeMap::new();
+    loop {
+        let planned = plan_bundle_judging(&loaded.audit, design.clone(), |c| {
+            lookup_text(&loaded.audit, &shards, c)
+        })
+        .map_err(|e| e.to_string())?;
+        match planned {
+            Planned::Ready(plan) => {
+                status.set(None);
+                return Ok(*plan);
+            }
+            Planned::NeedShards(ks) => {
+                for (n, k) in ks.iter().enumerate() {
+                    if shards.contains_key(k) {
+                        return Err(format!("text shard {k} was loaded but is asked for again"));
+                    }
+                    status.set(Some(format!(
+                        "Loading the Rationale texts: shard {} of {}…",
+                        n + 1,
+                        ks.len()
+                    )));
+                    let shard = crate::inspector::fetch_shard(&loaded, *k)
+                        .await
+                        .map_err(|e| {
+                            status.set(None);
+                            format!("a text shard could not be loaded: {e}")
+                        })?;
+                    shards.insert(*k, shard);
+                }
+            }
+        }
+    }
+}
+
+/// What the estimate shows.
+#[derive(Debug, Clone, PartialEq)]
+struct Summary {
+    bundle: String,
+    described: String,
+    cells: usize,
+    candidates: u64,
+    judges: usize,
+    estimate: atlas_pilot::plan::Estimate,
+    max_calls: u64,
+    self_judges: Vec<String>,
+}
+
+impl Summary {
+    fn new(plan: &BundleJudgePlan) -> Self {
+        let self_judges = plan
+            .design
+            .judges
+            .iter()
+            .enumerate()
+            .filter_map(|(j, judge)| {
+                let n = plan.self_judge_calls(j);
+                (n > 0).then(|| {
+                    format!(
+                        "Judge {} ({}) is the model that produced {n} of the responses it judges: those are marked as self-judged (RQ3's no-self-judge rule leaves this judge out for them).",
+                        judge.id,
+                        judge.provider.model()
+                    )
+                })
+            })
+            .collect();
+        Summary {
+            bundle: plan.bundle.id.clone(),
+            described: plan.describe_cells(),
+            cells: plan.items.len(),
+            candidates: plan.candidates,
+            judges: plan.design.judges.len(),
+            estimate: plan.estimate,
+            max_calls: plan.design.limits.max_calls,
+            self_judges,
+        }
+    }
+
+    fn view(self) -> impl IntoView {
+        let e = self.estimate;
+        view! {
+            <div class="pilot-estimate" id="bundle-judge-estimate" data-calls=e.total_calls data-cells=self.cells data-candidates=self.candidates>
+                <p>
+                    {format!(
+                        "{} judge calls ({} of bundle {} × {} judge{}; hard cap {}). Estimated input tokens: {}; output tokens at most {}. Cost at most {:.4} in your prices' currency",
+                        e.total_calls, self.described, self.bundle, self.judges, if self.judges == 1 { "" } else { "s" },
+                        self.max_calls,
+                        e.judge_input_tokens, e.judge_output_tokens_max, e.cost_max
+                    )}
+                    {(e.unpriced_calls > 0).then(|| format!(" ({} calls have no price and are not counted)", e.unpriced_calls))}
+                    "."
+                </p>
+                {self.self_judges.into_iter().map(|l| view! { <p class="self-judge">{l}</p> }).collect_view()}
+            </div>
+        }
+    }
+}
+
+/// The section.
+#[component]
+pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
+    let state = expect_context::<AtlasState>();
+    let form = RwSignal::new(JudgingForm::default());
+    let out = Outputs {
+        snapshot: RwSignal::new(None::<Snapshot>),
+        store_error: RwSignal::new(None::<String>),
+    };
+    let plan_view = RwSignal::new(None::<Result<Summary, String>>);
+    let status = RwSignal::new(None::<String>);
+    let action_error = RwSignal::new(None::<String>);
+    let restored = RwSignal::new(None::<String>);
+    let opened = RwSignal::new(None::<String>);
+    // The bundle that was judged, while this tab has it (after "Open", the loaded bundle is the result).
+    let judged = StoredValue::new(None::<Arc<Loaded>>);
+    let source = StoredValue::new(String::new());
+
+    // A saved judge coding from an earlier visit: restore it paused, offer to resume.
+    spawn_local(async move {
+        match store::load_judging().await {
+            Ok(Some((saved, plan))) => {
+                if let Ok(f) = serde_json::from_value::<JudgingForm>(saved.form.clone()) {
+                    form.set(f);
+                }
+                let restored_state = RunState::from_json(&saved.state)
+                    .map_err(|e| e.to_string())
+                    .and_then(|st| {
+                        atlas_pilot::Job::check_state(&plan, &st).map_err(|e| e.to_string())?;
+                        Ok(st)
+                    });
+                match restored_state {
+                    Ok(st) => {
+                        let p = st.progress().calls;
+                        let unfinished = !st.finished() && !saved.cancelled;
+                        let f = form.get_untracked();
+                        let settings = run_settings(&f.concurrency, &f.timeout_s)
+                            .unwrap_or(runner::Settings {
+                                concurrency: 4,
+                                timeout_ms: 60_000,
+                            });
+                        let phase = if saved.cancelled {
+                            Phase::Cancelled
+                        } else {
+                            Phase::Paused
+                        };
+                        let bundle = plan.bundle.id.clone();
+                        source.set_value(saved.source.clone());
+                        runner::install(
+                            Work::Judging(Rc::new(plan)),
+                            st,
+                            saved.form,
+                            saved.source.clone(),
+                            settings,
+                            keys,
+                            out,
+                            phase,
+                        );
+                        if unfinished {
+                            restored.set(Some(format!(
+                                "An unfinished judge coding of bundle {bundle} ({}) was found in this browser: {} of {} calls done.",
+                                saved.source,
+                                p.done(),
+                                p.total
+                            )));
+                        }
+                    }
+                    Err(e) => out.store_error.set(Some(format!(
+                        "The saved judge coding could not be restored ({e}); it was left in IndexedDB."
+                    ))),
+                }
+            }
+            Ok(None) => {}
+            Err(e) => out.store_error.set(Some(e)),
+        }
+    });
+
+    let loaded_now = move || state.loaded.get_untracked();
+    let do_plan = move |_| {
+        plan_view.set(None);
+        let Some(loaded) = loaded_now() else {
+            plan_view.set(Some(Err("load a bundle with Rationale texts first".into())));
+            return;
+        };
+        let d = match design(&form.get_untracked()) {
+            Ok(d) => d,
+            Err(e) => {
+                plan_view.set(Some(Err(e)));
+                return;
+            }
+        };
+        spawn_local(async move {
+            let result = plan_for(loaded, d, status).await.map(|p| Summary::new(&p));
+            plan_view.set(Some(result));
+        });
+    };
+    let do_run = move |_| {
+        action_error.set(None);
+        restored.set(None);
+        opened.set(None);
+        let Some(loaded) = loaded_now() else {
+            action_error.set(Some("load a bundle with Rationale texts first".into()));
+            return;
+        };
+        let f = form.get_untracked();
+        let prepared = run_settings(&f.concurrency, &f.timeout_s).and_then(|s| {
+            Ok((
+                s,
+                design(&f)?,
+                serde_json::to_value(&f).map_err(|e| e.to_string())?,
+            ))
+        });
+        let (settings, d, form_json) = match prepared {
+            Ok(x) => x,
+            Err(e) => {
+                action_error.set(Some(e));
+                return;
+            }
+        };
+        spawn_local(async move {
+            match plan_for(loaded.clone(), d, status).await {
+                Ok(plan) => {
+                    plan_view.set(Some(Ok(Summary::new(&plan))));
+                    judged.set_value(Some(loaded.clone()));
+                    source.set_value(loaded.source.clone());
+                    let st = plan.new_state();
+                    runner::install(
+                        Work::Judging(Rc::new(plan)),
+                        st,
+                        form_json,
+                        loaded.source.clone(),
+                        settings,
+                        keys,
+                        out,
+                        Phase::Paused,
+                    );
+                    if let Err(e) = runner::resume(Kind::Judging) {
+                        action_error.set(Some(e));
+                    }
+                }
+                Err(e) => action_error.set(Some(e)),
+            }
+        });
+    };
+    let do_resume = move |_| {
+        action_error.set(None);
+        restored.set(None);
+        if let Err(e) = runner::resume(Kind::Judging) {
+            action_error.set(Some(e));
+        }
+    };
+    let do_retry = move |_| {
+        action_error.set(None);
+        if let Err(e) = runner::retry_failed(Kind::Judging) {
+            action_error.set(Some(e));
+        }
+    };
+    let do_discard = move |_| {
+        runner::discard(Kind::Judging);
+        restored.set(None);
+        opened.set(None);
+        judged.set_value(None);
+        spawn_local(async move {
+            if let Err(e) = store::clear_judging().await {
+                out.store_error.set(Some(e));
+            }
+        });
+    };
+    // The judged bundle plus the new columns: from the bundle judged in this tab, else the loaded one
+    // when it is the judged bundle (after a reload).
+    let make_result = move || -> Result<(Arc<Loaded>, BundleFile), String> {
+        let (st, plan) = runner::judging_state().ok_or("no judge coding in this tab")?;
+        let base = [judged.get_value(), loaded_now()]
+            .into_iter()
+            .flatten()
+            .find(|l| BundleRef::of(&l.audit) == plan.bundle)
+            .ok_or_else(|| {
+                format!(
+                    "open the bundle that was judged first: {} ({} cells, from {}); the labels go into that bundle only",
+                    plan.bundle.id,
+                    thousands(plan.bundle.cells as usize),
+                    source.get_value()
+                )
+            })?;
+        let text = std::str::from_utf8(&base.data)
+            .map_err(|e| format!("the judged bundle is not UTF-8: {e}"))?
+            .trim_start_matches('\u{feff}');
+        let file: BundleFile = serde_json::from_str(text)
+            .map_err(|e| format!("the judged bundle could not be read again: {e}"))?;
+        let merged = merge_judge_columns(
+            file,
+            &plan,
+            &st,
+            Some("Judge columns added in the browser by Audit Atlas's pilot panel (judge a loaded bundle's Rationales)."),
+        )
+        .map_err(|e| e.to_string())?;
+        Ok((base, merged))
+    };
+    let do_open = move |_| {
+        action_error.set(None);
+        let result = make_result().and_then(|(base, merged)| {
+            let bytes = serde_json::to_vec(&merged).map_err(|e| e.to_string())?;
+            let started = crate::loader::now_ms();
+            let audit = Audit::from_bytes(&bytes)
+                .map_err(|e| format!("the bundle with the new columns does not open: {e}"))?;
+            judged.set_value(Some(base.clone()));
+            let loaded = Loaded {
+                audit,
+                source: format!("judged: {}", base.source),
+                base_url: base.base_url.clone(),
+                data: Arc::from(bytes),
+                read_ms: 0.0,
+                parse_ms: crate::loader::now_ms() - started,
+            };
+            Ok(loaded)
+        });
+        match result {
+            Ok(loaded) => {
+                let n = loaded.audit.file.responses.judges.len();
+                opened.set(Some(format!(
+                    "Opened bundle {} with {n} judge columns in every view above.",
+                    loaded.audit.metadata().id
+                )));
+                state.error.set(None);
+                state.warning_acknowledged.set(false);
+                state.loaded.set(Some(Arc::new(loaded)));
+            }
+            Err(e) => action_error.set(Some(e)),
+        }
+    };
+    let do_download = move |_| {
+        action_error.set(None);
+        let result = make_result().and_then(|(_, merged)| {
+            let bytes = serde_json::to_vec(&merged).map_err(|e| e.to_string())?;
+            crate::export::download_bytes(
+                &bytes,
+                "application/json",
+                &format!("{}-judged.json", merged.metadata.id),
+            )
+        });
+        if let Err(e) = result {
+            action_error.set(Some(e));
+        }
+    };
+
+    let n_judges = Memo::new(move |_| form.with(|f| f.judges.len()));
+    let models = Memo::new(move |_| {
+        state.loaded.with(|l| {
+            l.as_ref()
+                .map(|l| {
+                    l.audit
+                        .model_ids()
+                        .into_iter()
+                        .map(str::to_string)
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+    });
+    let about = move || {
+        state.loaded.with(|l| match l {
+            None => "No bundle is loaded.".to_string(),
+            Some(l) => {
+                let n = crate::inspector::texts_in_bundle(&l.audit);
+                let judges: Vec<&str> = l
+                    .audit
+                    .file
+                    .responses
+                    .judges
+                    .iter()
+                    .map(|j| j.id.as_str())
+                    .collect();
+                format!(
+                    "Loaded bundle {}: {} Rationale texts stored{}; judge columns now: {}.",
+                    l.audit.metadata().id,
+                    thousands(n),
+                    if n == 0 { " — nothing to judge" } else { "" },
+                    if judges.is_empty() {
+                        "none".to_string()
+                    } else {
+                        judges.join(", ")
+                    }
+                )
+            }
+        })
+    };
+    let field = move |id: &'static str,
+                      label: &'static str,
+                      get: fn(&JudgingForm) -> String,
+                      set: fn(&mut JudgingForm, String)| {
+        view! {
+            <label class="field">
+                {label}" "
+                <input type="text" size="8" id=id prop:value=move || form.with(get)
+                    on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| set(f, v)); }/>
+            </label>
+        }
+    };
+
+    view! {
+        <section class="bundle-judge" id="bundle-judge" aria-labelledby="bundle-judge-title">
+            <h3 id="bundle-judge-title">"Judge a loaded bundle's Rationales"</h3>
+            <p>
+                "One to three judges code the Rationale texts stored in the loaded bundle E, QE, N, D or R (seed §3.3, B.3); "
+                "their labels become new judge columns of that bundle, which then opens in every view (RQ3, the atlas panels g and h, the inspector) "
+                "or downloads as a file. Keys work as above: memory only unless you opted in. Same cells, prompts and columns as "
+                <code>"atlas pilot judge"</code>"."
+            </p>
+            <p class="hint" id="bundle-judge-about">{about}</p>
+            {move || restored.get().map(|m| view! {
+                <div class="notice" id="bundle-judge-restored" role="status">
+                    <span>{m}</span>" "
+                    <button id="bundle-judge-resume-saved" on:click=do_resume>"Resume the unfinished judge coding"</button>
+                    " "<button on:click=do_discard>"Discard it"</button>
+                </div>
+            })}
+            {move || out.store_error.get().map(|m| view! {
+                <div class="error" role="alert" id="bundle-judge-store-error">{m}</div>
+            })}
+            <fieldset class="pilot-providers">
+                <legend>"Judges (1 to 3)"</legend>
+                {move || (0..n_judges.get()).map(|i| provider_row(Rows::BundleJudges(form), keys, i)).collect_view()}
+                <button id="bundle-judge-add" on:click=move |_| form.update(|f| {
+                    if f.judges.len() < atlas_pilot::judge::MAX_JUDGES {
+                        let row = judge_row(f.judges.len());
+                        f.judges.push(row);
+                    }
+                })>"Add a judge"</button>
+                " "
+                <button id="bundle-judge-remove" on:click=move |_| form.update(|f| { if f.judges.len() > 1 { f.judges.pop(); } })>"Remove the last judge"</button>
+            </fieldset>
+            <fieldset class="pilot-design">
+                <legend>"Which cells"</legend>
+                <label>"Scope "
+                    <select id="bundle-judge-scope" prop:value=move || form.with(|f| f.scope.clone())
+                        on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| f.scope = v); }>
+                        <option value="first">"the first N cells with a Rationale text"</option>
+                        <option value="sample">"a seeded sample of N cells with a Rationale text"</option>
+                        <option value="all">"all cells with a Rationale text"</option>
+                    </select>
+                </label>" "
+                {field("bundle-judge-n", "N", |f| f.n.clone(), |f, v| f.n = v)}" "
+                {field("bundle-judge-seed", "seed", |f| f.seed.clone(), |f, v| f.seed = v)}
+                <div>
+                    "Models (none ticked = every model): "
+                    {move || models.get().into_iter().enumerate().map(|(i, m)| {
+                        let id = m.clone();
+                        let id_for_change = m.clone();
+                        view! {
+                            <label class="model-option">
+                                <input type="checkbox" id=format!("bundle-judge-model-{i}")
+                                    prop:checked=move || form.with(|f| f.models.contains(&id))
+                                    on:change=move |ev| {
+                                        let on = event_target_checked(&ev);
+                                        let m = id_for_change.clone();
+                                        form.update(|f| {
+                                            f.models.retain(|x| x != &m);
+                                            if on { f.models.push(m); }
+                                        });
+                                    }/>
+                                {format!(" {m} ")}
+                            </label>
+                        }
+                    }).collect_view()}
+                </div>
+                <div>
+                    {field("bundle-judge-max-calls", "hard cap: calls", |f| f.max_calls.clone(), |f, v| f.max_calls = v)}" "
+                    {field("bundle-judge-max-cost", "cost (empty = none)", |f| f.max_cost.clone(), |f, v| f.max_cost = v)}" "
+                    {field("bundle-judge-concurrency", "calls at a time", |f| f.concurrency.clone(), |f, v| f.concurrency = v)}" "
+                    {field("bundle-judge-timeout", "timeout per call (s)", |f| f.timeout_s.clone(), |f, v| f.timeout_s = v)}
+                </div>
+            </fieldset>
+            <div class="pilot-actions">
+                <button id="bundle-judge-plan" on:click=do_plan>"Check the plan"</button>
+                " "
+                <button id="bundle-judge-run" on:click=do_run>"Judge the Rationales"</button>
+            </div>
+            {move || status.get().map(|m| view! { <p class="progress" role="status" id="bundle-judge-status">{m}</p> })}
+            {move || plan_view.get().map(|p| match p {
+                Ok(s) => s.view().into_any(),
+                Err(e) => view! { <div class="error" role="alert" id="bundle-judge-plan-error">{e}</div> }.into_any(),
+            })}
+            {move || action_error.get().map(|m| view! {
+                <div class="error" role="alert" id="bundle-judge-error">{m}</div>
+            })}
+            {move || out.snapshot.get().map(|s| view! {
+                <JudgingRunView snapshot=s/>
+                <div class="pilot-actions">
+                    <button id="bundle-judge-pause" on:click=move |_| runner::pause(Kind::Judging)>"Pause"</button>
+                    " "<button id="bundle-judge-resume" on:click=do_resume>"Resume"</button>
+                    " "<button id="bundle-judge-cancel" on:click=move |_| runner::cancel(Kind::Judging)>"Cancel"</button>
+                    " "<button id="bundle-judge-retry" on:click=do_retry>"Retry failed calls"</button>
+                    " "<button id="bundle-judge-open" on:click=do_open>"Open the bundle with the new columns in every view"</button>
+                    " "<button id="bundle-judge-download" on:click=do_download>"Download bundle"</button>
+                    " "<button id="bundle-judge-discard" on:click=do_discard>"Discard the judge coding"</button>
+                </div>
+            })}
+            {move || opened.get().map(|m| view! { <p class="notice" role="status" id="bundle-judge-opened">{m}</p> })}
+        </section>
+    }
+}
+
+/// Progress bar and the judge calls' table (model text as text).
+#[component]
+fn JudgingRunView(snapshot: Snapshot) -> impl IntoView {
+    let c = snapshot.calls;
+    let eta = snapshot
+        .eta_ms
+        .map_or_else(|| "unknown".to_string(), duration);
+    view! {
+        <div class="progress pilot-progress" id="bundle-judge-progress" role="status"
+            data-phase=snapshot.phase.key() data-total=c.total data-answered=c.answered data-failed=c.failed
+            data-remaining=c.remaining()>
+            <progress value=c.done() as f64 max=c.total.max(1) as f64></progress>
+            <span>{format!(
+                "{}: {} of {} judge calls done ({} answered, {} failed), {} remaining ({} in flight, {} waiting to retry); time left {}",
+                snapshot.phase.key(), c.done(), c.total, c.answered, c.failed, c.remaining(), c.in_flight, snapshot.waiting, eta
+            )}</span>
+            {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
+        </div>
+        <table class="pilot-results" id="bundle-judge-results">
+            <caption>"Judge calls (model text shown as text)"</caption>
+            <thead><tr>
+                <th>"call"</th><th>"cell"</th><th>"model"</th><th>"judge"</th><th>"self-judge"</th><th>"status"</th>
+                <th>"attempts"</th><th>"label"</th><th>"Rationale"</th><th>"judge's answer"</th><th>"reason"</th>
+            </tr></thead>
+            <tbody>
+                {snapshot.judged.into_iter().map(|r| { let id = r.id.clone(); let label = r.label.clone(); view! {
+                    <tr data-id=id data-status=r.status data-label=label>
+                        <td><code>{r.id}</code></td><td>{r.cell}</td><td>{r.model}</td><td>{r.judge}</td>
+                        <td>{if r.self_judge { "yes" } else { "" }}</td><td>{r.status}</td><td>{r.attempts}</td>
+                        <td>{r.label}</td><td class="text">{r.text}</td><td class="answer">{r.answer}</td>
+                        <td class="reason">{r.reason}</td>
+                    </tr>
+                }}).collect_view()}
+            </tbody>
+        </table>
+    }
+}
