@@ -1,6 +1,12 @@
 //! `atlas`: the Audit Atlas command line.
 //!
 //! - `atlas convert decodingtrust --input DIR --out DIR` builds the default bundle;
+//! - `atlas convert qpain --input DIR --out DIR [--embed-dir DIR]` builds the Q-Pain clinical test
+//!   bundle with all-MiniLM-L6-v2 explanation embeddings (tests only; the data has no license);
+//! - `atlas convert amqa --input DIR --out DIR` builds the AMQA clinical test bundle (answer letters
+//!   of six providers × 8 variants; tests only, the data has no license);
+//! - `atlas clinical stats FILE [--format text|json|csv]` prints the clinical metrics of seed `001_…`
+//!   (accuracy, answer change, EDD, CFV, failure modes, stereotype flags, directions, Table 5 profile);
 //! - `atlas synth --seed S --out FILE` writes a seeded SYNTHETIC full-scale bundle (no real outputs);
 //! - `atlas analyze-rq2 FILE --draws N --budget B --seed S [--policy P] [--format text|json|csv]`
 //!   runs the equal-budget audits of seed `000_…` §3.5 (Tables 13, 14, 15);
@@ -16,9 +22,12 @@
 //! - `atlas stats FILE [--policy P] [--json]` prints Selection BER per model × condition and the
 //!   condition-balanced reference score (seed `000_…` Eq. 4) with ranks.
 
+mod amqa;
+mod clinical;
 mod decodingtrust;
 mod import;
 mod pilot;
+mod qpain;
 mod reweight;
 mod rq1;
 mod rq2;
@@ -52,6 +61,11 @@ enum Command {
     Convert {
         #[command(subcommand)]
         source: ConvertSource,
+    },
+    /// Clinical perturbation audits (seed 001; docs/clinical.md).
+    Clinical {
+        #[command(subcommand)]
+        command: clinical::ClinicalCommand,
     },
     /// Generate a seeded SYNTHETIC full-scale bundle (seed 000 Table 6 design; no real model outputs).
     Synth(synth::SynthArgs),
@@ -114,6 +128,12 @@ enum ConvertSource {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Q-Pain-style demographic responses (clinical bundle with explanation embeddings; tests only:
+    /// the data has no license).
+    Qpain(qpain::QpainArgs),
+    /// AMQA answer letters of six providers on MedQA vignettes × 8 demographic variants (clinical
+    /// bundle; tests only: the data has no license).
+    Amqa(amqa::AmqaArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -160,6 +180,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Convert {
+            source: ConvertSource::Qpain(args),
+        } => {
+            qpain::run(&args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Convert {
+            source: ConvertSource::Amqa(args),
+        } => {
+            amqa::run(&args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Clinical { command } => clinical::run(command),
         Command::Synth(args) => {
             synth::run(&args)?;
             Ok(ExitCode::SUCCESS)

@@ -14,7 +14,9 @@
 //! - `atlas pilot bundle --plan plan.json --state run.json [--info info.json] -o bundle.json` turns
 //!   the run into a format-v1 bundle;
 //! - `atlas pilot summary --plan plan.json --state run.json` prints the counts (status, failure
-//!   reasons, how each Selection was obtained, judge labels).
+//!   reasons, how each Selection was obtained, judge labels);
+//! - `atlas pilot clinical / clinical-bundle / clinical-summary` run the clinical protocol of seed
+//!   `001_…` on MedQA questions through the same runner ([`clinical_run`], `docs/clinical.md`).
 //!
 //! **Keys** come from environment variables only: `--key-env VAR` (every model and judge) or
 //! `--key-env ID=VAR` (one model or judge id), or the plan's `key_env` (copied from the design file:
@@ -34,18 +36,28 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{anyhow, bail, Context, Result};
 use atlas_core::Audit;
+use atlas_pilot::bundle_judge::{judge_counts, lookup_text, Planned};
 use atlas_pilot::judge::{label_code, parse_judge_label};
+use atlas_pilot::judge::{JudgeConfig, Rubric, DEFAULT_RUBRIC_SYSTEM};
 use atlas_pilot::plan::{
     baseline_condition, sample_statements, statements_from_audit, table7_templates,
 };
+use atlas_pilot::plan::{Limits, Prices};
+use atlas_pilot::provider::ProviderKind;
 use atlas_pilot::provider::{ProviderError, RetryAfter};
 use atlas_pilot::run::CallStatus;
 use atlas_pilot::{
     build_plan, extract_completion, to_bundle, BackoffPolicy, BundleInfo, HttpRequest, Next,
     PilotDesign, Plan, RunState, SecretKey, Settled,
 };
+use atlas_pilot::{
+    merge_judge_columns, plan_bundle_judging, BundleJudgeDesign, BundleJudgePlan, Job as PilotJob,
+    JudgeScope, KeyOwner, Provider,
+};
 use serde::Serialize;
 use serde_json::{json, Value};
+
+mod clinical_run;
 
 /// The member of a design or plan file that names the key variables (not part of `PilotDesign`).
 pub const KEY_ENV_MEMBER: &str = "key_env";
@@ -68,10 +80,19 @@ pub enum PilotCommand {
     Plan(PlanArgs),
     /// Run or resume a plan's calls and judge calls, persisting the state after every settled call.
     Run(RunArgs),
+    /// Judge coding of an existing bundle's stored Rationales by 1 to 3 judges: new judge columns.
+    Judge(Box<JudgeArgs>),
     /// Turn a run into a format-v1 bundle.
     Bundle(BundleArgs),
     /// Print a run's counts: status, failure reasons, how each Selection was obtained, judge labels.
     Summary(SummaryArgs),
+    /// Run (or resume) the clinical protocol of seed 001 on MedQA questions: baseline and six
+    /// demographic prefixes, counterfactual, re-answer, plausibility and stereotype judges.
+    Clinical(Box<clinical_run::ClinicalArgs>),
+    /// Turn a clinical run's state folder into a clinical bundle (optionally with embeddings).
+    ClinicalBundle(clinical_run::ClinicalBundleArgs),
+    /// Print a clinical run's counts: calls, failures, parse failures per prompt, CFV outcomes.
+    ClinicalSummary(clinical_run::ClinicalSummaryArgs),
 }
 
 /// Arguments of `atlas pilot design`.
@@ -116,6 +137,16 @@ pub struct RunArgs {
     /// The run state file: resumed when it exists (in-flight calls are sent again), created otherwise.
     #[arg(long)]
     pub state: PathBuf,
+    /// Skip the judge calls (run the audited calls only).
+    #[arg(long)]
+    pub no_judges: bool,
+    #[command(flatten)]
+    pub send: SendArgs,
+}
+
+/// How calls are sent: shared by `atlas pilot run` and `atlas pilot judge`.
+#[derive(clap::Args)]
+pub struct SendArgs {
     /// Calls at once.
     #[arg(long, default_value_t = 4)]
     pub concurrency: usize,
@@ -135,9 +166,6 @@ pub struct RunArgs {
     /// Largest backoff ceiling, ms (BackoffPolicy::cap_ms).
     #[arg(long, default_value_t = BackoffPolicy::default().cap_ms)]
     pub backoff_cap_ms: u64,
-    /// Skip the judge calls (run the audited calls only).
-    #[arg(long)]
-    pub no_judges: bool,
     /// Append one JSON line per attempt outcome to this file (call id, attempt, outcome, status,
     /// Retry-After, backoff delay, times; no key, no request).
     #[arg(long)]
@@ -149,6 +177,77 @@ pub struct RunArgs {
     /// Seconds between progress lines on stderr.
     #[arg(long, default_value_t = 15.0)]
     pub progress_every_s: f64,
+}
+
+impl SendArgs {
+    /// The retry policy, after checking the concurrency and timeout.
+    fn policy(&self) -> Result<BackoffPolicy> {
+        if self.concurrency == 0 || self.concurrency > 64 {
+            bail!("--concurrency must be 1 to 64 (got {})", self.concurrency);
+        }
+        if !(self.timeout_s > 0.0 && self.timeout_s <= 3600.0) {
+            bail!(
+                "--timeout-s must be above 0 and at most 3600 (got {})",
+                self.timeout_s
+            );
+        }
+        let policy = BackoffPolicy {
+            base_ms: self.backoff_base_ms,
+            cap_ms: self.backoff_cap_ms,
+            max_attempts: self.max_attempts,
+            ..BackoffPolicy::default()
+        };
+        policy.validate().context("the retry settings")?;
+        Ok(policy)
+    }
+}
+
+/// Arguments of `atlas pilot judge`.
+#[derive(clap::Args)]
+pub struct JudgeArgs {
+    /// The bundle whose stored Rationale texts are judged (text shards are read next to it).
+    #[arg(long)]
+    pub bundle: PathBuf,
+    /// A judge, 1 to 3 times: `id=ID,provider=openai_compatible|anthropic|gemini,model=NAME` plus
+    /// optional `base_url=URL` (default: the provider's), `rubric=FILE` (JSON `{"system",
+    /// "user_template"}`, or a text file used as the user template with the default system prompt),
+    /// `max_tokens=N` (default 64), `temperature=T` (default 0), `price_in=P,price_out=P` (per 1M
+    /// tokens). `ID` becomes the new judge column id.
+    #[arg(long = "judge", required = true)]
+    pub judges: Vec<String>,
+    /// Judge only the responses of these model level ids (comma-separated; default every model).
+    #[arg(long, value_delimiter = ',')]
+    pub models: Vec<String>,
+    /// A seeded sample of this many cells (uniform, without replacement) instead of every cell.
+    #[arg(long, requires = "seed", conflicts_with = "limit")]
+    pub sample: Option<u32>,
+    /// Seed of --sample.
+    #[arg(long, requires = "sample")]
+    pub seed: Option<u64>,
+    /// Only the first N cells (in cell order) with a response and a text.
+    #[arg(long)]
+    pub limit: Option<u32>,
+    /// Hard cap on the number of judge calls.
+    #[arg(long, default_value_t = 1_000)]
+    pub max_calls: u64,
+    /// Hard cap on the estimated cost (the prices' currency).
+    #[arg(long)]
+    pub max_cost: Option<f64>,
+    /// Seed of the retry jitter.
+    #[arg(long, default_value_t = 1)]
+    pub jitter_seed: u64,
+    /// Folder of the run: `plan.json` and `state.json`, resumed when they exist (the same arguments
+    /// plan the same calls; other arguments are refused).
+    #[arg(long)]
+    pub state: PathBuf,
+    /// Where to write the bundle with the new judge columns.
+    #[arg(short, long)]
+    pub out: PathBuf,
+    /// Print the calls, estimated tokens and cost, write the plan, and send nothing.
+    #[arg(long)]
+    pub plan_only: bool,
+    #[command(flatten)]
+    pub send: SendArgs,
 }
 
 /// Arguments of `atlas pilot bundle`.
@@ -192,8 +291,12 @@ pub fn run(args: PilotArgs) -> Result<ExitCode> {
         PilotCommand::Design(a) => design(&a),
         PilotCommand::Plan(a) => plan(&a),
         PilotCommand::Run(a) => run_plan(&a),
+        PilotCommand::Judge(a) => judge(&a),
         PilotCommand::Bundle(a) => bundle(&a),
         PilotCommand::Summary(a) => summary(&a),
+        PilotCommand::Clinical(a) => clinical_run::clinical(&a),
+        PilotCommand::ClinicalBundle(a) => clinical_run::clinical_bundle(&a),
+        PilotCommand::ClinicalSummary(a) => clinical_run::clinical_summary(&a),
     }
 }
 
@@ -486,9 +589,29 @@ fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// The keys of every model (`model:ID`) and judge (`judge:ID`), read from the environment variables named by `--key-env`
-/// or the plan. A provider that requires a key without one is refused before any call.
-fn keys(plan: &Plan, from_plan: &KeyEnv, flags: &[String]) -> Result<HashMap<String, SecretKey>> {
+/// `(id, provider, "model" | "judge")` of every model and judge of a pilot plan.
+fn plan_owners(plan: &Plan) -> Vec<(&str, &atlas_pilot::Provider, &'static str)> {
+    plan.design
+        .models
+        .iter()
+        .map(|m| (m.id.as_str(), &m.provider, "model"))
+        .chain(
+            plan.design
+                .judges
+                .iter()
+                .map(|j| (j.id.as_str(), &j.provider, "judge")),
+        )
+        .collect()
+}
+
+/// The keys of every model (`model:ID`) and judge (`judge:ID`) of `ids`, read from the environment
+/// variables named by `--key-env` or the plan. A provider that requires a key without one is refused
+/// before any call.
+fn keys(
+    ids: &[(&str, &atlas_pilot::Provider, &'static str)],
+    from_plan: &KeyEnv,
+    flags: &[String],
+) -> Result<HashMap<String, SecretKey>> {
     let mut env = from_plan.clone();
     for flag in flags {
         match flag.split_once('=') {
@@ -503,25 +626,13 @@ fn keys(plan: &Plan, from_plan: &KeyEnv, flags: &[String]) -> Result<HashMap<Str
             }
         }
     }
-    let ids: Vec<(&str, &atlas_pilot::Provider, &str)> = plan
-        .design
-        .models
-        .iter()
-        .map(|m| (m.id.as_str(), &m.provider, "model"))
-        .chain(
-            plan.design
-                .judges
-                .iter()
-                .map(|j| (j.id.as_str(), &j.provider, "judge")),
-        )
-        .collect();
     for id in env.by_id.keys() {
         if !ids.iter().any(|(i, _, _)| i == id) {
             bail!("--key-env / key_env names {id:?}, which is no model or judge id of the plan");
         }
     }
     let mut out = HashMap::new();
-    for (id, provider, what) in ids {
+    for &(id, provider, what) in ids {
         let key = match env.var_for(id) {
             Some(var) => match std::env::var(var) {
                 Ok(v) => SecretKey::new(v),
@@ -559,7 +670,8 @@ enum Outcome {
     Network(String),
 }
 
-struct Job {
+/// One request for a worker thread.
+struct Work {
     id: String,
     request: HttpRequest,
 }
@@ -619,7 +731,7 @@ fn send(agent: &ureq::Agent, req: &HttpRequest) -> Outcome {
     }
 }
 
-fn worker(agent: ureq::Agent, jobs: Arc<Mutex<Receiver<Job>>>, done: Sender<Done>) {
+fn worker(agent: ureq::Agent, jobs: Arc<Mutex<Receiver<Work>>>, done: Sender<Done>) {
     loop {
         let job = match jobs.lock() {
             Ok(rx) => rx.recv(),
@@ -657,7 +769,7 @@ struct Event<'a> {
 }
 
 struct Runner<'a> {
-    plan: &'a Plan,
+    job: &'a dyn PilotJob,
     state: RunState,
     state_path: &'a Path,
     keys: HashMap<String, SecretKey>,
@@ -670,16 +782,10 @@ struct Runner<'a> {
 impl Runner<'_> {
     fn key_of(&self, id: &str) -> &SecretKey {
         static NONE: std::sync::OnceLock<SecretKey> = std::sync::OnceLock::new();
-        let owner = match id.split_once(':') {
-            // Judge calls are `{call id}:{judge id}`; call ids have no colon.
-            Some((_, judge)) => format!("judge:{judge}"),
-            None => format!(
-                "model:{}",
-                self.plan
-                    .call(id)
-                    .and_then(|c| self.plan.model_of(c))
-                    .map_or("", |m| m.id.as_str())
-            ),
+        let owner = match self.job.key_owner(&self.state, id) {
+            Some(KeyOwner::Judge { id, .. }) => format!("judge:{id}"),
+            Some(KeyOwner::Model(id)) => format!("model:{id}"),
+            None => String::new(),
         };
         self.keys
             .get(&owner)
@@ -715,9 +821,9 @@ impl Runner<'_> {
                 body,
             } => {
                 let settled = self
-                    .state
+                    .job
                     .record_response(
-                        self.plan,
+                        &mut self.state,
                         &done.id,
                         status,
                         &headers,
@@ -792,7 +898,7 @@ impl Runner<'_> {
 
     fn fail(&mut self, id: &str, e: &ProviderError, key: &SecretKey, now: u64) -> Result<Next> {
         self.state
-            .fail_attempt(id, e, key, &self.policy, self.plan.design.seed, now)
+            .fail_attempt(id, e, key, &self.policy, self.job.seed(), now)
             .with_context(|| format!("recording the failed attempt of call {id}"))
     }
 }
@@ -802,33 +908,69 @@ fn retry_after_ms(e: &ProviderError, now: u64) -> Option<u64> {
 }
 
 fn run_plan(a: &RunArgs) -> Result<ExitCode> {
-    if a.concurrency == 0 || a.concurrency > 64 {
-        bail!("--concurrency must be 1 to 64 (got {})", a.concurrency);
-    }
-    if !(a.timeout_s > 0.0 && a.timeout_s <= 3600.0) {
-        bail!(
-            "--timeout-s must be above 0 and at most 3600 (got {})",
-            a.timeout_s
-        );
-    }
-    let policy = BackoffPolicy {
-        base_ms: a.backoff_base_ms,
-        cap_ms: a.backoff_cap_ms,
-        max_attempts: a.max_attempts,
-        ..BackoffPolicy::default()
-    };
-    policy.validate().context("the retry settings")?;
+    let policy = a.send.policy()?;
     let (plan, key_env) = read_plan(&a.plan)?;
-    let keys = keys(&plan, &key_env, &a.key_env)?;
-    let (mut state, resumed) = if a.state.exists() {
-        let mut s = read_state(&a.state, &plan)?;
-        let interrupted = s.interrupt();
-        (s, Some(interrupted))
+    let keys = keys(&plan_owners(&plan), &key_env, &a.send.key_env)?;
+    let resumed = a.state.exists();
+    let state = if resumed {
+        read_state(&a.state, &plan)?
     } else {
-        (RunState::new(&plan), None)
+        RunState::new(&plan)
     };
-    if !a.no_judges {
-        state.ensure_judge_calls(&plan);
+    let order = |s: &RunState, now: u64, limit: usize| next_ready(s, &plan, now, limit);
+    let Some((state, elapsed)) = drive(
+        &plan,
+        state,
+        resumed,
+        &a.state,
+        keys,
+        policy,
+        &a.send,
+        !a.no_judges,
+        &order,
+    )?
+    else {
+        return Ok(ExitCode::from(3));
+    };
+    let p = state.progress();
+    println!(
+        "done in {:.0} s: calls {} answered, {} failed; judge calls {} answered, {} failed; state {}",
+        elapsed.as_secs_f64(),
+        p.calls.answered,
+        p.calls.failed,
+        p.judge_calls.answered,
+        p.judge_calls.failed,
+        a.state.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Which ids to begin now (at most `limit`).
+type Order<'o> = dyn Fn(&RunState, u64, usize) -> Vec<String> + 'o;
+
+/// Sends the calls of `job` until every call is answered or failed: `concurrency` worker threads, the
+/// per-call timeout, retries by `policy` honouring `Retry-After`, the state written atomically to
+/// `state_path` at the start and after every settled attempt (in-flight calls of a resumed state are
+/// sent again), due calls added as others are answered when `follow_up` (a pilot's judge calls).
+/// `resumed`: the state was read from `state_path`. Returns the final state and the time taken, or
+/// `None` after `--stop-after`.
+#[allow(clippy::too_many_arguments)]
+fn drive(
+    job: &dyn PilotJob,
+    mut state: RunState,
+    resumed: bool,
+    state_path: &Path,
+    keys: HashMap<String, SecretKey>,
+    policy: BackoffPolicy,
+    a: &SendArgs,
+    follow_up: bool,
+    order: &Order<'_>,
+) -> Result<Option<(RunState, Duration)>> {
+    job.check_state(&state)
+        .with_context(|| format!("{} belongs to another plan", state_path.display()))?;
+    let interrupted = state.interrupt();
+    if follow_up {
+        job.add_due_calls(&mut state);
     }
     let events = match &a.events {
         Some(p) => Some(
@@ -841,9 +983,9 @@ fn run_plan(a: &RunArgs) -> Result<ExitCode> {
         None => None,
     };
     let mut r = Runner {
-        plan: &plan,
+        job,
         state,
-        state_path: &a.state,
+        state_path,
         keys,
         policy,
         events,
@@ -852,30 +994,31 @@ fn run_plan(a: &RunArgs) -> Result<ExitCode> {
     };
     r.persist()?;
     let p = r.state.progress();
-    match resumed {
-        Some(n) => eprintln!(
-            "resuming {}: {} answered, {} failed, {} to do ({n} interrupted in flight, sent again)",
-            a.state.display(),
+    if resumed {
+        eprintln!(
+            "resuming {}: {} answered, {} failed, {} to do ({interrupted} interrupted in flight, sent again)",
+            state_path.display(),
             p.calls.answered + p.judge_calls.answered,
             p.calls.failed + p.judge_calls.failed,
             p.calls.remaining() + p.judge_calls.remaining()
-        ),
-        None => eprintln!(
+        );
+    } else {
+        eprintln!(
             "starting {}: {} call(s), concurrency {}, timeout {} s",
-            a.state.display(),
+            state_path.display(),
             p.calls.total,
             a.concurrency,
             a.timeout_s
-        ),
+        );
     }
 
-    let (job_tx, job_rx) = mpsc::channel::<Job>();
+    let (work_tx, work_rx) = mpsc::channel::<Work>();
     let (done_tx, done_rx) = mpsc::channel::<Done>();
-    let job_rx = Arc::new(Mutex::new(job_rx));
+    let work_rx = Arc::new(Mutex::new(work_rx));
     let agent = agent(Duration::from_secs_f64(a.timeout_s));
     let mut handles = Vec::new();
     for _ in 0..a.concurrency {
-        let (agent, jobs, done) = (agent.clone(), Arc::clone(&job_rx), done_tx.clone());
+        let (agent, jobs, done) = (agent.clone(), Arc::clone(&work_rx), done_tx.clone());
         handles.push(thread::spawn(move || worker(agent, jobs, done)));
     }
     drop(done_tx);
@@ -883,15 +1026,15 @@ fn run_plan(a: &RunArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let mut last_progress = Instant::now();
     loop {
-        if !a.no_judges {
-            r.state.ensure_judge_calls(&plan);
+        if follow_up {
+            job.add_due_calls(&mut r.state);
         }
         let now = now_ms();
         let free = a.concurrency.saturating_sub(r.in_flight.len());
-        let ready = next_ready(&r.state, &plan, now, free);
+        let ready = order(&r.state, now, free);
         for id in ready {
             let key = r.key_of(&id).clone();
-            let request = r.state.request(&plan, &id, &key);
+            let request = job.request(&r.state, &id, &key);
             let attempt = r
                 .state
                 .begin(&id, now)
@@ -899,8 +1042,8 @@ fn run_plan(a: &RunArgs) -> Result<ExitCode> {
             match request {
                 Ok(request) => {
                     r.in_flight.insert(id.clone(), (attempt, now));
-                    job_tx
-                        .send(Job { id, request })
+                    work_tx
+                        .send(Work { id, request })
                         .map_err(|_| anyhow!("the HTTP worker threads stopped"))?;
                 }
                 Err(e) => {
@@ -914,7 +1057,9 @@ fn run_plan(a: &RunArgs) -> Result<ExitCode> {
             }
         }
         if r.in_flight.is_empty() {
-            if r.state.ready(now_ms(), 1).is_empty() {
+            // `order`, not `RunState::ready`: a job may hold pending calls it will never start (the
+            // clinical protocol's calls whose dependency failed).
+            if order(&r.state, now_ms(), 1).is_empty() {
                 match r.state.next_wake_ms() {
                     Some(wake) => {
                         thread::sleep(Duration::from_millis(
@@ -945,9 +1090,9 @@ fn run_plan(a: &RunArgs) -> Result<ExitCode> {
                         "stopping abruptly after {} settled attempt(s) (--stop-after); {} call(s) left in flight in {}",
                         r.settled_attempts,
                         r.in_flight.len(),
-                        a.state.display()
+                        state_path.display()
                     );
-                    return Ok(ExitCode::from(3));
+                    return Ok(None);
                 }
             }
             Err(RecvTimeoutError::Timeout) => {}
@@ -958,22 +1103,12 @@ fn run_plan(a: &RunArgs) -> Result<ExitCode> {
             print_progress(&r.state, a.concurrency, started.elapsed());
         }
     }
-    drop(job_tx);
+    drop(work_tx);
     for h in handles {
         let _ = h.join();
     }
     r.persist()?;
-    let p = r.state.progress();
-    println!(
-        "done in {:.0} s: calls {} answered, {} failed; judge calls {} answered, {} failed; state {}",
-        started.elapsed().as_secs_f64(),
-        p.calls.answered,
-        p.calls.failed,
-        p.judge_calls.answered,
-        p.judge_calls.failed,
-        a.state.display()
-    );
-    Ok(ExitCode::SUCCESS)
+    Ok(Some((r.state, started.elapsed())))
 }
 
 /// Up to `limit` ids to begin now: [`RunState::ready`]'s order (audited calls first, in plan order),
@@ -1020,6 +1155,319 @@ fn print_progress(state: &RunState, concurrency: usize, elapsed: Duration) {
         p.eta_ms(concurrency)
             .map_or("?".to_string(), |ms| format!("{:.0} min", ms as f64 / 60_000.0))
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// judge: judge coding of an existing bundle's Rationales
+
+/// Reads one `--judge` specification (`key=value` pairs separated by commas; `JudgeArgs::judges`).
+fn parse_judge_spec(spec: &str, n: usize) -> Result<JudgeConfig> {
+    let what = format!("--judge number {} ({spec:?})", n + 1);
+    let mut fields: BTreeMap<&str, &str> = BTreeMap::new();
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part
+            .split_once('=')
+            .ok_or_else(|| anyhow!("{what}: {part:?} is not key=value"))?;
+        if fields.insert(k.trim(), v.trim()).is_some() {
+            bail!("{what}: {k:?} is given twice");
+        }
+    }
+    let take = |fields: &mut BTreeMap<&str, &str>, k: &str| fields.remove(k).map(str::to_string);
+    let id = take(&mut fields, "id")
+        .ok_or_else(|| anyhow!("{what}: give id=ID (the new judge column id)"))?;
+    let kind = take(&mut fields, "provider").unwrap_or_else(|| "openai_compatible".into());
+    let kind = match kind.as_str() {
+        "openai_compatible" | "openai" => ProviderKind::OpenAiCompatible,
+        "anthropic" => ProviderKind::Anthropic,
+        "gemini" => ProviderKind::Gemini,
+        other => bail!("{what}: provider {other:?} is not openai_compatible, anthropic or gemini"),
+    };
+    let model = take(&mut fields, "model").ok_or_else(|| anyhow!("{what}: give model=NAME"))?;
+    let base_url =
+        take(&mut fields, "base_url").unwrap_or_else(|| kind.default_base_url().to_string());
+    let provider = match kind {
+        ProviderKind::OpenAiCompatible => Provider::OpenAiCompatible { base_url, model },
+        ProviderKind::Anthropic => Provider::Anthropic { base_url, model },
+        ProviderKind::Gemini => Provider::Gemini { base_url, model },
+    };
+    let mut judge = JudgeConfig::new(id, provider);
+    if let Some(path) = take(&mut fields, "rubric") {
+        let text = fs::read_to_string(&path)
+            .with_context(|| format!("{what}: cannot read the rubric file {path}"))?;
+        judge.rubric = match serde_json::from_str::<Value>(&text) {
+            Ok(v @ Value::Object(_)) => {
+                serde_path_to_error::deserialize::<_, Rubric>(v).map_err(|e| {
+                    let at = e.path().to_string();
+                    anyhow!(
+                        "{what}: the rubric file {path}: at `{at}`: {}",
+                        e.into_inner()
+                    )
+                })?
+            }
+            _ => Rubric {
+                system: DEFAULT_RUBRIC_SYSTEM.to_string(),
+                user_template: text,
+            },
+        };
+    }
+    if let Some(v) = take(&mut fields, "max_tokens") {
+        judge.params.max_tokens = v
+            .parse()
+            .map_err(|_| anyhow!("{what}: max_tokens={v:?} is not a whole number"))?;
+    }
+    if let Some(v) = take(&mut fields, "temperature") {
+        judge.params.temperature = v
+            .parse()
+            .map_err(|_| anyhow!("{what}: temperature={v:?} is not a number"))?;
+    }
+    let price = |fields: &mut BTreeMap<&str, &str>, k: &str| -> Result<Option<f64>> {
+        take(fields, k)
+            .map(|v| {
+                v.parse::<f64>()
+                    .map_err(|_| anyhow!("{what}: {k}={v:?} is not a number"))
+            })
+            .transpose()
+    };
+    let (pi, po) = (
+        price(&mut fields, "price_in")?,
+        price(&mut fields, "price_out")?,
+    );
+    if pi.is_some() || po.is_some() {
+        judge.prices = Some(Prices {
+            input_per_million: pi.unwrap_or(0.0),
+            output_per_million: po.unwrap_or(0.0),
+        });
+    }
+    if let Some(k) = fields.keys().next() {
+        bail!("{what}: unknown key {k:?} (id, provider, base_url, model, rubric, max_tokens, temperature, price_in, price_out)");
+    }
+    Ok(judge)
+}
+
+/// Plans the judge coding of `audit`, reading text shards next to `bundle_path` as they are needed.
+fn plan_with_shards(
+    audit: &Audit,
+    design: &BundleJudgeDesign,
+    bundle_path: &Path,
+) -> Result<BundleJudgePlan> {
+    let dir = bundle_path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| Path::new("."));
+    let mut shards = BTreeMap::new();
+    loop {
+        let planned =
+            plan_bundle_judging(audit, design.clone(), |c| lookup_text(audit, &shards, c))
+                .context("the judge coding is refused")?;
+        match planned {
+            Planned::Ready(plan) => return Ok(*plan),
+            Planned::NeedShards(ks) => {
+                for k in ks {
+                    let path = audit
+                        .file
+                        .texts
+                        .as_ref()
+                        .and_then(|t| t.rationale.as_ref())
+                        .and_then(|r| r.shards.get(k))
+                        .map(|s| dir.join(&s.path))
+                        .ok_or_else(|| anyhow!("the bundle names no text shard number {k}"))?;
+                    let bytes = fs::read(&path).with_context(|| {
+                        format!(
+                            "cannot read the text shard {} (it sits next to the bundle)",
+                            path.display()
+                        )
+                    })?;
+                    let shard =
+                        atlas_core::TextShard::from_bytes(&bytes, audit).with_context(|| {
+                            format!("{} is not a text shard of this bundle", path.display())
+                        })?;
+                    shards.insert(k, shard);
+                }
+            }
+        }
+    }
+}
+
+fn judge(a: &JudgeArgs) -> Result<ExitCode> {
+    let policy = a.send.policy()?;
+    let bytes = fs::read(&a.bundle)
+        .with_context(|| format!("cannot read the bundle {}", a.bundle.display()))?;
+    let audit = Audit::from_bytes(&bytes)
+        .with_context(|| format!("{} is not a valid bundle", a.bundle.display()))?;
+    let judges = a
+        .judges
+        .iter()
+        .enumerate()
+        .map(|(n, spec)| parse_judge_spec(spec, n))
+        .collect::<Result<Vec<_>>>()?;
+    let scope = match (a.sample, a.seed, a.limit) {
+        (Some(n), Some(seed), _) => JudgeScope::Sample { n, seed },
+        (_, _, Some(n)) => JudgeScope::First { n },
+        _ => JudgeScope::All,
+    };
+    let design = BundleJudgeDesign {
+        judges,
+        scope,
+        models: a.models.clone(),
+        seed: a.jitter_seed,
+        limits: Limits {
+            max_calls: a.max_calls,
+            max_cost: a.max_cost,
+        },
+    };
+    let plan = match plan_with_shards(&audit, &design, &a.bundle) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let e = &plan.estimate;
+    println!(
+        "judge coding {} of bundle {}: {} × {} judge(s) = {} call(s); cap {} call(s){}",
+        plan.fingerprint,
+        plan.bundle.id,
+        plan.describe_cells(),
+        plan.design.judges.len(),
+        e.total_calls,
+        plan.design.limits.max_calls,
+        plan.design
+            .limits
+            .max_cost
+            .map(|c| format!(", cost cap {c}"))
+            .unwrap_or_default()
+    );
+    println!(
+        "estimated tokens: {} in, at most {} out (1 token ≈ 4 characters); cost at most {:.4} (the prices' currency){}",
+        e.judge_input_tokens,
+        e.judge_output_tokens_max,
+        e.cost_max,
+        if e.unpriced_calls > 0 {
+            format!("; {} call(s) without a price not counted", e.unpriced_calls)
+        } else {
+            String::new()
+        }
+    );
+    for (j, judge) in plan.design.judges.iter().enumerate() {
+        let n = plan.self_judge_calls(j);
+        if n > 0 {
+            println!(
+                "judge {} ({}) is the model that produced {n} of the responses it judges (self-judge; marked for RQ3's no-self-judge rule)",
+                judge.id,
+                judge.provider.model()
+            );
+        }
+    }
+    fs::create_dir_all(&a.state)
+        .with_context(|| format!("cannot create the state folder {}", a.state.display()))?;
+    let plan_path = a.state.join("plan.json");
+    let state_path = a.state.join("state.json");
+    if plan_path.exists() {
+        let text = fs::read_to_string(&plan_path)
+            .with_context(|| format!("cannot read {}", plan_path.display()))?;
+        let saved: BundleJudgePlan = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a judge-coding plan", plan_path.display()))?;
+        if saved.fingerprint != plan.fingerprint {
+            bail!(
+                "{} holds the judge coding of another plan (fingerprint {} vs {} for these arguments): give the same --bundle, --judge and scope to resume it, or another --state folder",
+                a.state.display(),
+                saved.fingerprint,
+                plan.fingerprint
+            );
+        }
+    } else {
+        write_atomic(&plan_path, serde_json::to_string(&plan)?.as_bytes())?;
+    }
+    if a.plan_only {
+        println!("wrote {} (--plan-only: nothing sent)", plan_path.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let owners: Vec<(&str, &Provider, &'static str)> = plan
+        .design
+        .judges
+        .iter()
+        .map(|j| (j.id.as_str(), &j.provider, "judge"))
+        .collect();
+    let keys = keys(&owners, &KeyEnv::default(), &a.send.key_env)?;
+    let resumed = state_path.exists();
+    let state = if resumed {
+        let text = fs::read_to_string(&state_path)
+            .with_context(|| format!("cannot read the run state {}", state_path.display()))?;
+        RunState::from_json(&text)
+            .with_context(|| format!("{} is not a run state", state_path.display()))?
+    } else {
+        plan.new_state()
+    };
+    let order = |s: &RunState, now: u64, limit: usize| {
+        s.ready(now, limit)
+            .into_iter()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let Some((state, elapsed)) = drive(
+        &plan,
+        state,
+        resumed,
+        &state_path,
+        keys,
+        policy,
+        &a.send,
+        false,
+        &order,
+    )?
+    else {
+        return Ok(ExitCode::from(3));
+    };
+    let command = std::iter::once("atlas".to_string())
+        .chain(std::env::args().skip(1))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let text = std::str::from_utf8(&bytes)
+        .context("the bundle is not UTF-8")?
+        .trim_start_matches('\u{feff}');
+    let file: atlas_core::BundleFile =
+        serde_json::from_str(text).context("the bundle could not be read again")?;
+    let merged = merge_judge_columns(
+        file,
+        &plan,
+        &state,
+        Some(&format!("Judge columns added by `{command}`.")),
+    )
+    .context("the labels cannot be merged into the bundle")?;
+    let out = serde_json::to_string(&merged)?;
+    Audit::from_bytes(out.as_bytes()).context("the written bundle does not read back")?;
+    write_atomic(&a.out, out.as_bytes())?;
+    let p = state.progress();
+    println!(
+        "done in {:.0} s: {} judge call(s), {} answered, {} failed; state {}",
+        elapsed.as_secs_f64(),
+        p.calls.total,
+        p.calls.answered,
+        p.calls.failed,
+        state_path.display()
+    );
+    for c in judge_counts(&plan, &state) {
+        let labels: Vec<String> = c.labels.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        println!(
+            "judge {}: {} call(s); labels {}; no readable label {}; failed {}; not run {}; self-judge calls {}",
+            c.judge,
+            c.calls,
+            if labels.is_empty() { "none".to_string() } else { labels.join(", ") },
+            c.unreadable,
+            c.failed,
+            c.not_run,
+            c.self_judge
+        );
+    }
+    println!(
+        "wrote {} ({} bytes): bundle {} with {} judge column(s), {} new",
+        a.out.display(),
+        out.len(),
+        merged.metadata.id,
+        merged.responses.judges.len(),
+        plan.design.judges.len()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 // ---------------------------------------------------------------------------------------------

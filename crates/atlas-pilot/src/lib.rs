@@ -4,7 +4,10 @@
 //! ([`provider::parse_response`] → [`provider::Completion`] or a classified [`provider::ProviderError`]),
 //! schedules retries ([`retry`]), reads the `Selection:` / `Rationale:` fields ([`extract`]), codes
 //! Rationales with judge models ([`judge`]), designs the pilot ([`plan`]) and keeps the run's state and
-//! turns it into a format-v1 bundle ([`run`]).
+//! turns it into a format-v1 bundle ([`run`]); judge coding of an already loaded bundle's Rationales
+//! adds judge columns to that bundle ([`bundle_judge`]); the clinical protocol of seed `001_…`
+//! (MedQA items, demographic prefixes, counterfactual and judge prompts with dependencies between
+//! calls, lenient field parsers, CFV outcomes, the clinical bundle) is [`clinical`].
 //!
 //! Definitions follow seed `000_…` (BiAxisBias, `../shared/seeds/000_*`): the forced dual output
 //! `Selection:` / `Rationale:` and how a Selection is obtained (§3.3), the judge rubric E/QE/N/D/R and the
@@ -20,6 +23,8 @@
 //! Pure Rust with no web dependency and no I/O: it builds for `wasm32-unknown-unknown` unchanged, and
 //! every function is deterministic given its inputs (seeds and the current time are arguments).
 
+pub mod bundle_judge;
+pub mod clinical;
 pub mod extract;
 pub mod http_date;
 pub mod judge;
@@ -28,6 +33,9 @@ pub mod provider;
 pub mod retry;
 pub mod run;
 
+pub use bundle_judge::{
+    merge_judge_columns, plan_bundle_judging, BundleJudgeDesign, BundleJudgePlan, JudgeScope,
+};
 pub use extract::{extract, extract_completion, AnswerSpace, Extraction};
 pub use judge::{majority, parse_judge_label, JudgeConfig, Rubric};
 pub use plan::{build_plan, PilotDesign, Plan, PlannedCall, Sampling};
@@ -36,7 +44,7 @@ pub use provider::{
     Prompt, Provider, ProviderError, SecretKey,
 };
 pub use retry::BackoffPolicy;
-pub use run::{to_bundle, BundleInfo, CallStatus, Next, RunState, Settled};
+pub use run::{to_bundle, BundleInfo, CallStatus, Job, KeyOwner, Next, RunState, Settled};
 
 /// 64-bit FNV-1a of `bytes` (Fowler–Noll–Vo, offset basis `0xcbf29ce484222325`, prime
 /// `0x100000001b3`): the stable, platform-independent hash behind call ids and plan fingerprints.

@@ -540,7 +540,10 @@ pub enum PlanError {
     BadPrice { what: String },
 }
 
-fn check_ids<'a>(what: &'static str, ids: impl Iterator<Item = &'a str>) -> Result<(), PlanError> {
+pub(crate) fn check_ids<'a>(
+    what: &'static str,
+    ids: impl Iterator<Item = &'a str>,
+) -> Result<(), PlanError> {
     let mut seen = BTreeSet::new();
     for (index, id) in ids.enumerate() {
         if id.trim().is_empty() {
@@ -556,7 +559,7 @@ fn check_ids<'a>(what: &'static str, ids: impl Iterator<Item = &'a str>) -> Resu
     Ok(())
 }
 
-fn check_prices(what: &str, prices: Option<&Prices>) -> Result<(), PlanError> {
+pub(crate) fn check_prices(what: &str, prices: Option<&Prices>) -> Result<(), PlanError> {
     if let Some(p) = prices {
         let ok = |v: f64| v.is_finite() && v >= 0.0;
         if !ok(p.input_per_million) || !ok(p.output_per_million) {
@@ -568,7 +571,11 @@ fn check_prices(what: &str, prices: Option<&Prices>) -> Result<(), PlanError> {
     Ok(())
 }
 
-fn check_params(model: &str, provider: &Provider, params: &Params) -> Result<(), PlanError> {
+pub(crate) fn check_params(
+    model: &str,
+    provider: &Provider,
+    params: &Params,
+) -> Result<(), PlanError> {
     if params.max_tokens == 0 {
         return Err(PlanError::ZeroMaxTokens);
     }
@@ -801,6 +808,7 @@ impl PilotDesign {
                 human: Vec::new(),
             },
             texts: None,
+            clinical: None,
         }
     }
 
@@ -871,7 +879,7 @@ pub fn estimate_tokens(chars: usize) -> u64 {
     (chars as u64).div_ceil(4)
 }
 
-fn cost(prices: Option<&Prices>, input: u64, output: u64) -> Option<f64> {
+pub(crate) fn cost(prices: Option<&Prices>, input: u64, output: u64) -> Option<f64> {
     prices.map(|p| {
         (input as f64 * p.input_per_million + output as f64 * p.output_per_million) / 1_000_000.0
     })

@@ -355,6 +355,28 @@ impl RunState {
         state
     }
 
+    /// A fresh state over calls that come from no pilot plan — judge coding of a loaded bundle
+    /// ([`crate::bundle_judge::BundleJudgePlan::new_state`]): one pending record per id, in the order
+    /// given, no judge calls; `fingerprint` is the job's, checked by its [`Job::check_state`].
+    pub fn for_calls(fingerprint: &str, ids: impl IntoIterator<Item = String>) -> Self {
+        let mut state = RunState {
+            format: RUN_FORMAT.to_string(),
+            version: RUN_VERSION,
+            plan_fingerprint: fingerprint.to_string(),
+            calls: ids
+                .into_iter()
+                .map(|id| CallRecord {
+                    id,
+                    status: CallStatus::fresh(),
+                })
+                .collect(),
+            judge_calls: Vec::new(),
+            index: HashMap::new(),
+        };
+        state.reindex();
+        state
+    }
+
     fn reindex(&mut self) {
         self.index = self
             .calls
@@ -794,6 +816,129 @@ impl RunState {
     }
 }
 
+/// Who holds the key of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyOwner<'a> {
+    /// An audited model: its id in the design.
+    Model(&'a str),
+    /// A judge: its position among the job's judges (from 0) and its id.
+    Judge {
+        /// Position among the job's judges.
+        index: usize,
+        /// The judge's id (the bundle's judge column id).
+        id: &'a str,
+    },
+}
+
+/// What a runner — the browser's `fetch` loop (`src/pilot_runner.rs`) or the native `atlas pilot
+/// run` / `atlas pilot judge` — needs of the calls it sends, whatever made them: a pilot [`Plan`]
+/// (audited calls, then judge calls) or judge coding of a loaded bundle's Rationales
+/// ([`crate::bundle_judge::BundleJudgePlan`]). The calls' statuses live in a [`RunState`] either way,
+/// so retries, `Retry-After`, pause, resume and persistence work the same.
+pub trait Job {
+    /// The HTTP request of call `id` with `key` (the key of that call's provider).
+    ///
+    /// # Errors
+    /// [`RunError::UnknownCall`], or the call's request or prompt cannot be built.
+    fn request(&self, state: &RunState, id: &str, key: &SecretKey)
+        -> Result<HttpRequest, RunError>;
+
+    /// Reads a response of call `id` (in flight) under its provider, then [`RunState::answer`] or
+    /// [`RunState::fail_attempt`]; the returned error is scrubbed of `key`.
+    ///
+    /// # Errors
+    /// [`RunError::UnknownCall`], [`RunError::Transition`] unless in flight, [`RunError::Policy`].
+    #[allow(clippy::too_many_arguments)]
+    fn record_response(
+        &self,
+        state: &mut RunState,
+        id: &str,
+        status: u16,
+        headers: &[(String, String)],
+        body: &str,
+        key: &SecretKey,
+        policy: &BackoffPolicy,
+        now_ms: u64,
+    ) -> Result<Settled, RunError>;
+
+    /// The seed of the retry jitter ([`RunState::fail_attempt`]).
+    fn seed(&self) -> u64;
+
+    /// Whose key call `id` uses; `None` for an unknown id.
+    fn key_owner<'s>(&'s self, state: &'s RunState, id: &str) -> Option<KeyOwner<'s>>;
+
+    /// Adds the calls that become due as others are answered (a pilot's judge calls) and returns how
+    /// many; none by default.
+    fn add_due_calls(&self, state: &mut RunState) -> usize {
+        let _ = state;
+        0
+    }
+
+    /// Checks that `state` belongs to this job.
+    ///
+    /// # Errors
+    /// [`RunError::PlanMismatch`].
+    fn check_state(&self, state: &RunState) -> Result<(), RunError>;
+}
+
+impl Job for Plan {
+    fn request(
+        &self,
+        state: &RunState,
+        id: &str,
+        key: &SecretKey,
+    ) -> Result<HttpRequest, RunError> {
+        state.request(self, id, key)
+    }
+
+    fn record_response(
+        &self,
+        state: &mut RunState,
+        id: &str,
+        status: u16,
+        headers: &[(String, String)],
+        body: &str,
+        key: &SecretKey,
+        policy: &BackoffPolicy,
+        now_ms: u64,
+    ) -> Result<Settled, RunError> {
+        state.record_response(self, id, status, headers, body, key, policy, now_ms)
+    }
+
+    fn seed(&self) -> u64 {
+        self.design.seed
+    }
+
+    fn key_owner<'s>(&'s self, state: &'s RunState, id: &str) -> Option<KeyOwner<'s>> {
+        match state.index.get(id)? {
+            Slot::Call(i) => {
+                let call = self.calls.get(*i)?;
+                self.model_of(call).map(|m| KeyOwner::Model(m.id.as_str()))
+            }
+            Slot::Judge(i) => {
+                let record = state.judge_calls.get(*i)?;
+                let index = self
+                    .design
+                    .judges
+                    .iter()
+                    .position(|j| j.id == record.judge)?;
+                Some(KeyOwner::Judge {
+                    index,
+                    id: self.design.judges.get(index)?.id.as_str(),
+                })
+            }
+        }
+    }
+
+    fn add_due_calls(&self, state: &mut RunState) -> usize {
+        state.ensure_judge_calls(self)
+    }
+
+    fn check_state(&self, state: &RunState) -> Result<(), RunError> {
+        state.check_plan(self)
+    }
+}
+
 fn judge_parts<'p>(
     plan: &'p Plan,
     record: &JudgeRecord,
@@ -1230,6 +1375,7 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
                 }),
             }),
         }),
+        clinical: None,
     };
     Audit::from_file(file.clone())?;
     Ok(file)
