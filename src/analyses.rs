@@ -369,7 +369,7 @@ pub(crate) fn table_view(t: &Table, key: &'static str, heading: u8) -> impl Into
                     if i == 0 {
                         view! { <th scope="row">{c.text.clone()}</th> }.into_any()
                     } else {
-                        view! { <td data-key=c.key.clone() data-value=value>{c.text.clone()}</td> }
+                        view! { <td class:text=c.key.is_none() data-key=c.key.clone() data-value=value>{c.text.clone()}</td> }
                             .into_any()
                     }
                 })

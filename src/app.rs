@@ -211,7 +211,8 @@ fn pct(x: f64) -> String {
     format!("{:.2}%", x * 100.0)
 }
 
-fn level_label(audit: &Audit, facet: usize, level: usize) -> String {
+/// The level's `label` attribute, else its id.
+pub(crate) fn level_label(audit: &Audit, facet: usize, level: usize) -> String {
     let l = &audit.levels(facet)[level];
     l.attributes
         .get("label")
@@ -339,8 +340,12 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
     let summary = Memo::new(move |_| summarize(&for_summary.audit, state.policy.get()));
     provide_context(crate::explorer::AnalysisResults::new());
     crate::explorer::ExplorerModel::new(loaded.clone());
+    let clinical = loaded.audit.file.clinical.is_some().then(|| {
+        view! { <crate::clinical_view::ClinicalView loaded=loaded.clone()/> }
+    });
     view! {
         <Metadata loaded=loaded.clone()/>
+        {clinical}
         <PolicyPanel/>
         <BerTableView loaded=loaded.clone() summary/>
         <BerChart loaded=loaded.clone() summary/>

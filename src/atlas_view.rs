@@ -20,7 +20,10 @@ use atlas_charts::atlas::{
     RankPaths, RationaleComposition, ScoreRanges, SelectionVsRationale, WordingScores,
     DEFAULT_STRIP_POINTS, RATIONALE_CLASSES,
 };
-use atlas_charts::{hit_test, HitRegion, HitResult};
+use atlas_charts::clinical::{
+    draw_heat_map, draw_rate_bars, draw_stacked_bars, HeatMap, Proportion, RateBars, StackedBars,
+};
+use atlas_charts::{hit_index, hit_test, HitRegion, HitResult};
 use atlas_core::rq1::WordingRankStability;
 use atlas_core::tables::csv_field;
 use atlas_core::Audit;
@@ -52,6 +55,12 @@ pub enum ChartSpec {
     Composition(RationaleComposition),
     /// The K-condition coverage curve.
     Coverage(CoverageCurve),
+    /// Clinical (seed `001_…`): grouped rate bars (CFV by model and difficulty, Fig. 2).
+    RateBars(RateBars),
+    /// Clinical: stacked bars (failure modes Fig. 3, directions Fig. 5, stereotype categories Fig. 6).
+    Stacked(StackedBars),
+    /// Clinical: the answer-change heat map, model × prefix (Fig. 4).
+    HeatMap(HeatMap),
 }
 
 /// A chart's table alternative (and CSV export): a header and rows of text.
@@ -106,6 +115,9 @@ impl ChartSpec {
             ChartSpec::SelectionVsRationale(d) => draw_selection_vs_rationale(area, d),
             ChartSpec::Composition(d) => draw_rationale_composition(area, d),
             ChartSpec::Coverage(d) => draw_coverage_curve(area, d),
+            ChartSpec::RateBars(d) => draw_rate_bars(area, d),
+            ChartSpec::Stacked(d) => draw_stacked_bars(area, d),
+            ChartSpec::HeatMap(d) => draw_heat_map(area, d),
         }
     }
 
@@ -120,6 +132,16 @@ impl ChartSpec {
             ChartSpec::Distributions(_) | ChartSpec::Coverage(_) => (720, 360),
             ChartSpec::SelectionVsRationale(_) => (560, 520),
             ChartSpec::Composition(d) => (720, rows(d.models.len(), 34)),
+            ChartSpec::RateBars(d) => (
+                720,
+                rows(d.rows.len(), 14 + 18 * d.series.len().max(1) as u32).max(170),
+            ),
+            // Tall enough for the legend, one 18-px entry per class.
+            ChartSpec::Stacked(d) => (
+                720,
+                rows(d.rows.len(), 34).max(80 + 18 * d.classes.len() as u32),
+            ),
+            ChartSpec::HeatMap(d) => (720, rows(d.rows.len(), 44).max(170)),
         }
     }
 
@@ -277,6 +299,37 @@ impl ChartSpec {
                     .collect();
                 DataTable { header, rows }
             }
+            ChartSpec::RateBars(d) => {
+                proportion_table(&d.rows, d.series.iter().cloned(), |r, s| {
+                    d.values.get(r).and_then(|v| v.get(s)).copied().flatten()
+                })
+            }
+            ChartSpec::Stacked(d) => {
+                let mut header = vec![String::new()];
+                header.extend(d.classes.iter().cloned());
+                header.push("total".into());
+                let rows = d
+                    .rows
+                    .iter()
+                    .enumerate()
+                    .map(|(r, id)| {
+                        let counts = d.counts.get(r).cloned().unwrap_or_default();
+                        let mut row = vec![id.clone()];
+                        row.extend(
+                            (0..d.classes.len())
+                                .map(|k| counts.get(k).copied().unwrap_or(0).to_string()),
+                        );
+                        row.push(counts.iter().sum::<u64>().to_string());
+                        row
+                    })
+                    .collect();
+                DataTable { header, rows }
+            }
+            ChartSpec::HeatMap(d) => proportion_table(
+                &d.rows,
+                d.columns.iter().map(|c| format!("{c}: {}", d.measure)),
+                |r, c| d.cells.get(r).and_then(|v| v.get(c)).copied().flatten(),
+            ),
             ChartSpec::Coverage(d) => DataTable {
                 header: vec![
                     "conditions covered K′".into(),
@@ -315,6 +368,36 @@ impl ChartSpec {
         }
         Ok(out)
     }
+}
+
+/// A table of proportions: per row its label, then for each column named in `headers` the rate in
+/// percent (`NAME (%)`) and its count (`NAME: k of n`).
+fn proportion_table(
+    rows: &[String],
+    headers: impl Iterator<Item = String>,
+    get: impl Fn(usize, usize) -> Option<Proportion>,
+) -> DataTable {
+    let mut header = vec!["model".to_string()];
+    let mut columns = 0;
+    for h in headers {
+        header.push(format!("{h} (%)"));
+        header.push(format!("{h}: k of n"));
+        columns += 1;
+    }
+    let rows = rows
+        .iter()
+        .enumerate()
+        .map(|(r, label)| {
+            let mut row = vec![label.clone()];
+            for c in 0..columns {
+                let p = get(r, c);
+                row.push(pct(p.and_then(Proportion::rate)));
+                row.push(p.map_or(String::new(), |p| format!("{} of {}", p.k, p.n)));
+            }
+            row
+        })
+        .collect();
+    DataTable { header, rows }
 }
 
 /// `s` cut to at most `max` characters, with `…` when cut.
@@ -406,7 +489,7 @@ fn rq1_stability(f: &Finished) -> Option<WordingRankStability> {
 }
 
 /// A panel's spec, or why it is not drawn.
-type Spec = Memo<Result<ChartSpec, String>>;
+pub(crate) type Spec = Memo<Result<ChartSpec, String>>;
 
 /// The atlas section.
 #[component]
@@ -654,13 +737,16 @@ pub fn EvidenceAtlas() -> impl IntoView {
     }
 }
 
-/// One atlas panel: the chart (or why it is absent), tooltip, table alternative and exports.
+/// One atlas panel: the chart (or why it is absent), tooltip, table alternative and exports. With
+/// `on_activate`, a click on a mark (or Enter / Space on the mark in keyboard focus) calls it with the
+/// mark's index in the draw function's hover regions (the clinical heat map opens a cell's cases).
 #[component]
-fn ChartPanel(
+pub(crate) fn ChartPanel(
     panel: &'static str,
     title: &'static str,
     what: &'static str,
     spec: Spec,
+    #[prop(optional)] on_activate: Option<Callback<usize>>,
 ) -> impl IntoView {
     let model = expect_context::<ExplorerModel>();
     let available = Memo::new(move |_| spec.with(|s| s.is_ok()));
@@ -670,7 +756,7 @@ fn ChartPanel(
         <figure class="atlas-panel" id=panel data-view=panel aria-labelledby=labelled_by>
             <figcaption><h3 id=title_id>{title}</h3></figcaption>
             {move || if available.get() {
-                view! { <ChartCanvas panel what spec stem=model.file_stem()/> }.into_any()
+                view! { <ChartCanvas panel what spec stem=model.file_stem() on_activate/> }.into_any()
             } else {
                 let why = spec.with(|s| s.as_ref().err().cloned().unwrap_or_default());
                 view! { <p class="absent" id=format!("{panel}-absent")>{why}</p> }.into_any()
@@ -680,7 +766,13 @@ fn ChartPanel(
 }
 
 #[component]
-fn ChartCanvas(panel: &'static str, what: &'static str, spec: Spec, stem: String) -> impl IntoView {
+fn ChartCanvas(
+    panel: &'static str,
+    what: &'static str,
+    spec: Spec,
+    stem: String,
+    on_activate: Option<Callback<usize>>,
+) -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     let hits = RwSignal::new(Vec::<HitRegion>::new());
     let tip = RwSignal::new(None::<(String, f64, f64)>);
@@ -721,6 +813,21 @@ fn ChartCanvas(panel: &'static str, what: &'static str, spec: Spec, stem: String
         });
         tip.set(label.map(|l| (l, ox, oy)));
     };
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let Some(activate) = on_activate else { return };
+        let Some((sx, sy)) = scale() else { return };
+        let (ox, oy) = (f64::from(ev.offset_x()), f64::from(ev.offset_y()));
+        let hit = hits.with_untracked(|h| hit_index(h, (ox * sx) as i32, (oy * sy) as i32));
+        if let Some(i) = hit {
+            focus.set(Some(i));
+            activate.run(i);
+        }
+    };
+    let activate_hint = if on_activate.is_some() {
+        " Click a mark, or press Enter on the mark in focus, to open its cases."
+    } else {
+        ""
+    };
     let show_region = move |i: usize| {
         let Some((sx, sy)) = scale() else { return };
         let region = hits.with_untracked(|h| h.get(i).cloned());
@@ -746,6 +853,12 @@ fn ChartCanvas(panel: &'static str, what: &'static str, spec: Spec, stem: String
             return;
         }
         let current = focus.get_untracked();
+        if let (Some(activate), Some(i), "Enter" | " ") = (on_activate, current, ev.key().as_str())
+        {
+            ev.prevent_default();
+            activate.run(i);
+            return;
+        }
         let next = match ev.key().as_str() {
             "ArrowRight" | "ArrowDown" => current.map_or(0, |i| (i + 1) % n),
             "ArrowLeft" | "ArrowUp" => current.map_or(n - 1, |i| (i + n - 1) % n),
@@ -838,11 +951,13 @@ fn ChartCanvas(panel: &'static str, what: &'static str, spec: Spec, stem: String
                 height=move || size.get().1.to_string()
                 role="img"
                 tabindex="0"
-                aria-label=format!("{what} Use the arrow keys to read each mark; the table below holds the same values.")
+                aria-label=format!("{what} Use the arrow keys to read each mark; the table below holds the same values.{activate_hint}")
                 aria-describedby=format!("{panel}-tip")
                 data-marks=move || hits.with(Vec::len).to_string()
                 on:pointermove=on_move
                 on:pointerleave=move |_| tip.set(None)
+                on:click=on_click
+                class:activatable=on_activate.is_some()
                 on:keydown=on_key
                 on:blur=move |_| { tip.set(None); focus.set(None); }
             ></canvas>

@@ -23,10 +23,12 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::app::{thousands, AtlasState, Loaded, DEFAULT_BUNDLE};
+use crate::app::{thousands, AtlasState, Loaded};
 use crate::export::{copy_to_clipboard, download_text, file_part, sha256_hex};
-use crate::loader::{now_ms, resolve_url};
-use crate::url_state::{focus_view, replace_url, FocusedView, InitialView, ViewState};
+use crate::loader::now_ms;
+use crate::url_state::{
+    bundle_param, focus_view, replace_url, ClinicalCase, FocusedView, InitialView, ViewState,
+};
 use crate::worker::{AnalysisRun, WorkerEvent};
 
 /// A finished RQ1 or RQ2 run: what was asked and what came back.
@@ -712,17 +714,10 @@ impl ExplorerModel {
             }
         };
         let focused = use_context::<FocusedView>();
-        let (bundle, id) = self.loaded.with_value(|l| {
-            let page = web_sys::window()
-                .and_then(|w| w.location().href().ok())
-                .unwrap_or_default();
-            let default = resolve_url(DEFAULT_BUNDLE, &page);
-            let bundle = match &l.base_url {
-                Some(_) if Some(&l.source) != default.as_ref() => Some(l.source.clone()),
-                _ => None,
-            };
-            (bundle, l.audit.metadata().id.clone())
-        });
+        let clinical_case = use_context::<ClinicalCase>();
+        let (bundle, id) = self
+            .loaded
+            .with_value(|l| (bundle_param(l), l.audit.metadata().id.clone()));
         Effect::new(move |_| {
             let basis = self.basis.get().0;
             let w = self.valid.get();
@@ -731,6 +726,7 @@ impl ExplorerModel {
                 bundle: bundle.clone(),
                 bundle_id: Some(id.clone()),
                 view: focused.and_then(|f| f.0.get()),
+                ccase: clinical_case.as_ref().and_then(|c| c.0.get()),
                 policy: Some(state.policy.get()),
                 preset: Some(kind.key().to_string()),
                 sweep: match w.preset() {

@@ -10,12 +10,17 @@
 //! - [`url_state`]: the shareable view in the page URL;
 //! - [`rq3_view`]: the RQ3 panel (Tables 3, 18, 19 and the per-cell directions);
 //! - [`inspector`]: the case inspector (filtered virtual list, case view, case links).
+//! - [`clinical_view`]: the Clinical view of clinical perturbation bundles (seed `001_…`: Table 5
+//!   profile, Figs. 2–6, Tables 6–7, case views in the Tables 1–4 layout with links).
 //! - [`pilot_panel`], [`pilot_runner`], [`pilot_store`]: pilot audits with the user's own keys (design,
-//!   fetch with retries, IndexedDB run state, keys in memory).
+//!   fetch with retries, IndexedDB run state, keys in memory); [`bundle_judge_panel`]: judge coding of a
+//!   loaded bundle's Rationales with the same runner.
 
 pub mod analyses;
 pub mod app;
 pub mod atlas_view;
+pub mod bundle_judge_panel;
+pub mod clinical_view;
 pub mod explorer;
 pub mod export;
 pub mod import_panel;

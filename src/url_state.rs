@@ -5,7 +5,8 @@
 //! | --- | --- |
 //! | `bundle` | the bundle's URL (kept as given; absent for the default bundle) |
 //! | `id` | the id of the bundle the view was made for (a view is applied only to that bundle) |
-//! | `view` | the section or panel in focus (`reweight`, `atlas`, `atlas-c`, `rq2`, …) |
+//! | `view` | the section or panel in focus (`reweight`, `atlas`, `atlas-c`, `rq2`, `clinical`, …) |
+//! | `ccase` | the clinical case open in the Clinical view: `cfv:MODEL:QUESTION` or `dr:MODEL:QUESTION` (level ids, [`crate::clinical_view::CaseKey`]) |
 //! | `policy` | repeat policy key (`all_responses`, `first_repeat`, `unit_majority`) |
 //! | `preset` | `equal`, `baseline`, `sweep`, `per_sweep` or `custom` |
 //! | `sweep` | the sweep of the `sweep` preset |
@@ -39,6 +40,8 @@ pub struct ViewState {
     pub bundle_id: Option<String>,
     /// `view`: the section or panel in focus.
     pub view: Option<String>,
+    /// `ccase`: the clinical case open in the Clinical view (`cfv:MODEL:QUESTION`, `dr:MODEL:QUESTION`).
+    pub ccase: Option<String>,
     /// `policy`: the repeat policy.
     pub policy: Option<RepeatPolicy>,
     /// `preset`: `equal`, `baseline`, `sweep`, `per_sweep`, `custom`.
@@ -130,6 +133,7 @@ impl ViewState {
                 "bundle" if !value.is_empty() => v.bundle = Some(value),
                 "id" if !value.is_empty() => v.bundle_id = Some(value),
                 "view" if !value.is_empty() => v.view = Some(value),
+                "ccase" if !value.is_empty() => v.ccase = Some(value),
                 "policy" => v.policy = RepeatPolicy::from_key(&value),
                 "preset" if !value.is_empty() => v.preset = Some(value),
                 "sweep" => v.sweep = Some(value),
@@ -157,6 +161,9 @@ impl ViewState {
         }
         if let Some(view) = &self.view {
             put("view", view);
+        }
+        if let Some(c) = &self.ccase {
+            put("ccase", c);
         }
         if let Some(p) = self.policy {
             put("policy", p.key());
@@ -219,8 +226,8 @@ pub fn current_query() -> String {
         .unwrap_or_default()
 }
 
-/// At start: reads the URL's view, applies its repeat policy, provides [`InitialView`] as context and
-/// starts tracking which section is in focus (`view`).
+/// At start: reads the URL's view, applies its repeat policy, provides [`InitialView`] and
+/// [`ClinicalCase`] as context and starts tracking which section is in focus (`view`).
 pub fn restore(state: AtlasState) {
     let view = ViewState::from_query(&current_query());
     if let Some(p) = view.policy {
@@ -228,8 +235,31 @@ pub fn restore(state: AtlasState) {
     }
     let focused = RwSignal::new(view.view.clone());
     provide_context(FocusedView(focused));
+    provide_context(ClinicalCase(
+        RwSignal::new(view.ccase.clone()),
+        view.bundle_id.clone(),
+    ));
     provide_context(InitialView(StoredValue::new(Some(view))));
     track_focus(focused);
+}
+
+/// The clinical case open in the Clinical view (`ccase=`): set from the opening link, then by the view
+/// whenever a case is opened; the URL writer puts it into the query. The second field is the bundle id
+/// the opening link named (`id=`), if any.
+#[derive(Clone)]
+pub struct ClinicalCase(pub RwSignal<Option<String>>, pub Option<String>);
+
+/// The `bundle=` value of a link to a view of `loaded`: its URL, or `None` for the default bundle and
+/// for a local file (which a link cannot name).
+pub fn bundle_param(loaded: &crate::app::Loaded) -> Option<String> {
+    let page = web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .unwrap_or_default();
+    let default = crate::loader::resolve_url(crate::app::DEFAULT_BUNDLE, &page);
+    match &loaded.base_url {
+        Some(_) if Some(&loaded.source) != default.as_ref() => Some(loaded.source.clone()),
+        _ => None,
+    }
 }
 
 /// The section or panel the reader last focused or clicked (an element id), for `view=`.

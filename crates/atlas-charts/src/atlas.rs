@@ -60,7 +60,7 @@ pub struct HitRegion {
 }
 
 impl HitRegion {
-    fn corners(a: (i32, i32), b: (i32, i32), label: String) -> Self {
+    pub(crate) fn corners(a: (i32, i32), b: (i32, i32), label: String) -> Self {
         HitRegion {
             x0: a.0.min(b.0),
             y0: a.1.min(b.1),
@@ -93,12 +93,18 @@ impl HitRegion {
 /// The region under pixel `(x, y)`: of those containing it, the smallest (a point over the box it sits
 /// in); among equals the one drawn last (on top). `None` when the pointer is over no mark.
 pub fn hit_test(regions: &[HitRegion], x: i32, y: i32) -> Option<&HitRegion> {
+    hit_index(regions, x, y).map(|i| &regions[i])
+}
+
+/// The index in `regions` of the region [`hit_test`] picks under pixel `(x, y)` (for charts whose marks
+/// can be activated, e.g. the answer-change heat map's cells).
+pub fn hit_index(regions: &[HitRegion], x: i32, y: i32) -> Option<usize> {
     regions
         .iter()
         .enumerate()
         .filter(|(_, r)| r.contains(x, y))
         .min_by_key(|(i, r)| (r.area(), std::cmp::Reverse(*i)))
-        .map(|(_, r)| r)
+        .map(|(i, _)| i)
 }
 
 /// Half-size of a point mark's hover region, pixels.
@@ -114,7 +120,7 @@ fn model_color(m: usize) -> RGBColor {
 }
 
 /// Width of a label area for `labels` at ~7 px per character.
-fn label_width<S: AsRef<str>>(labels: &[S]) -> u32 {
+pub(crate) fn label_width<S: AsRef<str>>(labels: &[S]) -> u32 {
     labels
         .iter()
         .map(|m| m.as_ref().chars().count())
@@ -156,7 +162,7 @@ fn value_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
 
 /// Right-aligned row labels left of the plot, at the centres of rows `0..labels.len()` counted from the
 /// top of a `0..n` y axis (row `i` spans `n − 1 − i .. n − i`).
-fn row_labels<DB: DrawingBackend, S: AsRef<str>>(
+pub(crate) fn row_labels<DB: DrawingBackend, S: AsRef<str>>(
     area: &DrawingArea<DB, Shift>,
     labels: &[S],
     at: impl Fn(usize) -> (i32, i32),
@@ -178,7 +184,7 @@ fn row_labels<DB: DrawingBackend, S: AsRef<str>>(
 
 /// Centred column labels under the plot at the pixel positions `at(i)` (the bottom edge of the plot at
 /// the column's centre).
-fn column_labels<DB: DrawingBackend, S: AsRef<str>>(
+pub(crate) fn column_labels<DB: DrawingBackend, S: AsRef<str>>(
     area: &DrawingArea<DB, Shift>,
     labels: &[S],
     at: impl Fn(usize) -> (i32, i32),
@@ -199,7 +205,7 @@ fn column_labels<DB: DrawingBackend, S: AsRef<str>>(
 }
 
 /// Labels only the whole numbers of an axis (ranks, K′).
-fn whole(v: &f64) -> String {
+pub(crate) fn whole(v: &f64) -> String {
     if (v - v.round()).abs() < 1e-6 {
         format!("{v:.0}")
     } else {
@@ -209,7 +215,7 @@ fn whole(v: &f64) -> String {
 
 /// A legend entry's mark.
 #[derive(Debug, Clone, Copy)]
-enum Swatch {
+pub(crate) enum Swatch {
     Circle(RGBColor),
     Rect(RGBColor),
     Cross(RGBColor),
@@ -218,12 +224,12 @@ enum Swatch {
 }
 
 /// Width of the right margin that holds a legend of `labels`.
-fn legend_width<S: AsRef<str>>(labels: &[S]) -> u32 {
+pub(crate) fn legend_width<S: AsRef<str>>(labels: &[S]) -> u32 {
     label_width(labels) + 30
 }
 
 /// A legend drawn from backend pixel `top_left` down, one entry per 18 px: its mark, then its text.
-fn draw_legend<DB: DrawingBackend>(
+pub(crate) fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     top_left: (i32, i32),
     entries: &[(String, Swatch)],
@@ -1153,7 +1159,8 @@ pub struct RationaleComposition {
 
 /// Draws panel (h): one horizontal bar per model with a label, stacked to 100% of its labels, one
 /// filled rectangle per non-zero (model, class) share in the class colour, and a legend (one swatch per
-/// class). Hover: each segment (count, total and share).
+/// class). Hover: each segment (count, total and share). The same drawing as [`draw_stacked_bars`] in
+/// [`StackScale::Share`].
 ///
 /// # Errors
 /// Whatever the backend reports.
@@ -1161,66 +1168,135 @@ pub fn draw_rationale_composition<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     data: &RationaleComposition,
 ) -> HitResult<DB> {
+    draw_stacked_bars(
+        area,
+        &StackedBars {
+            rows: data.models.clone(),
+            classes: data.classes.clone(),
+            colors: RATIONALE_COLORS.to_vec(),
+            counts: data.counts.clone(),
+            scale: StackScale::Share,
+            axis_label: "share of the model's Rationale labels (%)".into(),
+            caption: data.caption.clone(),
+        },
+    )
+}
+
+// --------------------------------------------------------------------------- stacked bars
+
+/// How [`draw_stacked_bars`] scales each row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StackScale {
+    /// Every row stacked to 100% of its own total (x axis in percent, 0–100).
+    Share,
+    /// Rows drawn in counts on a common axis from 0 to the largest row total.
+    Count,
+}
+
+/// Horizontal stacked bars: one bar per row, one segment per non-zero class count. Panel (h) and the
+/// clinical figures (failure modes, directions, stereotype categories) are drawn with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackedBars {
+    /// Row labels, top to bottom.
+    pub rows: Vec<String>,
+    /// Class labels, left to right in each bar, one legend entry each.
+    pub classes: Vec<String>,
+    /// Class colours, cycled.
+    pub colors: Vec<RGBColor>,
+    /// `counts[r][k]`: how many of class `k` row `r` has (missing entries count 0).
+    pub counts: Vec<Vec<u64>>,
+    pub scale: StackScale,
+    /// The x axis' description (units included).
+    pub axis_label: String,
+    pub caption: String,
+}
+
+/// Draws [`StackedBars`]: a labelled bar per row, one filled rectangle per non-zero (row, class) count in
+/// the class colour, a legend (one swatch per class). Hover: each segment, as
+/// `ROW · CLASS: COUNT of ROW_TOTAL (SHARE%)`.
+///
+/// # Errors
+/// Whatever the backend reports.
+pub fn draw_stacked_bars<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &StackedBars,
+) -> HitResult<DB> {
     area.fill(&WHITE)?;
-    let n = data.models.len().max(1);
+    let n = data.rows.len().max(1);
+    let color = |k: usize| {
+        data.colors
+            .get(k % data.colors.len().max(1))
+            .copied()
+            .unwrap_or(BLACK)
+    };
     let legend: Vec<(String, Swatch)> = data
         .classes
         .iter()
         .enumerate()
-        .map(|(k, c)| {
-            (
-                c.clone(),
-                Swatch::Rect(RATIONALE_COLORS[k % RATIONALE_COLORS.len()]),
-            )
-        })
+        .map(|(k, c)| (c.clone(), Swatch::Rect(color(k))))
         .collect();
+    let totals: Vec<u64> = (0..data.rows.len())
+        .map(|r| data.counts.get(r).map_or(0, |row| row.iter().sum()))
+        .collect();
+    let x_max = match data.scale {
+        StackScale::Share => 100.0,
+        StackScale::Count => {
+            (totals.iter().copied().max().unwrap_or(0).max(1) as f64 * 1.05).ceil()
+        }
+    };
     let mut chart = ChartBuilder::on(area)
         .caption(&data.caption, ("sans-serif", 16))
         .margin(10)
         .margin_right(legend_width(&data.classes))
         .x_label_area_size(36)
-        .y_label_area_size(label_width(&data.models))
-        .build_cartesian_2d(0.0..100.0f64, 0.0..n as f64)?;
+        .y_label_area_size(label_width(&data.rows))
+        .build_cartesian_2d(0.0..x_max, 0.0..n as f64)?;
+    let scale = data.scale;
     chart
         .configure_mesh()
         .disable_y_mesh()
         .y_labels(0)
-        .x_desc("share of the model's Rationale labels (%)")
-        .x_label_formatter(&|x: &f64| format!("{x:.0}"))
+        .x_desc(data.axis_label.as_str())
+        .x_label_formatter(&move |x: &f64| match scale {
+            StackScale::Share => format!("{x:.0}"),
+            StackScale::Count => whole(x),
+        })
+        .x_max_light_lines(if scale == StackScale::Count { 1 } else { 10 })
         .draw()?;
-    row_labels(area, &data.models, |i| {
+    row_labels(area, &data.rows, |i| {
         chart.backend_coord(&(0.0, (n - 1 - i) as f64 + 0.5))
     })?;
     let mut hits = Vec::new();
     for (k, class) in data.classes.iter().enumerate() {
-        let color = RATIONALE_COLORS[k % RATIONALE_COLORS.len()];
         let mut segments = Vec::new();
-        for (m, model) in data.models.iter().enumerate() {
-            let row = data.counts.get(m).map_or(&[][..], Vec::as_slice);
-            let total: u64 = row.iter().sum();
+        for (r, row_label) in data.rows.iter().enumerate() {
+            let row = data.counts.get(r).map_or(&[][..], Vec::as_slice);
+            let total = totals[r];
             let count = row.get(k).copied().unwrap_or(0);
             if total == 0 || count == 0 {
                 continue;
             }
             let before: u64 = row.iter().take(k).sum();
-            let x0 = 100.0 * before as f64 / total as f64;
-            let x1 = 100.0 * (before + count) as f64 / total as f64;
-            let y = (n - 1 - m) as f64;
-            let a = (x0, y + 0.15);
-            let b = (x1, y + 0.85);
+            let unit = match data.scale {
+                StackScale::Share => 100.0 / total as f64,
+                StackScale::Count => 1.0,
+            };
+            let y = (n - 1 - r) as f64;
+            let a = (unit * before as f64, y + 0.15);
+            let b = (unit * (before + count) as f64, y + 0.85);
             hits.push(HitRegion::corners(
                 chart.backend_coord(&a),
                 chart.backend_coord(&b),
                 format!(
-                    "{model} · {class}: {count} of {total} ({:.2}%)",
+                    "{row_label} · {class}: {count} of {total} ({:.2}%)",
                     100.0 * count as f64 / total as f64
                 ),
             ));
-            segments.push(Rectangle::new([a, b], color.filled()));
+            segments.push(Rectangle::new([a, b], color(k).filled()));
         }
         chart.draw_series(segments)?;
     }
-    draw_legend(area, chart.backend_coord(&(100.0, n as f64)), &legend)?;
+    draw_legend(area, chart.backend_coord(&(x_max, n as f64)), &legend)?;
     area.present()?;
     Ok(hits)
 }

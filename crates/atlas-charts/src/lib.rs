@@ -2,11 +2,13 @@
 //! draws on a `<canvas>` (plotters-canvas), tests draw to an SVG string natively and count the marks.
 //!
 //! [`draw_ber_by_model_condition`] is the BER chart of the summary; [`atlas`] holds the evidence-atlas
-//! panels of seed `000_…` Figure 4, each returning hover regions ([`atlas::HitRegion`]).
+//! panels of seed `000_…` Figure 4, each returning hover regions ([`atlas::HitRegion`]); [`clinical`] the
+//! figures of the clinical perturbation audit (seed `001_…` Figs. 2–6).
 
 pub mod atlas;
+pub mod clinical;
 
-pub use atlas::{hit_test, HitRegion, HitResult};
+pub use atlas::{hit_index, hit_test, HitRegion, HitResult};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
