@@ -37,7 +37,7 @@ reproduce_default_bundle() {
 step "cargo fmt --check" cargo fmt --all -- --check
 step "clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
 step "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown -p audit-atlas -p atlas-core -p atlas-charts -p atlas-worker -p atlas-import -p atlas-pilot --all-targets -- -D warnings
-step "native tests" cargo test -p atlas-core -p atlas-charts -p atlas-cli -p atlas-worker -p atlas-import -p atlas-pilot
+step "native tests" cargo test -p atlas-core -p atlas-charts -p atlas-cli -p atlas-worker -p atlas-import -p atlas-pilot -p atlas-embed
 step "pilot against the real local model through the fault proxy" scripts/pilot-faults.sh
 step "numpy reference is current" "$PY" tests/reference/reference_stats.py --check
 step "scipy/numpy rank and resampling reference is current" "$PY" tests/reference/rank_reference.py --check
@@ -46,6 +46,10 @@ step "numpy variance-components reference is current" "$PY" tests/reference/vari
 step "numpy RQ2 equal-budget reference is current" "$PY" tests/reference/rq2_reference.py --check
 step "numpy/scipy re-weighting reference is current" "$PY" tests/reference/reweight_reference.py --check
 step "pandas/scikit-learn RQ3 reference is current" "$PY" tests/reference/rq3_reference.py --check
+step "pandas Clinical-view reference is current" "$PY" tests/reference/clinical_view_reference.py --check
+step "numpy/scipy clinical metrics reference (EDD, CFV, Spearman) is current" "$PY" tests/reference/clinical_reference.py --check
+step "AMQA clinical bundle: accuracy and answer change against pandas" "$PY" tests/reference/amqa_reference.py --check --input "$SHARED/data/raw/amqa-medqa-demographic"
+step "all-MiniLM-L6-v2 reference and Q-Pain EDD (numpy) are current" "$PY" tests/reference/minilm_reference.py --check
 step "pandas import counts reference is current" "$PY" tests/import/count_reference.py --check
 step "JSON Schema checks" "$PY" tests/schema/check_schema.py
 step "converter reproduces the default bundle" reproduce_default_bundle
@@ -55,7 +59,9 @@ step "end to end in Chromium" node tests/e2e/e2e.mjs
 step "end to end: import of real inputs in Chromium" node tests/e2e/import.mjs
 step "end to end: dist/ under a sub-path and offline once loaded" node tests/e2e/offline.mjs
 step "end to end: RQ3 and the case inspector in Chromium" node tests/e2e/inspector.mjs
+step "end to end: the Clinical view in Chromium" node tests/e2e/clinical.mjs
 step "end to end: pilot against the real local model in Chromium" node tests/e2e/pilot.mjs
+step "end to end: judge coding of a loaded bundle (Chromium and CLI) against the real local model" node tests/e2e/judge.mjs
 
 echo
 echo "steps: $passed passed, 0 failed"
