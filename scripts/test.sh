@@ -10,9 +10,13 @@ CACHE="${AUDIT_ATLAS_CACHE:-$HOME/.cache/audit-atlas}"
 scripts/setup.sh --test
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$CACHE/node/node_modules/.bin:$PATH"
 export NODE_PATH="$CACHE/node/node_modules"
+# One build per profile and target, no edits in between: incremental caches would only take disk
+# (about 8 GB on a clean run). A developer's own CARGO_INCREMENTAL wins.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 PY="$CACHE/venv/bin/python"
 SHARED="${AUDIT_ATLAS_SHARED:-$ROOT/../shared}"
 
+echo "disk at the start: $(df -h . | awk 'NR==2 {print $4}') free"
 passed=0
 step() {
   local name=$1; shift
@@ -64,4 +68,5 @@ step "end to end: pilot against the real local model in Chromium" node tests/e2e
 step "end to end: judge coding of a loaded bundle (Chromium and CLI) against the real local model" node tests/e2e/judge.mjs
 
 echo
+echo "disk: target/ holds $(du -sh target 2>/dev/null | cut -f1); $(df -h . | awk 'NR==2 {print $4}') free"
 echo "steps: $passed passed, 0 failed"
