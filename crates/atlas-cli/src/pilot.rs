@@ -917,7 +917,6 @@ fn run_plan(a: &RunArgs) -> Result<ExitCode> {
     } else {
         RunState::new(&plan)
     };
-    let order = |s: &RunState, now: u64, limit: usize| next_ready(s, &plan, now, limit);
     let Some((state, elapsed)) = drive(
         &plan,
         state,
@@ -927,7 +926,6 @@ fn run_plan(a: &RunArgs) -> Result<ExitCode> {
         policy,
         &a.send,
         !a.no_judges,
-        &order,
     )?
     else {
         return Ok(ExitCode::from(3));
@@ -945,9 +943,6 @@ fn run_plan(a: &RunArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Which ids to begin now (at most `limit`).
-type Order<'o> = dyn Fn(&RunState, u64, usize) -> Vec<String> + 'o;
-
 /// Sends the calls of `job` until every call is answered or failed: `concurrency` worker threads, the
 /// per-call timeout, retries by `policy` honouring `Retry-After`, the state written atomically to
 /// `state_path` at the start and after every settled attempt (in-flight calls of a resumed state are
@@ -964,7 +959,6 @@ fn drive(
     policy: BackoffPolicy,
     a: &SendArgs,
     follow_up: bool,
-    order: &Order<'_>,
 ) -> Result<Option<(RunState, Duration)>> {
     job.check_state(&state)
         .with_context(|| format!("{} belongs to another plan", state_path.display()))?;
@@ -1031,7 +1025,7 @@ fn drive(
         }
         let now = now_ms();
         let free = a.concurrency.saturating_sub(r.in_flight.len());
-        let ready = order(&r.state, now, free);
+        let ready = job.ready(&r.state, now, free);
         for id in ready {
             let key = r.key_of(&id).clone();
             let request = job.request(&r.state, &id, &key);
@@ -1057,9 +1051,9 @@ fn drive(
             }
         }
         if r.in_flight.is_empty() {
-            // `order`, not `RunState::ready`: a job may hold pending calls it will never start (the
-            // clinical protocol's calls whose dependency failed).
-            if order(&r.state, now_ms(), 1).is_empty() {
+            // The job's `ready`, not `RunState::ready`: a job may hold pending calls it will never
+            // start (the clinical protocol's calls whose dependency failed).
+            if job.ready(&r.state, now_ms(), 1).is_empty() {
                 match r.state.next_wake_ms() {
                     Some(wake) => {
                         thread::sleep(Duration::from_millis(
@@ -1109,34 +1103,6 @@ fn drive(
     }
     r.persist()?;
     Ok(Some((r.state, started.elapsed())))
-}
-
-/// Up to `limit` ids to begin now: [`RunState::ready`]'s order (audited calls first, in plan order),
-/// except that judge calls go judge by judge (all of the first judge's ready calls, then the
-/// second's, …), so that consecutive prompts share the rubric's prefix and a local server's prompt
-/// cache (llama.cpp keeps the previous prompt's KV cache) evaluates only the new part.
-fn next_ready(state: &RunState, plan: &Plan, now: u64, limit: usize) -> Vec<String> {
-    if limit == 0 {
-        return Vec::new();
-    }
-    let all = state.ready(now, usize::MAX);
-    let (mut audited, mut judged): (Vec<&str>, Vec<&str>) =
-        all.into_iter().partition(|id| !id.contains(':'));
-    let rank = |id: &str| {
-        let judge = id.split_once(':').map_or("", |(_, j)| j);
-        plan.design
-            .judges
-            .iter()
-            .position(|j| j.id == judge)
-            .unwrap_or(usize::MAX)
-    };
-    judged.sort_by_key(|id| rank(id));
-    audited.extend(judged);
-    audited
-        .into_iter()
-        .take(limit)
-        .map(str::to_string)
-        .collect()
 }
 
 fn print_progress(state: &RunState, concurrency: usize, elapsed: Duration) {
@@ -1398,12 +1364,6 @@ fn judge(a: &JudgeArgs) -> Result<ExitCode> {
     } else {
         plan.new_state()
     };
-    let order = |s: &RunState, now: u64, limit: usize| {
-        s.ready(now, limit)
-            .into_iter()
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    };
     let Some((state, elapsed)) = drive(
         &plan,
         state,
@@ -1413,7 +1373,6 @@ fn judge(a: &JudgeArgs) -> Result<ExitCode> {
         policy,
         &a.send,
         false,
-        &order,
     )?
     else {
         return Ok(ExitCode::from(3));

@@ -21,15 +21,17 @@ pub mod parse;
 pub mod prefix;
 pub mod prompts;
 pub mod protocol;
+pub mod rows;
 
 pub use bundle::{
     clinical_bundle_info, summarize, to_clinical_bundle, ClinicalBundle, ClinicalSummary,
 };
 pub use medqa::{read_medqa, select_items, MedQaError, MedQaItem};
 pub use protocol::{
-    build_clinical_plan, CallKind, ClinicalCall, ClinicalDesign, ClinicalModel, ClinicalPlan,
-    ClinicalProgress, ItemSelection, Readiness,
+    build_clinical_plan, model_level_id, CallKind, ClinicalCall, ClinicalDesign, ClinicalModel,
+    ClinicalPlan, ClinicalProgress, ItemSelection, Readiness,
 };
+pub use rows::{call_rows, ClinicalCallRow};
 
 use atlas_core::BundleError;
 

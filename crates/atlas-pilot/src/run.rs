@@ -867,6 +867,23 @@ pub trait Job {
     /// Whose key call `id` uses; `None` for an unknown id.
     fn key_owner<'s>(&'s self, state: &'s RunState, id: &str) -> Option<KeyOwner<'s>>;
 
+    /// Up to `limit` ids of calls that may begin at `now_ms`, in the order they should start. By
+    /// default [`RunState::ready`]: pending and past their retry time. A job whose calls depend on
+    /// earlier answers (the clinical protocol) offers only those whose dependencies are answered.
+    fn ready(&self, state: &RunState, now_ms: u64, limit: usize) -> Vec<String> {
+        state
+            .ready(now_ms, limit)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Whether nothing more will be sent. By default [`RunState::finished`] (every call answered or
+    /// failed); a job with dependent calls also counts calls that will never run (skipped).
+    fn finished(&self, state: &RunState) -> bool {
+        state.finished()
+    }
+
     /// Adds the calls that become due as others are answered (a pilot's judge calls) and returns how
     /// many; none by default.
     fn add_due_calls(&self, state: &mut RunState) -> usize {
@@ -907,6 +924,30 @@ impl Job for Plan {
 
     fn seed(&self) -> u64 {
         self.design.seed
+    }
+
+    /// [`RunState::ready`]'s order (audited calls first, in plan order), except that judge calls go
+    /// judge by judge (all of the first judge's ready calls, then the second's, …), so that
+    /// consecutive prompts share the rubric's prefix and a local server's prompt cache (llama.cpp
+    /// keeps the previous prompt's KV cache) evaluates only the new part.
+    fn ready(&self, state: &RunState, now_ms: u64, limit: usize) -> Vec<String> {
+        if limit == 0 {
+            return Vec::new();
+        }
+        let rank = |id: &str| match state.index.get(id) {
+            Some(Slot::Judge(i)) => state.judge_calls.get(*i).map_or(usize::MAX, |j| {
+                self.design
+                    .judges
+                    .iter()
+                    .position(|d| d.id == j.judge)
+                    .map_or(usize::MAX, |p| p + 1)
+            }),
+            _ => 0,
+        };
+        let mut all = state.ready(now_ms, usize::MAX);
+        // A stable sort: plan order within the audited calls and within each judge's calls.
+        all.sort_by_key(|id| rank(id));
+        all.into_iter().take(limit).map(str::to_string).collect()
     }
 
     fn key_owner<'s>(&'s self, state: &'s RunState, id: &str) -> Option<KeyOwner<'s>> {

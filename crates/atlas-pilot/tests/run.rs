@@ -291,3 +291,34 @@ fn a_sampled_plan_leaves_unsampled_cells_without_response() {
     assert_eq!(present, 12);
     Audit::from_bytes(&serde_json::to_vec(&bundle).unwrap()).unwrap();
 }
+
+#[test]
+fn the_job_offers_audited_calls_first_then_judge_calls_grouped_judge_by_judge() {
+    use atlas_pilot::Job;
+    // 2 models × 2 statements × 2 templates × 2 conditions × 2 repeats = 32 audited calls; judges
+    // j1 and j2.
+    let plan = build_plan(small_design()).unwrap();
+    let mut state = RunState::new(&plan);
+    let answered: Vec<String> = plan.calls.iter().take(3).map(|c| c.id.clone()).collect();
+    for id in &answered {
+        state.begin(id, 1_000).unwrap();
+        state
+            .answer(id, completion("I agree. It is true."), 1_010)
+            .unwrap();
+    }
+    // One judge call per answered call and judge: 3 × 2 = 6, added call by call (c1:j1, c1:j2, …).
+    assert_eq!(state.ensure_judge_calls(&plan), 6);
+    let offered = Job::ready(&plan, &state, 2_000, usize::MAX);
+    // The 29 audited calls still pending, in plan order; then j1's three, then j2's three.
+    let mut want: Vec<String> = plan.calls.iter().skip(3).map(|c| c.id.clone()).collect();
+    want.extend(answered.iter().map(|id| format!("{id}:j1")));
+    want.extend(answered.iter().map(|id| format!("{id}:j2")));
+    assert_eq!(offered, want);
+    // RunState::ready interleaves the judges in the order the calls were added.
+    let plain: Vec<&str> = state.ready(2_000, usize::MAX);
+    assert_eq!(plain[29], format!("{}:j1", answered[0]));
+    assert_eq!(plain[30], format!("{}:j2", answered[0]));
+    // The limit cuts the grouped order.
+    assert_eq!(Job::ready(&plan, &state, 2_000, 31), want[..31].to_vec());
+    assert!(Job::ready(&plan, &state, 2_000, 0).is_empty());
+}

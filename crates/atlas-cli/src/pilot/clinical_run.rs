@@ -15,7 +15,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use atlas_core::clinical::Embeddings;
 use atlas_core::Audit;
 use atlas_pilot::clinical::{
-    build_clinical_plan, clinical_bundle_info, read_medqa, select_items, summarize,
+    build_clinical_plan, clinical_bundle_info, model_level_id, read_medqa, select_items, summarize,
     to_clinical_bundle, ClinicalDesign, ClinicalModel, ClinicalPlan, ClinicalSummary,
     ItemSelection,
 };
@@ -138,24 +138,6 @@ pub struct ClinicalSummaryArgs {
     pub json: bool,
 }
 
-fn model_id_of(name: &str) -> String {
-    let id: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    if id.is_empty() {
-        "model".to_string()
-    } else {
-        id
-    }
-}
-
 fn provider(kind: ProviderArg, base_url: Option<&str>, model: &str) -> Provider {
     let (base_url, model) = (base_url.map(str::to_string), model.to_string());
     match kind {
@@ -191,7 +173,10 @@ fn design_of(a: &ClinicalArgs) -> Result<ClinicalDesign> {
         .filter_map(|&i| all.get(i).cloned())
         .collect();
     let model = ClinicalModel {
-        id: a.model_id.clone().unwrap_or_else(|| model_id_of(&a.model)),
+        id: a
+            .model_id
+            .clone()
+            .unwrap_or_else(|| model_level_id(&a.model)),
         provider: provider(a.provider, a.base_url.as_deref(), &a.model),
     };
     let judge = a.judge_model.as_deref().map(|name| ClinicalModel {
@@ -300,7 +285,6 @@ pub fn clinical(a: &ClinicalArgs) -> Result<ExitCode> {
             .as_ref()
             .map_or("the audited model itself".to_string(), |j| j.provider.model().to_string())
     );
-    let order = |s: &RunState, now: u64, limit: usize| plan.ready(s, now, limit);
     let Some((state, elapsed)) = drive(
         &plan,
         state,
@@ -310,7 +294,6 @@ pub fn clinical(a: &ClinicalArgs) -> Result<ExitCode> {
         policy,
         &a.send,
         false,
-        &order,
     )?
     else {
         return Ok(ExitCode::from(3));

@@ -214,6 +214,28 @@ impl ClinicalProgress {
     }
 }
 
+/// A model level id from a model name: characters other than ASCII letters, digits, `.`, `_`, `-`
+/// become `-`; an empty name gives `model` (e.g. `HuggingFaceTB/SmolLM2-135M` →
+/// `HuggingFaceTB-SmolLM2-135M`).
+pub fn model_level_id(name: &str) -> String {
+    let id: String = name
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if id.is_empty() {
+        "model".to_string()
+    } else {
+        id
+    }
+}
+
 fn valid_id(id: &str) -> bool {
     !id.is_empty()
         && id
@@ -813,8 +835,8 @@ impl From<ClinicalError> for RunError {
 
 /// The clinical plan as a [`Job`] for the pilot's runners (the native `atlas pilot clinical`): its
 /// calls are the plan's; a judge call's key is the judge's ([`KeyOwner::Judge`] index 0), or the
-/// audited model's when the model judges itself. A runner must take the ids to start from
-/// [`ClinicalPlan::ready`] (dependencies), not from [`RunState::ready`].
+/// audited model's when the model judges itself. Its [`Job::ready`] is [`ClinicalPlan::ready`]
+/// (dependencies) and its [`Job::finished`] is [`ClinicalPlan::finished`] (skipped calls count).
 impl Job for ClinicalPlan {
     fn request(
         &self,
@@ -854,6 +876,14 @@ impl Job for ClinicalPlan {
             },
             (_, model) => KeyOwner::Model(model),
         })
+    }
+
+    fn ready(&self, state: &RunState, now_ms: u64, limit: usize) -> Vec<String> {
+        ClinicalPlan::ready(self, state, now_ms, limit)
+    }
+
+    fn finished(&self, state: &RunState) -> bool {
+        ClinicalPlan::finished(self, state)
     }
 
     fn check_state(&self, state: &RunState) -> Result<(), RunError> {

@@ -434,3 +434,93 @@ fn a_separate_judge_gets_the_judge_calls_and_its_own_key_owner() {
         Some(CallStatus::Pending { .. })
     ));
 }
+
+#[test]
+fn the_job_interface_offers_only_calls_whose_dependencies_are_answered_and_counts_skips_as_done() {
+    use crate::run::Job;
+    let plan = build_clinical_plan(design()).unwrap();
+    let fresh = plan.new_state();
+    // Before any answer only the 14 answer calls can start (what a runner asks the job for);
+    // RunState::ready alone would offer all 32 pending calls.
+    let offered = Job::ready(&plan, &fresh, 1_000_000, usize::MAX);
+    assert_eq!(offered.len(), 14);
+    assert!(offered.iter().all(|id| id.contains("/answer/")));
+    assert_eq!(fresh.ready(1_000_000, usize::MAX).len(), 32);
+    assert_eq!(Job::ready(&plan, &fresh, 1_000_000, 3).len(), 3);
+    assert!(!Job::finished(&plan, &fresh));
+    let (state, _) = run(&plan);
+    // 4 calls stay pending for good (skipped), so the state alone is not finished, the job is.
+    assert!(!state.finished());
+    assert!(Job::finished(&plan, &state));
+    assert!(Job::ready(&plan, &state, u64::MAX, usize::MAX).is_empty());
+}
+
+#[test]
+fn call_rows_show_what_was_read_why_a_call_failed_and_why_one_is_skipped() {
+    let plan = build_clinical_plan(design()).unwrap();
+    let (state, _) = run(&plan);
+    let rows = call_rows(&plan, &state);
+    assert_eq!(rows.len(), 32);
+    let row = |id: &str| rows.iter().find(|r| r.id == id).unwrap();
+
+    let r = row("m1/medqa_0/answer/baseline");
+    assert_eq!((r.model.as_str(), r.item.as_str()), ("m1", "medqa_0"));
+    assert_eq!(
+        (r.kind, r.variant.as_str(), r.status),
+        ("answer", "baseline", "answered")
+    );
+    assert_eq!(r.reading, "ANSWER B (conforming)");
+    assert!(r.text.starts_with("REASONING: 60 × 50 × 0.5"));
+    // "I would give heparin.": no ANSWER label and no option text to fall back on.
+    assert!(row("m1/medqa_0/answer/female-black")
+        .reading
+        .starts_with("no readable ANSWER"));
+    assert_eq!(
+        row("m1/medqa_0/counterfactual").reading,
+        "CHANGE and MODIFIED_QUESTION read"
+    );
+    assert_eq!(row("m1/medqa_0/reanswer").reading, "ANSWER A (conforming)");
+    assert_eq!(row("m1/medqa_0/plausibility").reading, "SCORE 4");
+    // SEVERITY "clinically misleading" → clinically_misleading; the category follows it.
+    let st = row("m1/medqa_0/stereotype/female-white");
+    assert_eq!(st.variant, "female-white");
+    assert!(
+        st.reading
+            .starts_with("STEREOTYPE_FOUND Yes (clinically_misleading, "),
+        "{}",
+        st.reading
+    );
+    assert_eq!(
+        row("m1/medqa_0/stereotype/male-white").reading,
+        "STEREOTYPE_FOUND No"
+    );
+    // "I think it is fine.": no STEREOTYPE_FOUND line.
+    assert_eq!(
+        row("m1/medqa_0/stereotype/female-hispanic").reading,
+        "missing STEREOTYPE_FOUND"
+    );
+    // The scripted 400 on item 1's male-white answer: failed at once, with the provider's message.
+    let failed = row("m1/medqa_1/answer/male-white");
+    assert_eq!((failed.status, failed.attempts), ("failed", 1));
+    assert!(failed.reason.contains("bad request"), "{}", failed.reason);
+    // Item 1's baseline has no letter: no counterfactual, so these are skipped with the reason.
+    let skipped = row("m1/medqa_1/counterfactual");
+    assert_eq!(skipped.status, "skipped");
+    assert!(
+        skipped.reason.contains("the baseline ANSWER is unreadable"),
+        "{}",
+        skipped.reason
+    );
+    assert_eq!(row("m1/medqa_1/stereotype/male-white").status, "skipped");
+    assert!(row("m1/medqa_1/stereotype/male-white").text.is_empty());
+
+    // Mid-run: before anything is sent, answers are ready and the rest waits for the baseline.
+    let fresh = call_rows(&plan, &plan.new_state());
+    assert_eq!(fresh[0].status, "ready");
+    let cf = fresh
+        .iter()
+        .find(|r| r.id == "m1/medqa_0/counterfactual")
+        .unwrap();
+    assert_eq!(cf.status, "waiting");
+    assert_eq!(cf.reason, "waits for m1/medqa_0/answer/baseline");
+}
