@@ -2,14 +2,21 @@
 //! `001_…` §3.3–3.5, §4, Tables 5–7; `docs/clinical.md`, "Metrics") as text tables, as the JSON of
 //! [`atlas_core::clinical::metrics::ClinicalReport`] (rates as fractions), or as CSV (one row per value,
 //! unrounded).
+//!
+//! `atlas clinical embed FILE --out FILE [--embed-dir DIR]`: adds the all-MiniLM-L6-v2 embeddings of
+//! every stored explanation (the Rationale texts, inline or in shards next to the bundle) as
+//! `clinical.embeddings` (f32le), so that EDD (§3.5 Eq. 1) can be computed — for a clinical bundle
+//! made in the browser, which cannot run the model.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
+use atlas_core::bundle::TextShardFile;
 use atlas_core::clinical::metrics::{analyze, ClinicalReport};
-use atlas_core::Audit;
+use atlas_core::clinical::Embeddings;
+use atlas_core::{Audit, BundleFile, TextShard};
 use clap::{Subcommand, ValueEnum};
 
 /// Output format of `atlas clinical stats`.
@@ -35,6 +42,117 @@ pub enum ClinicalCommand {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// Adds all-MiniLM-L6-v2 embeddings of every stored explanation (Rationale text) as
+    /// `clinical.embeddings`, for EDD; the rest of the bundle is kept as it is.
+    Embed {
+        /// The clinical bundle (text shards are read next to it).
+        file: PathBuf,
+        /// Where to write the bundle with embeddings (may be FILE itself).
+        #[arg(long)]
+        out: PathBuf,
+        /// The all-MiniLM-L6-v2 weights (`scripts/setup.sh --test` installs them there).
+        #[arg(long, default_value_os_t = default_embed_dir())]
+        embed_dir: PathBuf,
+        /// Replace embeddings the bundle already has.
+        #[arg(long)]
+        replace: bool,
+    },
+}
+
+fn default_embed_dir() -> PathBuf {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default()
+        .join(".cache/audit-atlas/minilm")
+}
+
+/// `(cell, text)` of every stored Rationale text of `file`, cells increasing: inline texts and the
+/// texts of shards read from `dir`.
+fn stored_texts(file: &BundleFile, audit: &Audit, dir: &Path) -> Result<Vec<(u64, String)>> {
+    let Some(field) = file.texts.as_ref().and_then(|t| t.rationale.as_ref()) else {
+        return Ok(Vec::new());
+    };
+    let mut out: Vec<(u64, String)> = Vec::new();
+    if let Some(inline) = &field.inline {
+        out.extend(
+            inline
+                .cells
+                .iter()
+                .copied()
+                .zip(inline.texts.iter().cloned()),
+        );
+    }
+    for shard in &field.shards {
+        let path = dir.join(&shard.path);
+        let bytes = std::fs::read(&path).with_context(|| {
+            format!(
+                "cannot read the text shard {} (it sits next to the bundle)",
+                path.display()
+            )
+        })?;
+        TextShard::from_bytes(&bytes, audit)
+            .with_context(|| format!("{} is not a text shard of this bundle", path.display()))?;
+        let data: TextShardFile = serde_json::from_slice(&bytes)
+            .with_context(|| format!("{} is not a text shard", path.display()))?;
+        out.extend(data.data.cells.into_iter().zip(data.data.texts));
+    }
+    out.sort_by_key(|(c, _)| *c);
+    Ok(out)
+}
+
+fn embed(file: &Path, out: &Path, embed_dir: &Path, replace: bool) -> Result<ExitCode> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let audit =
+        Audit::from_json(&text).map_err(|e| anyhow!("{}: invalid bundle: {e}", file.display()))?;
+    // The file as written (the reader keeps a decoded copy of the response columns, not the text).
+    let mut bundle: BundleFile =
+        serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(&text))
+            .with_context(|| format!("{}: reading the bundle again", file.display()))?;
+    let Some(clinical) = bundle.clinical.as_ref() else {
+        bail!(
+            "{}: not a clinical bundle (no `clinical` object; docs/clinical.md)",
+            file.display()
+        );
+    };
+    if clinical.embeddings.is_some() && !replace {
+        bail!(
+            "{}: `clinical.embeddings` is already there; give --replace to compute them again",
+            file.display()
+        );
+    }
+    let dir = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| Path::new("."));
+    let texts = stored_texts(&bundle, &audit, dir)?;
+    if texts.is_empty() {
+        bail!(
+            "{}: no stored explanation (texts.rationale) to embed",
+            file.display()
+        );
+    }
+    let t0 = std::time::Instant::now();
+    let embedder = atlas_embed::Embedder::load(embed_dir)?;
+    let refs: Vec<&str> = texts.iter().map(|(_, t)| t.as_str()).collect();
+    let vectors = embedder.embed(&refs)?;
+    let cells: Vec<u64> = texts.iter().map(|(c, _)| *c).collect();
+    let embeddings = Embeddings::from_vectors(atlas_embed::MODEL_NAME, cells, &vectors)
+        .map_err(|e| anyhow!("encoding the embeddings: {e}"))?;
+    if let Some(c) = bundle.clinical.as_mut() {
+        c.embeddings = Some(embeddings);
+    }
+    let json = serde_json::to_string(&bundle)?;
+    Audit::from_json(&json).context("the bundle with embeddings does not read back")?;
+    crate::pilot::write_atomic(out, json.as_bytes())?;
+    println!(
+        "wrote {}: {} explanation(s) embedded with {} in {:.1} s",
+        out.display(),
+        texts.len(),
+        atlas_embed::MODEL_NAME,
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Runs `atlas clinical …`.
@@ -67,6 +185,12 @@ pub fn run(command: ClinicalCommand) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        ClinicalCommand::Embed {
+            file,
+            out,
+            embed_dir,
+            replace,
+        } => embed(&file, &out, &embed_dir, replace),
     }
 }
 

@@ -290,3 +290,134 @@ fn amqa_converter_names_the_file_and_line_of_a_bad_line() {
     );
     std::fs::remove_dir_all(input).ok();
 }
+
+/// The all-MiniLM-L6-v2 weights, when installed (`scripts/setup.sh --test`).
+fn minilm_dir() -> Option<PathBuf> {
+    atlas_embed::default_model_dir().filter(|d| d.is_dir())
+}
+
+/// `atlas clinical embed` on the clinical fixture with nine stored explanations — five inline, four
+/// in a text shard next to the bundle, in cells 0, 1, 2, 3, 4 | 18, 24, 26, 28 — whose texts are the
+/// edge cases 257–265 of the committed sentence-transformers reference
+/// (`tests/reference/clinical/minilm_reference.{json,npy}`, made by
+/// `tests/reference/minilm_reference.py`; the command and versions are in the JSON): every stored
+/// row must equal the reference row of its text within 1e-5, in cell order.
+#[test]
+fn clinical_embed_stores_the_sentence_transformers_embeddings_of_inline_and_shard_texts() {
+    let Some(model_dir) = minilm_dir() else {
+        eprintln!(
+            "SKIPPED: the all-MiniLM-L6-v2 weights are not installed; run scripts/setup.sh --test"
+        );
+        return;
+    };
+    let meta: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_file("tests/reference/clinical/minilm_reference.json"))
+            .expect("reference JSON"),
+    )
+    .expect("reference JSON parses");
+    let npy = std::fs::read(repo_file("tests/reference/clinical/minilm_reference.npy"))
+        .expect("reference .npy");
+    let (rows, dim, reference) = atlas_embed::read_npy_f32(&npy).expect("reference .npy reads");
+    assert_eq!((rows, dim), (266, 384));
+    let texts: Vec<(usize, String)> = (257..=265)
+        .map(|r| {
+            let row = &meta["rows"][r];
+            assert_eq!(row["row"].as_u64(), Some(r as u64));
+            (r, row["text"].as_str().expect("edge text").to_string())
+        })
+        .collect();
+    let cells: [u64; 9] = [0, 1, 2, 3, 4, 18, 24, 26, 28];
+
+    let dir = tmp("embed");
+    let mut bundle: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_file("tests/fixtures/clinical-bundle.json")).unwrap(),
+    )
+    .unwrap();
+    bundle["clinical"]["embeddings"] = Value::Null;
+    let id = bundle["metadata"]["id"].as_str().unwrap().to_string();
+    let shard = serde_json::json!({
+        "format": "audit-atlas-text-shard", "version": 1, "bundle": id, "field": "rationale",
+        "cells": &cells[5..], "texts": texts[5..].iter().map(|(_, t)| t).collect::<Vec<_>>(),
+    });
+    std::fs::write(dir.join("shard-0.json"), shard.to_string()).unwrap();
+    bundle["texts"] = serde_json::json!({"rationale": {
+        "description": "explanations",
+        "inline": {"cells": &cells[..5], "texts": texts[..5].iter().map(|(_, t)| t).collect::<Vec<_>>()},
+        "shards": [{"path": "shard-0.json", "count": 4, "first_cell": 18, "last_cell": 28}],
+    }});
+    let input = dir.join("bundle.json");
+    std::fs::write(&input, bundle.to_string()).unwrap();
+    let output = dir.join("embedded.json");
+    let model_arg = model_dir.to_string_lossy().into_owned();
+    let out = atlas(&[
+        "clinical",
+        "embed",
+        input.to_str().unwrap(),
+        "--out",
+        output.to_str().unwrap(),
+        "--embed-dir",
+        &model_arg,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+    let emb: atlas_core::clinical::Embeddings =
+        serde_json::from_value(written["clinical"]["embeddings"].clone()).expect("embeddings");
+    assert_eq!(emb.model, atlas_embed::MODEL_NAME);
+    assert_eq!(emb.cells, cells.to_vec());
+    let vectors = emb.decode().expect("embeddings decode");
+    for ((r, text), v) in texts.iter().zip(&vectors) {
+        let want = &reference[r * dim..(r + 1) * dim];
+        let worst = v
+            .iter()
+            .zip(want)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0f32, f32::max);
+        assert!(
+            worst < 1e-5,
+            "reference row {r} ({text:?}): max |Δ| {worst}"
+        );
+    }
+    // Everything else is kept: the bundle without its embeddings is the input.
+    let mut rest = written.clone();
+    rest["clinical"]["embeddings"] = Value::Null;
+    assert_eq!(rest, bundle);
+
+    // Embeddings already there: refused without --replace, naming the field.
+    let again = atlas(&[
+        "clinical",
+        "embed",
+        output.to_str().unwrap(),
+        "--out",
+        dir.join("again.json").to_str().unwrap(),
+        "--embed-dir",
+        &model_arg,
+    ]);
+    assert!(!again.status.success());
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("`clinical.embeddings` is already there")
+    );
+}
+
+#[test]
+fn clinical_embed_refuses_a_bundle_without_a_clinical_object_before_loading_the_model() {
+    let dir = tmp("embed-plain");
+    let out = atlas(&[
+        "clinical",
+        "embed",
+        repo_file("tests/fixtures/tiny-bundle.json")
+            .to_str()
+            .unwrap(),
+        "--out",
+        dir.join("x.json").to_str().unwrap(),
+        "--embed-dir",
+        dir.join("no-weights-here").to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not a clinical bundle"), "{err}");
+    assert!(!dir.join("x.json").exists());
+}

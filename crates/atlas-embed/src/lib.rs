@@ -383,6 +383,59 @@ impl Embedder {
     }
 }
 
+/// Reads a little-endian float32, C-order, 2-D `.npy` file (format version 1.0, as `numpy.save`
+/// writes the committed reference embeddings): `(rows, cols, values)` row-major.
+///
+/// # Errors
+/// A message naming what is not as expected: the magic and version, the dtype (`<f4` only), Fortran
+/// order, the shape (two dimensions), or the data length.
+pub fn read_npy_f32(bytes: &[u8]) -> Result<(usize, usize, Vec<f32>), String> {
+    if bytes.len() < 10 || &bytes[..8] != b"\x93NUMPY\x01\x00" {
+        return Err("not an .npy version 1.0 file".into());
+    }
+    let header_len = usize::from(u16::from_le_bytes([bytes[8], bytes[9]]));
+    let header = bytes
+        .get(10..10 + header_len)
+        .and_then(|h| std::str::from_utf8(h).ok())
+        .ok_or("the .npy header is cut short or not ASCII")?;
+    if !header.contains("'descr': '<f4'") {
+        return Err(format!("dtype is not little-endian float32: {header}"));
+    }
+    if !header.contains("'fortran_order': False") {
+        return Err(format!("Fortran order is not supported: {header}"));
+    }
+    let shape = header
+        .split("'shape': (")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .ok_or_else(|| format!("no shape in the header: {header}"))?;
+    let dims = shape
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<usize>()
+                .map_err(|e| format!("shape {shape:?}: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let [rows, cols] = dims[..] else {
+        return Err(format!("shape {shape:?} is not two-dimensional"));
+    };
+    let data = &bytes[10 + header_len..];
+    if data.len() != rows * cols * 4 {
+        return Err(format!(
+            "{} data bytes for shape ({rows}, {cols}); {} expected",
+            data.len(),
+            rows * cols * 4
+        ));
+    }
+    let values = data
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    Ok((rows, cols, values))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use atlas_embed::{default_model_dir, Embedder, DIM};
+use atlas_embed::{default_model_dir, read_npy_f32, Embedder, DIM};
 use sha2::{Digest, Sha256};
 
 fn repo() -> PathBuf {
@@ -30,38 +30,10 @@ fn qpain_dir() -> PathBuf {
         .join("data/raw/qpain-demographic-responses/responses")
 }
 
-/// Reads a little-endian float32, C-order, 2-D `.npy` file (format version 1.0 as written by
-/// `numpy.save`): returns (rows, cols, values). Anything else is a test failure.
-fn read_npy_f32(path: &Path) -> (usize, usize, Vec<f32>) {
+/// The reference matrix: rows × 384, from `numpy.save` ([`read_npy_f32`]).
+fn read_reference(path: &Path) -> (usize, usize, Vec<f32>) {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert!(
-        bytes.len() > 10 && &bytes[..8] == b"\x93NUMPY\x01\x00",
-        "{}: not an .npy v1.0 file",
-        path.display()
-    );
-    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-    let header = std::str::from_utf8(&bytes[10..10 + header_len]).expect("ASCII header");
-    assert!(header.contains("'descr': '<f4'"), "dtype: {header}");
-    assert!(header.contains("'fortran_order': False"), "order: {header}");
-    let shape = header
-        .split("'shape': (")
-        .nth(1)
-        .and_then(|s| s.split(')').next())
-        .unwrap_or_else(|| panic!("no shape in {header}"));
-    let dims: Vec<usize> = shape
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse().expect("shape integer"))
-        .collect();
-    assert_eq!(dims.len(), 2, "shape {shape}");
-    let data = &bytes[10 + header_len..];
-    assert_eq!(data.len(), dims[0] * dims[1] * 4, "data length");
-    let values = data
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    (dims[0], dims[1], values)
+    read_npy_f32(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// The Q-Pain cells in the reference's order (files in byte order of their names, rows, then the
@@ -137,7 +109,7 @@ fn embeddings_match_sentence_transformers_reference_within_1e_5() {
             .unwrap_or_else(|e| panic!("{}: {e}", meta_path.display())),
     )
     .expect("reference JSON");
-    let (n, dim, reference) = read_npy_f32(&ref_dir.join("minilm_reference.npy"));
+    let (n, dim, reference) = read_reference(&ref_dir.join("minilm_reference.npy"));
     assert_eq!(dim, DIM);
     let rows = meta["rows"].as_array().expect("rows");
     assert_eq!(rows.len(), n);
