@@ -39,6 +39,7 @@ use crate::app::{thousands, AtlasState, Loaded};
 use crate::pilot_panel::{duration, num, provider_row, run_settings, ProviderRow, Rows};
 use crate::pilot_runner::{self as runner, judging_row_id, Kind, Outputs, Phase, Snapshot, Work};
 use crate::pilot_store::{self as store, Keys};
+use crate::run_controls::{install_restored, RunControls, SavedRunNotices};
 
 /// Everything typed into the section (saved with the run; holds no key).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -276,14 +277,9 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                                 concurrency: 4,
                                 timeout_ms: 60_000,
                             });
-                        let phase = if saved.cancelled {
-                            Phase::Cancelled
-                        } else {
-                            Phase::Paused
-                        };
                         let bundle = plan.bundle.id.clone();
                         source.set_value(saved.source.clone());
-                        runner::install(
+                        install_restored(
                             Work::Judging(Rc::new(plan)),
                             st,
                             saved.form,
@@ -291,7 +287,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                             settings,
                             keys,
                             out,
-                            phase,
+                            saved.cancelled,
                         );
                         if unfinished {
                             restored.set(Some(format!(
@@ -379,20 +375,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
             }
         });
     };
-    let do_resume = move |_| {
-        action_error.set(None);
-        restored.set(None);
-        if let Err(e) = runner::resume(Kind::Judging) {
-            action_error.set(Some(e));
-        }
-    };
-    let do_retry = move |_| {
-        action_error.set(None);
-        if let Err(e) = runner::retry_failed(Kind::Judging) {
-            action_error.set(Some(e));
-        }
-    };
-    let do_discard = move |_| {
+    let do_discard = Callback::new(move |()| {
         runner::discard(Kind::Judging);
         restored.set(None);
         opened.set(None);
@@ -402,7 +385,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                 out.store_error.set(Some(e));
             }
         });
-    };
+    });
     // The judged bundle plus the new columns: from the bundle judged in this tab, else the loaded one
     // when it is the judged bundle (after a reload).
     let make_result = move || -> Result<(Arc<Loaded>, BundleFile), String> {
@@ -433,7 +416,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
         .map_err(|e| e.to_string())?;
         Ok((base, merged))
     };
-    let do_open = move |_| {
+    let do_open = Callback::new(move |()| {
         action_error.set(None);
         let result = make_result().and_then(|(base, merged)| {
             let bytes = serde_json::to_vec(&merged).map_err(|e| e.to_string())?;
@@ -464,8 +447,8 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
             }
             Err(e) => action_error.set(Some(e)),
         }
-    };
-    let do_download = move |_| {
+    });
+    let do_download = Callback::new(move |()| {
         action_error.set(None);
         let result = make_result().and_then(|(_, merged)| {
             let bytes = serde_json::to_vec(&merged).map_err(|e| e.to_string())?;
@@ -478,7 +461,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
         if let Err(e) = result {
             action_error.set(Some(e));
         }
-    };
+    });
 
     let n_judges = Memo::new(move |_| form.with(|f| f.judges.len()));
     let models = Memo::new(move |_| {
@@ -544,16 +527,8 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                 <code>"atlas pilot judge"</code>"."
             </p>
             <p class="hint" id="bundle-judge-about">{about}</p>
-            {move || restored.get().map(|m| view! {
-                <div class="notice" id="bundle-judge-restored" role="status">
-                    <span>{m}</span>" "
-                    <button id="bundle-judge-resume-saved" on:click=do_resume>"Resume the unfinished judge coding"</button>
-                    " "<button on:click=do_discard>"Discard it"</button>
-                </div>
-            })}
-            {move || out.store_error.get().map(|m| view! {
-                <div class="error" role="alert" id="bundle-judge-store-error">{m}</div>
-            })}
+            <SavedRunNotices kind=Kind::Judging prefix="bundle-judge" resume_label="Resume the unfinished judge coding"
+                restored error=action_error store_error=out.store_error on_discard=do_discard/>
             <fieldset class="pilot-providers">
                 <legend>"Judges (1 to 3)"</legend>
                 {move || (0..n_judges.get()).map(|i| provider_row(Rows::BundleJudges(form), keys, i)).collect_view()}
@@ -622,15 +597,9 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
             })}
             {move || out.snapshot.get().map(|s| view! {
                 <JudgingRunView snapshot=s/>
-                <div class="pilot-actions">
-                    <button id="bundle-judge-pause" on:click=move |_| runner::pause(Kind::Judging)>"Pause"</button>
-                    " "<button id="bundle-judge-resume" on:click=do_resume>"Resume"</button>
-                    " "<button id="bundle-judge-cancel" on:click=move |_| runner::cancel(Kind::Judging)>"Cancel"</button>
-                    " "<button id="bundle-judge-retry" on:click=do_retry>"Retry failed calls"</button>
-                    " "<button id="bundle-judge-open" on:click=do_open>"Open the bundle with the new columns in every view"</button>
-                    " "<button id="bundle-judge-download" on:click=do_download>"Download bundle"</button>
-                    " "<button id="bundle-judge-discard" on:click=do_discard>"Discard the judge coding"</button>
-                </div>
+                <RunControls kind=Kind::Judging prefix="bundle-judge" open_label="Open the bundle with the new columns in every view"
+                    discard_label="Discard the judge coding" error=action_error restored
+                    on_open=do_open on_download=do_download on_discard=do_discard/>
             })}
             {move || opened.get().map(|m| view! { <p class="notice" role="status" id="bundle-judge-opened">{m}</p> })}
         </section>

@@ -20,6 +20,7 @@ pub mod analyses;
 pub mod app;
 pub mod atlas_view;
 pub mod bundle_judge_panel;
+pub mod clinical_pilot_panel;
 pub mod clinical_view;
 pub mod explorer;
 pub mod export;
@@ -30,6 +31,7 @@ pub mod pilot_panel;
 pub mod pilot_runner;
 pub mod pilot_store;
 pub mod rq3_view;
+pub mod run_controls;
 pub mod url_state;
 pub mod worker;
 

@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::app::{AtlasState, Loaded};
 use crate::pilot_runner::{self as runner, Kind, Outputs, Phase, Settings, Snapshot, Work};
 use crate::pilot_store::{self as store, Keys};
+use crate::run_controls::{install_restored, RunControls, SavedRunNotices};
 
 /// One provider row (audited model or judge). No key: keys live in [`Keys`] under `id`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -82,7 +83,11 @@ impl ProviderRow {
         Ok(j)
     }
 
-    fn provider(&self) -> Result<Provider, String> {
+    /// The provider this row names.
+    ///
+    /// # Errors
+    /// No model name.
+    pub(crate) fn provider(&self) -> Result<Provider, String> {
         let base_url = self.base_url.trim().trim_end_matches('/').to_string();
         let model = self.model.trim().to_string();
         if model.is_empty() {
@@ -467,12 +472,7 @@ pub fn PilotPanel() -> impl IntoView {
                             concurrency: 4,
                             timeout_ms: 60_000,
                         });
-                        let phase = if saved.cancelled {
-                            Phase::Cancelled
-                        } else {
-                            Phase::Paused
-                        };
-                        runner::install(
+                        install_restored(
                             Work::Pilot(Rc::new(plan)),
                             st,
                             saved.form,
@@ -480,7 +480,7 @@ pub fn PilotPanel() -> impl IntoView {
                             settings,
                             keys,
                             out,
-                            phase,
+                            saved.cancelled,
                         );
                         if unfinished {
                             restored.set(Some(format!(
@@ -539,20 +539,7 @@ pub fn PilotPanel() -> impl IntoView {
             action_error.set(Some(e));
         }
     };
-    let do_resume = move |_| {
-        action_error.set(None);
-        restored.set(None);
-        if let Err(e) = runner::resume(Kind::Pilot) {
-            action_error.set(Some(e));
-        }
-    };
-    let do_retry = move |_| {
-        action_error.set(None);
-        if let Err(e) = runner::retry_failed(Kind::Pilot) {
-            action_error.set(Some(e));
-        }
-    };
-    let do_discard = move |_| {
+    let do_discard = Callback::new(move |()| {
         runner::discard(Kind::Pilot);
         restored.set(None);
         bundle_bytes.set(None);
@@ -561,7 +548,7 @@ pub fn PilotPanel() -> impl IntoView {
                 out.store_error.set(Some(e));
             }
         });
-    };
+    });
     let make_bundle = move || -> Result<(String, Arc<[u8]>), String> {
         let (st, plan) = runner::state_and_plan().ok_or("no run")?;
         let title = form.with_untracked(|f| f.title.trim().to_string());
@@ -578,7 +565,7 @@ pub fn PilotPanel() -> impl IntoView {
         let bytes = serde_json::to_vec(&bundle).map_err(|e| e.to_string())?;
         Ok((id, Arc::from(bytes)))
     };
-    let do_open = move |_| match make_bundle() {
+    let do_open = Callback::new(move |()| match make_bundle() {
         Ok((id, bytes)) => {
             let started = crate::loader::now_ms();
             match Audit::from_bytes(&bytes) {
@@ -600,8 +587,8 @@ pub fn PilotPanel() -> impl IntoView {
             }
         }
         Err(e) => action_error.set(Some(format!("the run could not become a bundle: {e}"))),
-    };
-    let do_download = move |_| match make_bundle() {
+    });
+    let do_download = Callback::new(move |()| match make_bundle() {
         Ok((id, bytes)) => {
             if let Err(e) =
                 crate::export::download_bytes(&bytes, "application/json", &format!("{id}.json"))
@@ -610,7 +597,7 @@ pub fn PilotPanel() -> impl IntoView {
             }
         }
         Err(e) => action_error.set(Some(format!("the run could not become a bundle: {e}"))),
-    };
+    });
 
     let categories = Memo::new(move |_| {
         state.loaded.with(|l| {
@@ -639,16 +626,8 @@ pub fn PilotPanel() -> impl IntoView {
                 "(IndexedDB) after every call, so a reload resumes it. See "
                 <code>"docs/pilot.md"</code>" for the rules."
             </p>
-            {move || restored.get().map(|m| view! {
-                <div class="notice" id="pilot-restored" role="status">
-                    <span>{m}</span>" "
-                    <button id="pilot-resume-saved" on:click=do_resume>"Resume the unfinished run"</button>
-                    " "<button on:click=do_discard>"Discard it"</button>
-                </div>
-            })}
-            {move || out.store_error.get().map(|m| view! {
-                <div class="error" role="alert" id="pilot-store-error">{m}</div>
-            })}
+            <SavedRunNotices kind=Kind::Pilot prefix="pilot" resume_label="Resume the unfinished run"
+                restored error=action_error store_error=out.store_error on_discard=do_discard/>
             <ProvidersForm form keys/>
             <DesignForm form categories/>
             <div class="pilot-actions">
@@ -665,17 +644,12 @@ pub fn PilotPanel() -> impl IntoView {
             })}
             {move || out.snapshot.get().map(|s| view! {
                 <RunView snapshot=s/>
-                <div class="pilot-actions">
-                    <button id="pilot-pause" on:click=move |_| runner::pause(Kind::Pilot)>"Pause"</button>
-                    " "<button id="pilot-resume" on:click=do_resume>"Resume"</button>
-                    " "<button id="pilot-cancel" on:click=move |_| runner::cancel(Kind::Pilot)>"Cancel"</button>
-                    " "<button id="pilot-retry" on:click=do_retry>"Retry failed calls"</button>
-                    " "<button id="pilot-open" on:click=do_open>"Open as bundle in every view"</button>
-                    " "<button id="pilot-download" on:click=do_download>"Download bundle"</button>
-                    " "<button id="pilot-discard" on:click=do_discard>"Discard the run"</button>
-                </div>
+                <RunControls kind=Kind::Pilot prefix="pilot" open_label="Open as bundle in every view"
+                    discard_label="Discard the run" error=action_error restored
+                    on_open=do_open on_download=do_download on_discard=do_discard/>
             })}
             <crate::bundle_judge_panel::BundleJudgeSection keys/>
+            <crate::clinical_pilot_panel::ClinicalPilotSection keys/>
         </section>
     }
 }
@@ -782,6 +756,9 @@ pub(crate) enum Rows {
     Models(RwSignal<FormState>),
     Judges(RwSignal<FormState>),
     BundleJudges(RwSignal<crate::bundle_judge_panel::JudgingForm>),
+    ClinicalModels(RwSignal<crate::clinical_pilot_panel::ClinicalForm>),
+    /// The clinical pilot's one judge row (any index).
+    ClinicalJudge(RwSignal<crate::clinical_pilot_panel::ClinicalForm>),
 }
 
 impl Rows {
@@ -791,6 +768,8 @@ impl Rows {
             Rows::Models(f) => f.with(|f| f.models.get(i).cloned()),
             Rows::Judges(f) => f.with(|f| f.judges.get(i).cloned()),
             Rows::BundleJudges(f) => f.with(|f| f.judges.get(i).cloned()),
+            Rows::ClinicalModels(f) => f.with(|f| f.models.get(i).cloned()),
+            Rows::ClinicalJudge(f) => f.with(|f| Some(f.judge.clone())),
         }
     }
 
@@ -815,18 +794,32 @@ impl Rows {
                     change(r);
                 }
             }),
+            Rows::ClinicalModels(f) => f.update(|f| {
+                if let Some(r) = f.models.get_mut(i) {
+                    change(r);
+                }
+            }),
+            Rows::ClinicalJudge(f) => f.update(|f| change(&mut f.judge)),
         }
     }
 
-    fn is_judge(self) -> bool {
-        !matches!(self, Rows::Models(_))
+    /// Whether the row has a rubric (the pilot's judges and those of a loaded bundle; the clinical
+    /// judge's prompts are seed 001's).
+    fn has_rubric(self) -> bool {
+        matches!(self, Rows::Judges(_) | Rows::BundleJudges(_))
+    }
+
+    /// Whether the row has prices (the clinical pilot has no cost estimate).
+    fn has_prices(self) -> bool {
+        !matches!(self, Rows::ClinicalModels(_) | Rows::ClinicalJudge(_))
     }
 }
 
-/// One provider row: provider, base URL, model, key (masked), prices; for judges the rubric, and for
-/// the judges of a loaded bundle the new column id.
+/// One provider row: provider, base URL, model, key (masked), prices (not for the clinical pilot);
+/// for the pilot's judges the rubric, and for the judges of a loaded bundle the new column id.
 pub(crate) fn provider_row(rows: Rows, keys: Keys, i: usize) -> impl IntoView {
-    let judge = rows.is_judge();
+    let judge = rows.has_rubric();
+    let prices = rows.has_prices();
     let column = matches!(rows, Rows::BundleJudges(_));
     let update = move |change: Box<dyn FnOnce(&mut ProviderRow)>| rows.update(i, change);
     let id = rows.get_untracked(i).map(|r| r.id).unwrap_or_default();
@@ -897,15 +890,17 @@ pub(crate) fn provider_row(rows: Rows, keys: Keys, i: usize) -> impl IntoView {
             <span class="key-mask" id=format!("pilot-key-mask-{id}")>
                 {let id = id.clone(); move || keys.masked.with(|m| m.get(&id).cloned()).map(|m| format!("key: {m}")).unwrap_or_else(|| "no key (fine for local servers)".into())}
             </span>
-            <br/>
-            <label>"Price per 1M input tokens "
-                <input type="text" size="6" id=format!("pilot-price-in-{id}") prop:value=field("price_in")
-                    on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.price_in = v)); }/>
-            </label>" "
-            <label>"per 1M output tokens "
-                <input type="text" size="6" id=format!("pilot-price-out-{id}") prop:value=field("price_out")
-                    on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.price_out = v)); }/>
-            </label>
+            {prices.then(|| view! {
+                <br/>
+                <label>"Price per 1M input tokens "
+                    <input type="text" size="6" id=format!("pilot-price-in-{id}") prop:value=field("price_in")
+                        on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.price_in = v)); }/>
+                </label>" "
+                <label>"per 1M output tokens "
+                    <input type="text" size="6" id=format!("pilot-price-out-{id}") prop:value=field("price_out")
+                        on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.price_out = v)); }/>
+                </label>
+            })}
             {judge.then(|| view! {
                 <br/>
                 <label>"Rubric system prompt "

@@ -5,8 +5,10 @@
 //!
 //! All the bookkeeping is `atlas_pilot::RunState`'s; this module only sends what
 //! [`atlas_pilot::RunState::ready`] hands out and reports back what came in, through the
-//! [`atlas_pilot::Job`] of the run: a pilot plan, or judge coding of a loaded bundle's Rationales
-//! ([`atlas_pilot::BundleJudgePlan`]). Each [`Kind`] has at most one run in the tab, in a thread-local
+//! [`atlas_pilot::Job`] of the run: a pilot plan, judge coding of a loaded bundle's Rationales
+//! ([`atlas_pilot::BundleJudgePlan`]), or a clinical pilot ([`atlas_pilot::clinical::ClinicalPlan`],
+//! whose calls wait for the answers they depend on: the job's `ready` offers only those that can
+//! start, and its `finished` counts the calls that will never run). Each [`Kind`] has at most one run in the tab, in a thread-local
 //! [`Runner`]; the UI reads a [`Snapshot`] signal that is refreshed after every change. Nothing here
 //! logs: no request, header or key reaches the console.
 
@@ -14,6 +16,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use atlas_pilot::clinical::{call_rows, ClinicalCallRow, ClinicalPlan, ClinicalProgress};
 use atlas_pilot::judge::{label_code, parse_judge_label};
 use atlas_pilot::provider::HttpRequest;
 use atlas_pilot::run::{CallStatus, RunError};
@@ -29,8 +32,8 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::loader::js_message;
 use crate::pilot_store::{
-    persist, persist_judging, persist_judging_plan, Keys, SavedJudging, SavedRun, JUDGING_FORMAT,
-    SAVED_FORMAT,
+    persist, persist_clinical, persist_judging, persist_judging_plan, Keys, SavedClinical,
+    SavedJudging, SavedRun, CLINICAL_FORMAT, JUDGING_FORMAT, SAVED_FORMAT,
 };
 
 /// Which run of the tab: the pilot, or judge coding of a loaded bundle. Each has its own runner,
@@ -41,6 +44,8 @@ pub enum Kind {
     Pilot,
     /// Judge coding of a loaded bundle's Rationales ([`BundleJudgePlan`]).
     Judging,
+    /// A clinical pilot ([`ClinicalPlan`]).
+    Clinical,
 }
 
 /// What a run sends.
@@ -50,6 +55,8 @@ pub enum Work {
     Pilot(Rc<Plan>),
     /// Judge calls over a loaded bundle's Rationale texts.
     Judging(Rc<BundleJudgePlan>),
+    /// The clinical protocol's calls (answers, counterfactual, re-answer, judges).
+    Clinical(Rc<ClinicalPlan>),
 }
 
 impl Work {
@@ -57,6 +64,7 @@ impl Work {
         match self {
             Work::Pilot(p) => p.as_ref(),
             Work::Judging(p) => p.as_ref(),
+            Work::Clinical(p) => p.as_ref(),
         }
     }
 
@@ -64,6 +72,7 @@ impl Work {
         match self {
             Work::Pilot(_) => Kind::Pilot,
             Work::Judging(_) => Kind::Judging,
+            Work::Clinical(_) => Kind::Clinical,
         }
     }
 }
@@ -72,6 +81,15 @@ impl Work {
 pub fn judging_row_id(index: usize) -> String {
     format!("bj{}", index + 1)
 }
+
+/// The key row of a clinical pilot's audited model `index` (from 0): `cm1`, `cm2`, …; the judge's is
+/// [`CLINICAL_JUDGE_ROW`].
+pub fn clinical_row_id(index: usize) -> String {
+    format!("cm{}", index + 1)
+}
+
+/// The key row of a clinical pilot's judge.
+pub const CLINICAL_JUDGE_ROW: &str = "cj";
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,6 +193,10 @@ pub struct Snapshot {
     pub rows: Vec<ResultRow>,
     /// One row per judge call, in plan order (judge coding of a loaded bundle).
     pub judged: Vec<JudgedRow>,
+    /// One row per call, in plan order (a clinical pilot).
+    pub clinical: Vec<ClinicalCallRow>,
+    /// A clinical pilot's counts (skipped and waiting calls included).
+    pub clinical_progress: Option<ClinicalProgress>,
     /// The last problem of the scheduler itself (not of a call).
     pub problem: Option<String>,
 }
@@ -212,6 +234,7 @@ pub struct Runner {
 thread_local! {
     static PILOT: RefCell<Option<Runner>> = const { RefCell::new(None) };
     static JUDGING: RefCell<Option<Runner>> = const { RefCell::new(None) };
+    static CLINICAL: RefCell<Option<Runner>> = const { RefCell::new(None) };
 }
 
 /// The signals a run reports into.
@@ -241,7 +264,7 @@ pub fn install(
     let kind = work.kind();
     stop_current(kind);
     state.interrupt();
-    let finished = state.finished();
+    let finished = work.job().finished(&state);
     if let Work::Judging(plan) = &work {
         persist_judging_plan(plan, out.store_error);
     }
@@ -277,6 +300,7 @@ fn slot(kind: Kind) -> &'static std::thread::LocalKey<RefCell<Option<Runner>>> {
     match kind {
         Kind::Pilot => &PILOT,
         Kind::Judging => &JUDGING,
+        Kind::Clinical => &CLINICAL,
     }
 }
 
@@ -295,7 +319,7 @@ fn with_runner<T>(kind: Kind, f: impl FnOnce(&mut Runner) -> T) -> Option<T> {
 pub fn state_and_plan() -> Option<(RunState, Rc<Plan>)> {
     with_runner(Kind::Pilot, |r| match &r.work {
         Work::Pilot(plan) => Some((r.state.clone(), plan.clone())),
-        Work::Judging(_) => None,
+        Work::Judging(_) | Work::Clinical(_) => None,
     })
     .flatten()
 }
@@ -304,7 +328,16 @@ pub fn state_and_plan() -> Option<(RunState, Rc<Plan>)> {
 pub fn judging_state() -> Option<(RunState, Rc<BundleJudgePlan>)> {
     with_runner(Kind::Judging, |r| match &r.work {
         Work::Judging(plan) => Some((r.state.clone(), plan.clone())),
-        Work::Pilot(_) => None,
+        Work::Pilot(_) | Work::Clinical(_) => None,
+    })
+    .flatten()
+}
+
+/// The clinical pilot's state, with its plan.
+pub fn clinical_state() -> Option<(RunState, Rc<ClinicalPlan>)> {
+    with_runner(Kind::Clinical, |r| match &r.work {
+        Work::Clinical(plan) => Some((r.state.clone(), plan.clone())),
+        Work::Pilot(_) | Work::Judging(_) => None,
     })
     .flatten()
 }
@@ -357,6 +390,24 @@ pub fn resume(kind: Kind) -> Result<(), String> {
                     })
                     .map(|(i, j)| format!("{} (judge {})", judging_row_id(i), j.id)),
             ),
+            Work::Clinical(plan) => {
+                let design = &plan.design;
+                missing.extend(
+                    design
+                        .models
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, m)| {
+                            m.provider.requires_key() && r.keys.get(&clinical_row_id(*i)).is_empty()
+                        })
+                        .map(|(i, m)| format!("{} ({})", clinical_row_id(i), m.id)),
+                );
+                if let Some(j) = &design.judge {
+                    if j.provider.requires_key() && r.keys.get(CLINICAL_JUDGE_ROW).is_empty() {
+                        missing.push(format!("{CLINICAL_JUDGE_ROW} (judge)"));
+                    }
+                }
+            }
         }
         missing
     })
@@ -454,12 +505,29 @@ impl Runner {
                 },
                 self.store_error,
             ),
+            Work::Clinical(plan) => persist_clinical(
+                &SavedClinical {
+                    format: CLINICAL_FORMAT.to_string(),
+                    form: self.form.clone(),
+                    design: plan.design.clone(),
+                    state,
+                    cancelled,
+                },
+                self.store_error,
+            ),
         }
     }
 
     fn key_for(&self, id: &str) -> SecretKey {
         let row = match (&self.work, self.work.job().key_owner(&self.state, id)) {
             (Work::Judging(_), Some(KeyOwner::Judge { index, .. })) => judging_row_id(index),
+            (Work::Clinical(_), Some(KeyOwner::Judge { .. })) => CLINICAL_JUDGE_ROW.to_string(),
+            (Work::Clinical(plan), Some(KeyOwner::Model(model))) => {
+                match plan.design.models.iter().position(|m| m.id == model) {
+                    Some(i) => clinical_row_id(i),
+                    None => return SecretKey::default(),
+                }
+            }
             (_, Some(KeyOwner::Model(id) | KeyOwner::Judge { id, .. })) => id.to_string(),
             (_, None) => return SecretKey::default(),
         };
@@ -484,18 +552,26 @@ impl Runner {
                 )
             })
             .count();
-        let (rows, judged) = match &self.work {
-            Work::Pilot(plan) => (rows(&self.state, plan), Vec::new()),
-            Work::Judging(plan) => (Vec::new(), judged_rows(&self.state, plan)),
-        };
+        let (mut pilot_rows, mut judged, mut clinical, mut clinical_progress) =
+            (Vec::new(), Vec::new(), Vec::new(), None);
+        match &self.work {
+            Work::Pilot(plan) => pilot_rows = rows(&self.state, plan),
+            Work::Judging(plan) => judged = judged_rows(&self.state, plan),
+            Work::Clinical(plan) => {
+                clinical = call_rows(plan, &self.state);
+                clinical_progress = Some(plan.progress(&self.state));
+            }
+        }
         let snapshot = Snapshot {
             phase: self.phase,
             calls: progress.calls,
             judge_calls: progress.judge_calls,
             eta_ms: progress.eta_ms(self.settings.concurrency),
             waiting,
-            rows,
+            rows: pilot_rows,
             judged,
+            clinical,
+            clinical_progress,
             problem: self.problem.clone(),
         };
         self.snapshot.set(Some(snapshot));
@@ -503,16 +579,24 @@ impl Runner {
             match self.work.kind() {
                 Kind::Pilot => "__atlasPilot",
                 Kind::Judging => "__atlasJudging",
+                Kind::Clinical => "__atlasClinical",
             },
             &progress,
+            clinical_progress.map(|p| p.skipped),
             self.phase,
         );
     }
 }
 
-/// `window.__atlasPilot` (a pilot) or `window.__atlasJudging` (judge coding of a loaded bundle): phase
-/// and counts, read by the end-to-end tests.
-fn publish_counts(name: &str, p: &atlas_pilot::run::Progress, phase: Phase) {
+/// `window.__atlasPilot` (a pilot), `window.__atlasJudging` (judge coding of a loaded bundle) or
+/// `window.__atlasClinical` (a clinical pilot, with `skipped`: calls that will never run): phase and
+/// counts, read by the end-to-end tests.
+fn publish_counts(
+    name: &str,
+    p: &atlas_pilot::run::Progress,
+    skipped: Option<usize>,
+    phase: Phase,
+) {
     let Some(window) = web_sys::window() else {
         return;
     };
@@ -528,6 +612,9 @@ fn publish_counts(name: &str, p: &atlas_pilot::run::Progress, phase: Phase) {
     set("pending", JsValue::from_f64(p.calls.pending as f64));
     set("judge_total", JsValue::from_f64(p.judge_calls.total as f64));
     set("judge_done", JsValue::from_f64(p.judge_calls.done() as f64));
+    if let Some(n) = skipped {
+        set("skipped", JsValue::from_f64(n as f64));
+    }
     let _ = js_sys::Reflect::set(&window, &JsValue::from_str(name), &o);
 }
 
@@ -723,12 +810,7 @@ fn pump(kind: Kind) {
         loop {
             let now = now();
             let free = r.settings.concurrency.saturating_sub(r.controllers.len());
-            let ready: Vec<String> = r
-                .state
-                .ready(now, free)
-                .into_iter()
-                .map(str::to_string)
-                .collect();
+            let ready = job.ready(&r.state, now, free);
             for id in ready {
                 let key = r.key_for(&id);
                 let request = job.request(&r.state, &id, &key);
@@ -775,7 +857,7 @@ fn pump(kind: Kind) {
         if let (Some(t), Some(w)) = (r.wake_timer.take(), web_sys::window()) {
             w.clear_timeout_with_handle(t);
         }
-        if r.controllers.is_empty() && launches.is_empty() && r.state.finished() {
+        if r.controllers.is_empty() && launches.is_empty() && job.finished(&r.state) {
             r.phase = Phase::Finished;
         }
         // A retry wake-up is needed only when a slot is free (else the next settled call pumps).

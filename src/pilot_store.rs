@@ -14,6 +14,10 @@
 //! [`SavedJudging`] (the form as typed, the plan's fingerprint, the run state), written after every
 //! settled call.
 //!
+//! **A clinical pilot** (seed 001's protocol, [`atlas_pilot::clinical`]) is kept under [`CLINICAL`]: a
+//! [`SavedClinical`] (the form as typed, the [`atlas_pilot::clinical::ClinicalDesign`] with its MedQA
+//! items, which holds no key, and the run state), written after every settled call.
+//!
 //! **Keys.** [`Keys`] holds one [`SecretKey`] per provider row (`m1`, `j1`, …) in memory. Only when
 //! the user ticks "remember in this browser" are they written to `localStorage` under
 //! [`KEYS_STORAGE`]; "forget keys" clears memory and that entry. No other place (URL, IndexedDB,
@@ -46,6 +50,26 @@ pub const JUDGING: &str = "judging";
 pub const JUDGING_PLAN: &str = "judging-plan";
 /// `format` of a [`SavedJudging`].
 pub const JUDGING_FORMAT: &str = "audit-atlas-bundle-judging-saved";
+
+/// The key of the saved clinical pilot ([`SavedClinical`]).
+pub const CLINICAL: &str = "clinical";
+/// `format` of a [`SavedClinical`].
+pub const CLINICAL_FORMAT: &str = "audit-atlas-clinical-pilot-saved";
+
+/// What is persisted of a clinical pilot: no key anywhere inside.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SavedClinical {
+    /// Always [`CLINICAL_FORMAT`].
+    pub format: String,
+    /// The form as typed (provider rows, parameters), to show it again after a reload.
+    pub form: serde_json::Value,
+    /// The design the plan is rebuilt from (models, judge, MedQA items, parameters, seed).
+    pub design: atlas_pilot::clinical::ClinicalDesign,
+    /// [`atlas_pilot::RunState::to_json`].
+    pub state: String,
+    /// Whether the user cancelled the run (then it is not offered for resuming).
+    pub cancelled: bool,
+}
 
 /// What is persisted of a run: no key anywhere inside.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -142,6 +166,16 @@ pub fn persist_judging_plan(plan: &atlas_pilot::BundleJudgePlan, error: RwSignal
         Ok(json) => queue(JUDGING_PLAN, json, error),
         Err(e) => error.set(Some(format!(
             "the judge coding's plan could not be serialised: {e}"
+        ))),
+    }
+}
+
+/// Queues a clinical pilot's record (as [`persist`]).
+pub fn persist_clinical(saved: &SavedClinical, error: RwSignal<Option<String>>) {
+    match serde_json::to_string(saved) {
+        Ok(json) => queue(CLINICAL, json, error),
+        Err(e) => error.set(Some(format!(
+            "the clinical pilot could not be serialised: {e}"
         ))),
     }
 }
@@ -264,6 +298,28 @@ pub async fn load_judging() -> Result<Option<(SavedJudging, atlas_pilot::BundleJ
 /// IndexedDB failures.
 pub async fn clear_judging() -> Result<(), String> {
     delete(&[JUDGING, JUDGING_PLAN]).await
+}
+
+/// The saved clinical pilot, if any.
+///
+/// # Errors
+/// IndexedDB failures and a record that does not parse.
+pub async fn load_clinical() -> Result<Option<SavedClinical>, String> {
+    let Some(text) = get(CLINICAL).await? else {
+        return Ok(None);
+    };
+    let saved: SavedClinical = serde_json::from_str(&text).map_err(|e| {
+        format!("the saved clinical pilot could not be read ({e}); it was left in place")
+    })?;
+    Ok((saved.format == CLINICAL_FORMAT).then_some(saved))
+}
+
+/// Deletes the saved clinical pilot.
+///
+/// # Errors
+/// IndexedDB failures.
+pub async fn clear_clinical() -> Result<(), String> {
+    delete(&[CLINICAL]).await
 }
 
 /// API keys by provider row id, in memory; masked copies for display in a signal.

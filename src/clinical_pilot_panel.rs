@@ -1,0 +1,670 @@
+//! "Run a clinical pilot (seed 001)", a section of the pilot panel (issue 7, item 4): the clinical
+//! protocol of `atlas_pilot::clinical` — the same plan, prompts, prefixes, lenient parsers, CFV
+//! outcome rules and bundle as `atlas pilot clinical` — sent from this tab.
+//!
+//! The user names one to three audited models and, optionally, a separate judge (else each model
+//! judges its own counterfactuals and explanations, and the bundle says so), with the pilot's provider
+//! rows and [`Keys`] (memory only unless the user opted in, masked); picks MedQA questions (the 20
+//! MIT-licensed questions of the shipped clinical demo, or a MedQA JSON Lines file from this computer,
+//! drawn with a seed); and sets temperatures, token limits, concurrency and the per-call timeout.
+//! **Check the plan** shows the number of calls (16 per model × question) and the most output
+//! tokens; **Run the clinical pilot** sends them with the pilot's runner ([`crate::pilot_runner`],
+//! kind [`Kind::Clinical`]): a call starts only when the answers it depends on are in, a call whose
+//! dependency failed or is unusable is skipped with its reason, every settled call is saved in
+//! IndexedDB ([`crate::pilot_store::persist_clinical`]) and a reload offers to resume.
+//!
+//! The run becomes a clinical bundle ([`atlas_pilot::clinical::to_clinical_bundle`]) that opens in
+//! the Clinical view or downloads. **Explanation embeddings are not computed in the browser** (the
+//! all-MiniLM-L6-v2 forward pass runs natively, in `atlas-embed`): the bundle has none, so its EDD
+//! shows as not available until `atlas clinical embed` adds them to the downloaded file. Model text is
+//! put in the page as text nodes only.
+
+use std::rc::Rc;
+use std::sync::Arc;
+
+use atlas_core::Audit;
+use atlas_pilot::clinical::{
+    build_clinical_plan, clinical_bundle_info, model_level_id, read_medqa, select_items,
+    to_clinical_bundle, ClinicalDesign, ClinicalModel, ClinicalPlan, ItemSelection, MedQaItem,
+};
+use atlas_pilot::{Params, RunState};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde::{Deserialize, Serialize};
+
+use crate::app::{AtlasState, Loaded};
+use crate::pilot_panel::{duration, num, provider_row, run_settings, ProviderRow, Rows};
+use crate::pilot_runner::{
+    self as runner, clinical_row_id, Kind, Outputs, Phase, Settings, Snapshot, Work,
+    CLINICAL_JUDGE_ROW,
+};
+use crate::pilot_store::{self as store, Keys};
+use crate::run_controls::{install_restored, RunControls, SavedRunNotices};
+
+/// The plan of the shipped clinical demo, whose design holds its 20 MedQA questions (MIT License;
+/// `static/bundles/clinical-demo-smollm2/ATTRIBUTION.md`).
+pub const DEMO_PLAN: &str = "static/bundles/clinical-demo-smollm2/state/plan.json";
+
+/// Most audited models.
+pub const MAX_MODELS: usize = 3;
+
+/// Everything typed into the section (saved with the run; holds no key and no question text).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClinicalForm {
+    /// One to three audited models, key rows `cm1`…`cm3`; the bundle's model id is the model name
+    /// made an id ([`model_level_id`]).
+    pub models: Vec<ProviderRow>,
+    /// Whether a separate judge (row `cj`) codes plausibility and stereotypes; else each model judges
+    /// itself.
+    pub separate_judge: bool,
+    /// The judge row.
+    pub judge: ProviderRow,
+    /// `demo` (the shipped demo's 20 questions) or `file` (a MedQA JSON Lines file).
+    pub items_source: String,
+    /// Questions to draw.
+    pub n: String,
+    /// Seed of the draw and of the retry jitter (seed 001 §3.2 used 42).
+    pub seed: String,
+    /// Temperature of the audited model's calls (seed 001 §3.5: 0.7).
+    pub temperature: String,
+    /// Temperature of the judge calls (seed 001 §3.5: 0.0).
+    pub judge_temperature: String,
+    /// Most output tokens of an answer or re-answer.
+    pub max_tokens: String,
+    /// Most output tokens of a counterfactual (it rewrites the whole question).
+    pub counterfactual_max_tokens: String,
+    /// Most output tokens of a judge call.
+    pub judge_max_tokens: String,
+    /// Calls in flight.
+    pub concurrency: String,
+    /// Per-call timeout, seconds.
+    pub timeout_s: String,
+    /// The bundle's title.
+    pub title: String,
+}
+
+fn model_row(i: usize) -> ProviderRow {
+    ProviderRow::new(&clinical_row_id(i))
+}
+
+impl Default for ClinicalForm {
+    fn default() -> Self {
+        let mut model = model_row(0);
+        model.model = "gpt-4o-mini".into();
+        ClinicalForm {
+            models: vec![model],
+            separate_judge: false,
+            judge: ProviderRow::new(CLINICAL_JUDGE_ROW),
+            items_source: "demo".into(),
+            n: "5".into(),
+            seed: "42".into(),
+            temperature: "0.7".into(),
+            judge_temperature: "0".into(),
+            max_tokens: "256".into(),
+            counterfactual_max_tokens: "512".into(),
+            judge_max_tokens: "256".into(),
+            concurrency: "2".into(),
+            timeout_s: "120".into(),
+            title: "My clinical pilot".into(),
+        }
+    }
+}
+
+/// Questions to draw from, with where they came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemPool {
+    /// The questions, in source order.
+    pub items: Vec<MedQaItem>,
+    /// The source file's name.
+    pub source: String,
+    /// Questions in the source file (for the demo, its selection's).
+    pub available: usize,
+    /// Each item's 0-based index in the source file (for the demo, from its selection).
+    pub indices: Vec<usize>,
+}
+
+impl ItemPool {
+    /// The questions of the shipped demo's plan (`plan.json`).
+    ///
+    /// # Errors
+    /// A plan that does not parse, or has no questions.
+    pub fn from_demo_plan(text: &str) -> Result<Self, String> {
+        let plan = ClinicalPlan::from_json(text)
+            .map_err(|e| format!("the demo's plan could not be read: {e}"))?;
+        let items = plan.design.items;
+        if items.is_empty() {
+            return Err("the demo's plan has no questions".into());
+        }
+        let (source, available, indices) = match plan.design.selection {
+            Some(s) if s.indices.len() == items.len() => (s.source, s.available, s.indices),
+            _ => (
+                "clinical demo".into(),
+                items.len(),
+                (0..items.len()).collect(),
+            ),
+        };
+        Ok(ItemPool {
+            items,
+            source,
+            available,
+            indices,
+        })
+    }
+
+    /// The questions of a MedQA JSON Lines file.
+    ///
+    /// # Errors
+    /// The first unreadable line, with its number and field.
+    pub fn from_medqa(text: &str, source: &str) -> Result<Self, String> {
+        let items = read_medqa(text, source).map_err(|e| format!("{source}: {e}"))?;
+        let n = items.len();
+        Ok(ItemPool {
+            items,
+            source: source.to_string(),
+            available: n,
+            indices: (0..n).collect(),
+        })
+    }
+}
+
+/// The design of the form over `pool`: the demo's questions in their order (the first N), or N drawn
+/// from a file with the seed ([`select_items`]).
+///
+/// # Errors
+/// A message naming the field.
+pub fn design(form: &ClinicalForm, pool: &ItemPool) -> Result<ClinicalDesign, String> {
+    let seed: u64 = num(&form.seed, "seed")?;
+    let n: usize = num(&form.n, "number of questions")?;
+    if n == 0 {
+        return Err("number of questions: at least 1".into());
+    }
+    let picked: Vec<usize> = if form.items_source == "demo" {
+        if n > pool.items.len() {
+            return Err(format!(
+                "number of questions: the demo has {} questions",
+                pool.items.len()
+            ));
+        }
+        (0..n).collect()
+    } else {
+        select_items(pool.items.len(), n, seed).map_err(|e| e.to_string())?
+    };
+    let items: Vec<MedQaItem> = picked
+        .iter()
+        .filter_map(|&i| pool.items.get(i).cloned())
+        .collect();
+    let indices: Vec<usize> = picked
+        .iter()
+        .filter_map(|&i| pool.indices.get(i).copied())
+        .collect();
+    let mut models = Vec::new();
+    for row in &form.models {
+        let provider = row.provider()?;
+        let mut id = model_level_id(provider.model());
+        let base = id.clone();
+        let mut k = 2;
+        while models.iter().any(|m: &ClinicalModel| m.id == id) {
+            id = format!("{base}-{k}");
+            k += 1;
+        }
+        models.push(ClinicalModel { id, provider });
+    }
+    let judge = if form.separate_judge {
+        Some(ClinicalModel {
+            id: "judge".into(),
+            provider: form.judge.provider()?,
+        })
+    } else {
+        None
+    };
+    let params = |t: &str, m: &str, what: &str| -> Result<Params, String> {
+        Ok(Params {
+            temperature: num(t, &format!("{what} temperature"))?,
+            max_tokens: num(m, &format!("{what} max tokens"))?,
+        })
+    };
+    let design = ClinicalDesign {
+        models,
+        judge,
+        items,
+        answer_params: params(&form.temperature, &form.max_tokens, "answer")?,
+        counterfactual_params: params(
+            &form.temperature,
+            &form.counterfactual_max_tokens,
+            "counterfactual",
+        )?,
+        judge_params: params(&form.judge_temperature, &form.judge_max_tokens, "judge")?,
+        seed,
+        selection: Some(ItemSelection {
+            source: pool.source.clone(),
+            available: pool.available,
+            seed,
+            indices,
+        }),
+    };
+    design.validate().map_err(|e| e.to_string())?;
+    Ok(design)
+}
+
+/// What "Check the plan" shows.
+#[derive(Debug, Clone, PartialEq)]
+struct Summary {
+    calls: usize,
+    models: usize,
+    items: usize,
+    judge: String,
+    output_tokens_max: u64,
+}
+
+impl Summary {
+    fn new(plan: &ClinicalPlan) -> Self {
+        let d = &plan.design;
+        let per_item = 8 * u64::from(d.answer_params.max_tokens)
+            + u64::from(d.counterfactual_params.max_tokens)
+            + 7 * u64::from(d.judge_params.max_tokens);
+        Summary {
+            calls: plan.calls.len(),
+            models: d.models.len(),
+            items: d.items.len(),
+            judge: d.judge.as_ref().map_or_else(
+                || {
+                    "each audited model judges its own outputs (self-judging; the bundle says so)"
+                        .into()
+                },
+                |j| format!("{} (judge)", j.provider.model()),
+            ),
+            output_tokens_max: per_item * (d.models.len() * d.items.len()) as u64,
+        }
+    }
+
+    fn view(self) -> impl IntoView {
+        view! {
+            <div class="pilot-estimate" id="clinical-pilot-estimate" data-calls=self.calls>
+                <p>{format!(
+                    "{} calls at most: {} model(s) × {} question(s) × 16 (7 answers — baseline and six prefixes —, a counterfactual, its re-answer, a plausibility judgement, 6 stereotype judgements). Judge: {}. Output tokens at most {}. Calls whose dependency fails or is unusable are skipped, so a run usually sends fewer.",
+                    self.calls, self.models, self.items, self.judge, self.output_tokens_max
+                )}</p>
+            </div>
+        }
+    }
+}
+
+/// The bundle of the clinical run of this tab.
+fn make_bundle(title: &str) -> Result<(String, Arc<[u8]>), String> {
+    let (st, plan) = runner::clinical_state().ok_or("no clinical run")?;
+    let id = format!(
+        "clinical-pilot-{}",
+        plan.fingerprint
+            .trim_start_matches("clinical-")
+            .chars()
+            .take(12)
+            .collect::<String>()
+    );
+    let mut info = clinical_bundle_info(
+        id.clone(),
+        if title.is_empty() { id.as_str() } else { title },
+    );
+    info.notes = Some(
+        "Made in the browser by Audit Atlas's clinical pilot section. It has no explanation embeddings (all-MiniLM-L6-v2 runs natively), so EDD is not available: `atlas clinical embed BUNDLE --out FILE` adds them."
+            .into(),
+    );
+    let bundle = to_clinical_bundle(&plan, &st, &info).map_err(|e| e.to_string())?;
+    let bytes = serde_json::to_vec(&bundle.file).map_err(|e| e.to_string())?;
+    Ok((id, Arc::from(bytes)))
+}
+
+/// The section.
+#[component]
+pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
+    let state = expect_context::<AtlasState>();
+    let form = RwSignal::new(ClinicalForm::default());
+    let out = Outputs {
+        snapshot: RwSignal::new(None::<Snapshot>),
+        store_error: RwSignal::new(None::<String>),
+    };
+    let plan_view = RwSignal::new(None::<Result<Summary, String>>);
+    let action_error = RwSignal::new(None::<String>);
+    let restored = RwSignal::new(None::<String>);
+    let opened = RwSignal::new(None::<String>);
+    // The questions of a picked MedQA file (never saved: the run's design keeps the drawn ones).
+    let file_pool = StoredValue::new(None::<Arc<ItemPool>>);
+    let file_note = RwSignal::new(None::<Result<String, String>>);
+
+    // A saved clinical run from an earlier visit: restore it paused, offer to resume.
+    spawn_local(async move {
+        match store::load_clinical().await {
+            Ok(Some(saved)) => {
+                if let Ok(f) = serde_json::from_value::<ClinicalForm>(saved.form.clone()) {
+                    form.set(f);
+                }
+                let restored_run = build_clinical_plan(saved.design.clone())
+                    .map_err(|e| e.to_string())
+                    .and_then(|plan| {
+                        let st = RunState::from_json(&saved.state).map_err(|e| e.to_string())?;
+                        plan.check_state(&st).map_err(|e| e.to_string())?;
+                        Ok((plan, st))
+                    });
+                match restored_run {
+                    Ok((plan, st)) => {
+                        let p = plan.progress(&st);
+                        let unfinished = !plan.finished(&st) && !saved.cancelled;
+                        let f = form.get_untracked();
+                        let settings =
+                            run_settings(&f.concurrency, &f.timeout_s).unwrap_or(Settings {
+                                concurrency: 2,
+                                timeout_ms: 120_000,
+                            });
+                        install_restored(
+                            Work::Clinical(Rc::new(plan)),
+                            st,
+                            saved.form,
+                            String::new(),
+                            settings,
+                            keys,
+                            out,
+                            saved.cancelled,
+                        );
+                        if unfinished {
+                            restored.set(Some(format!(
+                                "An unfinished clinical pilot was found in this browser: {} of {} calls done.",
+                                p.done(),
+                                p.total
+                            )));
+                        }
+                    }
+                    Err(e) => out.store_error.set(Some(format!(
+                        "The saved clinical pilot could not be restored ({e}); it was left in IndexedDB."
+                    ))),
+                }
+            }
+            Ok(None) => {}
+            Err(e) => out.store_error.set(Some(e)),
+        }
+    });
+
+    // The pool of the form's source: the demo's plan is fetched, a file must have been picked.
+    let pool = move || async move {
+        if form.with_untracked(|f| f.items_source == "demo") {
+            let bytes = crate::loader::fetch_bytes(DEMO_PLAN, |_, _| {})
+                .await
+                .map_err(|e| {
+                    format!("the demo's questions could not be fetched ({DEMO_PLAN}): {e}")
+                })?;
+            let text = String::from_utf8(bytes)
+                .map_err(|e| format!("the demo's plan is not UTF-8: {e}"))?;
+            ItemPool::from_demo_plan(&text).map(Arc::new)
+        } else {
+            file_pool
+                .get_value()
+                .ok_or_else(|| "pick a MedQA JSON Lines file first".to_string())
+        }
+    };
+    let prepare = move || async move {
+        let f = form.get_untracked();
+        let p = pool().await?;
+        let d = design(&f, &p)?;
+        build_clinical_plan(d).map_err(|e| e.to_string())
+    };
+    let on_file = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let Some(picked) = input.files().and_then(|f| f.get(0)) else {
+            return;
+        };
+        spawn_local(async move {
+            let name = picked.name();
+            let result = match wasm_bindgen_futures::JsFuture::from(picked.text()).await {
+                Ok(text) => ItemPool::from_medqa(&text.as_string().unwrap_or_default(), &name),
+                Err(e) => Err(format!(
+                    "reading {name} failed: {}",
+                    crate::loader::js_message(&e)
+                )),
+            };
+            match result {
+                Ok(p) => {
+                    file_note.set(Some(Ok(format!("{name}: {} questions", p.items.len()))));
+                    file_pool.set_value(Some(Arc::new(p)));
+                    form.update(|f| f.items_source = "file".into());
+                }
+                Err(e) => {
+                    file_pool.set_value(None);
+                    file_note.set(Some(Err(e)));
+                }
+            }
+        });
+    };
+    let do_plan = move |_| {
+        plan_view.set(None);
+        spawn_local(async move {
+            plan_view.set(Some(prepare().await.map(|p| Summary::new(&p))));
+        });
+    };
+    let do_run = move |_| {
+        action_error.set(None);
+        restored.set(None);
+        opened.set(None);
+        let f = form.get_untracked();
+        let prepared = run_settings(&f.concurrency, &f.timeout_s)
+            .and_then(|s| Ok((s, serde_json::to_value(&f).map_err(|e| e.to_string())?)));
+        let (settings, form_json) = match prepared {
+            Ok(x) => x,
+            Err(e) => {
+                action_error.set(Some(e));
+                return;
+            }
+        };
+        spawn_local(async move {
+            match prepare().await {
+                Ok(plan) => {
+                    plan_view.set(Some(Ok(Summary::new(&plan))));
+                    let st = plan.new_state();
+                    runner::install(
+                        Work::Clinical(Rc::new(plan)),
+                        st,
+                        form_json,
+                        String::new(),
+                        settings,
+                        keys,
+                        out,
+                        Phase::Paused,
+                    );
+                    if let Err(e) = runner::resume(Kind::Clinical) {
+                        action_error.set(Some(e));
+                    }
+                }
+                Err(e) => action_error.set(Some(e)),
+            }
+        });
+    };
+    let do_discard = Callback::new(move |()| {
+        runner::discard(Kind::Clinical);
+        restored.set(None);
+        opened.set(None);
+        spawn_local(async move {
+            if let Err(e) = store::clear_clinical().await {
+                out.store_error.set(Some(e));
+            }
+        });
+    });
+    let title = move || form.with_untracked(|f| f.title.trim().to_string());
+    let do_open = Callback::new(move |()| {
+        action_error.set(None);
+        let result = make_bundle(&title()).and_then(|(id, bytes)| {
+            let started = crate::loader::now_ms();
+            let audit = Audit::from_bytes(&bytes)
+                .map_err(|e| format!("the run's bundle does not open: {e}"))?;
+            Ok(Loaded {
+                audit,
+                source: format!("clinical pilot: {id}"),
+                base_url: None,
+                data: bytes,
+                read_ms: 0.0,
+                parse_ms: crate::loader::now_ms() - started,
+            })
+        });
+        match result {
+            Ok(loaded) => {
+                opened.set(Some(format!(
+                    "Opened bundle {} in the Clinical view. It has no explanation embeddings (they are computed natively), so EDD shows as not available; download it and run `atlas clinical embed` to add them.",
+                    loaded.audit.metadata().id
+                )));
+                state.error.set(None);
+                state.warning_acknowledged.set(false);
+                state.loaded.set(Some(Arc::new(loaded)));
+            }
+            Err(e) => action_error.set(Some(e)),
+        }
+    });
+    let do_download = Callback::new(move |()| {
+        action_error.set(None);
+        let result = make_bundle(&title()).and_then(|(id, bytes)| {
+            crate::export::download_bytes(&bytes, "application/json", &format!("{id}.json"))
+        });
+        if let Err(e) = result {
+            action_error.set(Some(format!("the run could not become a bundle: {e}")));
+        }
+    });
+
+    let n_models = Memo::new(move |_| form.with(|f| f.models.len()));
+    let field = move |id: &'static str,
+                      label: &'static str,
+                      get: fn(&ClinicalForm) -> String,
+                      set: fn(&mut ClinicalForm, String)| {
+        view! {
+            <label class="field">
+                {label}" "
+                <input type="text" size="8" id=id prop:value=move || form.with(get)
+                    on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| set(f, v)); }/>
+            </label>
+        }
+    };
+
+    view! {
+        <section class="clinical-pilot" id="clinical-pilot" aria-labelledby="clinical-pilot-title">
+            <h3 id="clinical-pilot-title">"Run a clinical pilot (seed 001's protocol)"</h3>
+            <p>
+                "MedQA questions answered without demographics and with six race × sex prefixes (the vignette's age kept, else 45 years; "
+                "a prefix that contradicts the vignette is flagged), a minimal counterfactual towards the first other option and its re-answer, "
+                "a plausibility judge (1–5) and a stereotype judge per prefix — the same plan, prompts and parsers as "
+                <code>"atlas pilot clinical"</code>" (docs/clinical.md, \"Pilot protocol\"). Keys work as above: memory only unless you opted in. "
+                "Explanation embeddings (all-MiniLM-L6-v2) are not computed in the browser, so the bundle's EDD is not available until "
+                <code>"atlas clinical embed"</code>" adds them to the downloaded file."
+            </p>
+            <SavedRunNotices kind=Kind::Clinical prefix="clinical-pilot" resume_label="Resume the unfinished clinical pilot"
+                restored error=action_error store_error=out.store_error on_discard=do_discard/>
+            <fieldset class="pilot-providers">
+                <legend>"Audited models (1 to 3)"</legend>
+                {move || (0..n_models.get()).map(|i| provider_row(Rows::ClinicalModels(form), keys, i)).collect_view()}
+                <button id="clinical-pilot-add" on:click=move |_| form.update(|f| {
+                    if f.models.len() < MAX_MODELS {
+                        let row = model_row(f.models.len());
+                        f.models.push(row);
+                    }
+                })>"Add a model"</button>
+                " "
+                <button id="clinical-pilot-remove" on:click=move |_| form.update(|f| { if f.models.len() > 1 { f.models.pop(); } })>"Remove the last model"</button>
+            </fieldset>
+            <fieldset class="pilot-providers">
+                <legend>"Judge (plausibility and stereotype evidence)"</legend>
+                <label>
+                    <input type="checkbox" id="clinical-pilot-separate-judge"
+                        prop:checked=move || form.with(|f| f.separate_judge)
+                        on:change=move |ev| { let on = event_target_checked(&ev); form.update(|f| f.separate_judge = on); }/>
+                    " a separate judge model (unticked: each audited model judges its own outputs)"
+                </label>
+                {move || form.with(|f| f.separate_judge).then(|| provider_row(Rows::ClinicalJudge(form), keys, 0))}
+            </fieldset>
+            <fieldset class="pilot-design">
+                <legend>"Questions and parameters"</legend>
+                <label>"Questions "
+                    <select id="clinical-pilot-source" prop:value=move || form.with(|f| f.items_source.clone())
+                        on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| f.items_source = v); }>
+                        <option value="demo">"the first N of the shipped demo's 20 MedQA test questions (MIT)"</option>
+                        <option value="file">"N drawn with the seed from a MedQA JSON Lines file"</option>
+                    </select>
+                </label>" "
+                <label>"MedQA file (.jsonl: question, options, answer_idx, meta_info) "
+                    <input type="file" id="clinical-pilot-file" accept=".jsonl,.json,.txt" on:change=on_file/>
+                </label>
+                {move || file_note.get().map(|r| match r {
+                    Ok(m) => view! { <span class="hint" id="clinical-pilot-file-note">{m}</span> }.into_any(),
+                    Err(e) => view! { <div class="error" role="alert" id="clinical-pilot-file-error">{e}</div> }.into_any(),
+                })}
+                <div>
+                    {field("clinical-pilot-n", "N", |f| f.n.clone(), |f, v| f.n = v)}" "
+                    {field("clinical-pilot-seed", "seed", |f| f.seed.clone(), |f, v| f.seed = v)}" "
+                    {field("clinical-pilot-temperature", "temperature", |f| f.temperature.clone(), |f, v| f.temperature = v)}" "
+                    {field("clinical-pilot-judge-temperature", "judge temperature", |f| f.judge_temperature.clone(), |f, v| f.judge_temperature = v)}
+                </div>
+                <div>
+                    {field("clinical-pilot-max-tokens", "max tokens: answer", |f| f.max_tokens.clone(), |f, v| f.max_tokens = v)}" "
+                    {field("clinical-pilot-cf-max-tokens", "counterfactual", |f| f.counterfactual_max_tokens.clone(), |f, v| f.counterfactual_max_tokens = v)}" "
+                    {field("clinical-pilot-judge-max-tokens", "judge", |f| f.judge_max_tokens.clone(), |f, v| f.judge_max_tokens = v)}
+                </div>
+                <div>
+                    {field("clinical-pilot-concurrency", "calls at a time", |f| f.concurrency.clone(), |f, v| f.concurrency = v)}" "
+                    {field("clinical-pilot-timeout", "timeout per call (s)", |f| f.timeout_s.clone(), |f, v| f.timeout_s = v)}" "
+                    <label class="field">"bundle title "
+                        <input type="text" size="30" id="clinical-pilot-title-input" prop:value=move || form.with(|f| f.title.clone())
+                            on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| f.title = v); }/>
+                    </label>
+                </div>
+            </fieldset>
+            <div class="pilot-actions">
+                <button id="clinical-pilot-plan" on:click=do_plan>"Check the plan"</button>
+                " "
+                <button id="clinical-pilot-run" on:click=do_run>"Run the clinical pilot"</button>
+            </div>
+            {move || plan_view.get().map(|p| match p {
+                Ok(s) => s.view().into_any(),
+                Err(e) => view! { <div class="error" role="alert" id="clinical-pilot-plan-error">{e}</div> }.into_any(),
+            })}
+            {move || action_error.get().map(|m| view! {
+                <div class="error" role="alert" id="clinical-pilot-error">{m}</div>
+            })}
+            {move || out.snapshot.get().map(|s| view! {
+                <ClinicalRunView snapshot=s/>
+                <RunControls kind=Kind::Clinical prefix="clinical-pilot" open_label="Open as bundle in the Clinical view"
+                    discard_label="Discard the run" error=action_error restored
+                    on_open=do_open on_download=do_download on_discard=do_discard/>
+            })}
+            {move || opened.get().map(|m| view! { <p class="notice" role="status" id="clinical-pilot-opened">{m}</p> })}
+        </section>
+    }
+}
+
+/// Progress bar and the calls' table (model text as text).
+#[component]
+fn ClinicalRunView(snapshot: Snapshot) -> impl IntoView {
+    let c = snapshot.clinical_progress.unwrap_or_default();
+    let eta = snapshot
+        .eta_ms
+        .map_or_else(|| "unknown".to_string(), duration);
+    view! {
+        <div class="progress pilot-progress" id="clinical-pilot-progress" role="status"
+            data-phase=snapshot.phase.key() data-total=c.total data-answered=c.answered data-failed=c.failed
+            data-skipped=c.skipped>
+            <progress value=c.done() as f64 max=c.total.max(1) as f64></progress>
+            <span>{format!(
+                "{}: {} of {} calls done ({} answered, {} failed, {} skipped because a dependency failed or was unusable); {} in flight, {} ready, {} waiting for an earlier answer, {} waiting to retry; time left {}",
+                snapshot.phase.key(), c.done(), c.total, c.answered, c.failed, c.skipped, c.in_flight, c.ready, c.waiting, snapshot.waiting, eta
+            )}</span>
+            {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
+        </div>
+        <table class="pilot-results" id="clinical-pilot-results">
+            <caption>"Calls (model text shown as text)"</caption>
+            <thead><tr>
+                <th>"call"</th><th>"model"</th><th>"question"</th><th>"kind"</th><th>"variant"</th><th>"status"</th>
+                <th>"attempts"</th><th>"read"</th><th>"reply"</th><th>"reason"</th>
+            </tr></thead>
+            <tbody>
+                {snapshot.clinical.into_iter().map(|r| { let id = r.id.clone(); view! {
+                    <tr data-id=id data-status=r.status data-kind=r.kind>
+                        <td><code>{r.id}</code></td><td>{r.model}</td><td>{r.item}</td><td>{r.kind}</td>
+                        <td>{r.variant}</td><td>{r.status}</td><td>{r.attempts}</td><td>{r.reading}</td>
+                        <td class="text">{r.text}</td><td class="reason">{r.reason}</td>
+                    </tr>
+                }}).collect_view()}
+            </tbody>
+        </table>
+    }
+}
