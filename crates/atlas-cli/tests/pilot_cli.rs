@@ -4,13 +4,13 @@
 //! runner's loop, retries, persistence, resume and bundle. The real model and the fault proxy are in
 //! `pilot_faults.rs` (ignored; `scripts/pilot-faults.sh`).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
+mod common;
+
+use common::canned_server;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread;
+use std::sync::atomic::Ordering;
 
 use serde_json::{json, Value};
 
@@ -72,79 +72,13 @@ fn plan_from(dir: &Path, base: &Value) -> (PathBuf, PathBuf, Output) {
     (d, p, out)
 }
 
-/// A canned OpenAI-compatible server: the first POST gets 429 with `Retry-After: 1`, every other POST
-/// a completion (judge prompts get `Label: D`). Returns the base URL and the count of POSTs.
-fn canned_server() -> (String, Arc<AtomicUsize>, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("binds");
-    let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
-    let posts = Arc::new(AtomicUsize::new(0));
-    let auth = Arc::new(Mutex::new(Vec::new()));
-    let (p, a) = (Arc::clone(&posts), Arc::clone(&auth));
-    thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let (p, a) = (Arc::clone(&p), Arc::clone(&a));
-            thread::spawn(move || loop {
-                let mut reader = BufReader::new(&mut stream);
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                    return;
-                }
-                let mut length = 0usize;
-                loop {
-                    let mut h = String::new();
-                    if reader.read_line(&mut h).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let h = h.trim_end().to_string();
-                    if h.is_empty() {
-                        break;
-                    }
-                    let lower = h.to_ascii_lowercase();
-                    if let Some(v) = lower.strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    if lower.starts_with("authorization:") {
-                        a.lock().expect("lock").push(h.clone());
-                    }
-                }
-                let mut body = vec![0u8; length];
-                if reader.read_exact(&mut body).is_err() {
-                    return;
-                }
-                let body = String::from_utf8_lossy(&body).to_string();
-                let n = p.fetch_add(1, Ordering::SeqCst);
-                let (status, extra, payload) = if n == 0 {
-                    (
-                        "429 Too Many Requests",
-                        "Retry-After: 1\r\n",
-                        json!({"error": {"message": "slow down", "type": "rate_limit_error"}}),
-                    )
-                } else {
-                    let content = if body.contains("Label the stance") {
-                        "Label: D"
-                    } else {
-                        "Selection: NO\nRationale: A group is not defined by one trait."
-                    };
-                    (
-                        "200 OK",
-                        "",
-                        json!({"choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-                               "usage": {"prompt_tokens": 10, "completion_tokens": 5}, "model": "tiny"}),
-                    )
-                };
-                let payload = payload.to_string();
-                let response = format!(
-                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\n\r\n{payload}",
-                    payload.len()
-                );
-                if stream.write_all(response.as_bytes()).is_err() {
-                    return;
-                }
-            });
-        }
-    });
-    (url, posts, auth)
+/// The canned server's reply: judge prompts get `Label: D`, audited prompts a NO with a Rationale.
+fn reply(body: &str) -> &'static str {
+    if body.contains("Label the stance") {
+        "Label: D"
+    } else {
+        "Selection: NO\nRationale: A group is not defined by one trait."
+    }
 }
 
 #[test]
@@ -235,7 +169,7 @@ fn a_provider_that_needs_a_key_without_one_is_refused_naming_the_variable_not_th
 #[test]
 fn a_run_retries_a_429_after_retry_after_resumes_after_a_stop_and_becomes_a_bundle_without_the_key()
 {
-    let (url, posts, auth) = canned_server();
+    let (url, posts, auth) = canned_server(reply);
     let dir = scratch("run");
     let (_, plan, out) = plan_from(&dir, &design(&url, "openai_compatible", 1000));
     assert!(out.status.success(), "{}", text(&out));

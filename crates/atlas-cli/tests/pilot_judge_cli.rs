@@ -11,15 +11,15 @@
 //! the first axis: cells 12–23 are m-beta's, each with a text — checked by hand against the fixture's
 //! `texts.rationale.inline.cells`, which lists 0–16 and 18–23).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
+mod common;
+
+use common::canned_server;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread;
+use std::sync::atomic::Ordering;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 const KEY: &str = "sk-test-DO-NOT-LEAK";
 const KEY_VAR: &str = "ATLAS_PILOT_JUDGE_TEST_KEY";
@@ -56,73 +56,9 @@ fn s(p: &Path) -> &str {
     p.to_str().expect("UTF-8 path")
 }
 
-/// A canned OpenAI-compatible server: the first POST gets 429 with `Retry-After: 1`, every other POST
-/// a completion `Label: D`. Returns the base URL, the count of POSTs and the `authorization` headers.
-fn canned_server() -> (String, Arc<AtomicUsize>, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("binds");
-    let url = format!("http://{}/v1", listener.local_addr().expect("addr"));
-    let posts = Arc::new(AtomicUsize::new(0));
-    let auth = Arc::new(Mutex::new(Vec::new()));
-    let (p, a) = (Arc::clone(&posts), Arc::clone(&auth));
-    thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let (p, a) = (Arc::clone(&p), Arc::clone(&a));
-            thread::spawn(move || loop {
-                let mut reader = BufReader::new(&mut stream);
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                    return;
-                }
-                let mut length = 0usize;
-                loop {
-                    let mut h = String::new();
-                    if reader.read_line(&mut h).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let h = h.trim_end().to_string();
-                    if h.is_empty() {
-                        break;
-                    }
-                    let lower = h.to_ascii_lowercase();
-                    if let Some(v) = lower.strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    if lower.starts_with("authorization:") {
-                        a.lock().expect("lock").push(h.clone());
-                    }
-                }
-                let mut body = vec![0u8; length];
-                if reader.read_exact(&mut body).is_err() {
-                    return;
-                }
-                let n = p.fetch_add(1, Ordering::SeqCst);
-                let (status, extra, payload) = if n == 0 {
-                    (
-                        "429 Too Many Requests",
-                        "Retry-After: 1\r\n",
-                        json!({"error": {"message": "slow down", "type": "rate_limit_error"}}),
-                    )
-                } else {
-                    (
-                        "200 OK",
-                        "",
-                        json!({"choices": [{"message": {"role": "assistant", "content": "Label: D"}, "finish_reason": "stop"}],
-                               "usage": {"prompt_tokens": 10, "completion_tokens": 3}, "model": "judge"}),
-                    )
-                };
-                let payload = payload.to_string();
-                let response = format!(
-                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\n\r\n{payload}",
-                    payload.len()
-                );
-                if stream.write_all(response.as_bytes()).is_err() {
-                    return;
-                }
-            });
-        }
-    });
-    (url, posts, auth)
+/// The canned server's reply to every judge prompt.
+fn reply(_body: &str) -> &'static str {
+    "Label: D"
 }
 
 fn judges(url: &str) -> Vec<String> {
@@ -217,7 +153,7 @@ fn plan_only_prints_the_calls_and_estimate_and_the_cap_and_a_clash_are_refused()
 
 #[test]
 fn a_judge_run_stops_resumes_and_writes_the_bundle_with_new_columns_and_no_key() {
-    let (url, posts, auth) = canned_server();
+    let (url, posts, auth) = canned_server(reply);
     let dir = scratch("run");
     let state = dir.join("state");
     let out = dir.join("judged.json");

@@ -72,7 +72,7 @@ use crate::judge::{
 use crate::plan::{
     check_ids, check_params, check_prices, cost, estimate_tokens, Estimate, Limits, PlanError,
 };
-use crate::provider::{build_request, parse_response_scrubbed, HttpRequest, SecretKey};
+use crate::provider::{build_request, HttpRequest, SecretKey};
 use crate::retry::BackoffPolicy;
 use crate::run::{CallStatus, Job, KeyOwner, RunError, RunState, Settled, TOOL};
 
@@ -719,16 +719,17 @@ impl Job for BundleJudgePlan {
             .call(id)
             .and_then(|c| self.judge_of(c))
             .ok_or_else(|| RunError::UnknownCall(id.to_string()))?;
-        match parse_response_scrubbed(&judge.provider, status, headers, body, key) {
-            Ok(completion) => {
-                state.answer(id, completion, now_ms)?;
-                Ok(Settled::Answered)
-            }
-            Err(error) => {
-                let next = state.fail_attempt(id, &error, key, policy, self.design.seed, now_ms)?;
-                Ok(Settled::Error { error, next })
-            }
-        }
+        state.settle(
+            id,
+            &judge.provider,
+            status,
+            headers,
+            body,
+            key,
+            policy,
+            self.design.seed,
+            now_ms,
+        )
     }
 
     fn seed(&self) -> u64 {

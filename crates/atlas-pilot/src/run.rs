@@ -44,7 +44,8 @@ use crate::extract::{extract_completion, Extraction, Rule};
 use crate::judge::{is_self_judge, label_code, parse_judge_label, JudgeError};
 use crate::plan::{Plan, PlannedCall};
 use crate::provider::{
-    parse_response_scrubbed, Completion, HttpRequest, ProviderError, RequestError, SecretKey,
+    parse_response_scrubbed, Completion, HttpRequest, Provider, ProviderError, RequestError,
+    SecretKey,
 };
 use crate::retry::{decide, BackoffPolicy, PolicyError, RetryDecision};
 
@@ -584,13 +585,45 @@ impl RunState {
             None => None,
         }
         .ok_or_else(|| RunError::UnknownCall(id.to_string()))?;
+        self.settle(
+            id,
+            provider,
+            status,
+            headers,
+            body,
+            key,
+            policy,
+            plan.design.seed,
+            now_ms,
+        )
+    }
+
+    /// The response step every [`Job`] shares: reads the response of in-flight call `id` under
+    /// `provider` ([`parse_response_scrubbed`]), then [`RunState::answer`], or
+    /// [`RunState::fail_attempt`] with the retry jitter `seed` (retry later or finally failed).
+    ///
+    /// # Errors
+    /// [`RunError::UnknownCall`], [`RunError::Transition`] unless in flight, [`RunError::Policy`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn settle(
+        &mut self,
+        id: &str,
+        provider: &Provider,
+        status: u16,
+        headers: &[(String, String)],
+        body: &str,
+        key: &SecretKey,
+        policy: &BackoffPolicy,
+        seed: u64,
+        now_ms: u64,
+    ) -> Result<Settled, RunError> {
         match parse_response_scrubbed(provider, status, headers, body, key) {
             Ok(completion) => {
                 self.answer(id, completion, now_ms)?;
                 Ok(Settled::Answered)
             }
             Err(error) => {
-                let next = self.fail_attempt(id, &error, key, policy, plan.design.seed, now_ms)?;
+                let next = self.fail_attempt(id, &error, key, policy, seed, now_ms)?;
                 Ok(Settled::Error { error, next })
             }
         }
@@ -1065,6 +1098,24 @@ impl BundleInfo {
             notes: None,
         }
     }
+
+    /// The bundle's `metadata`: these fields, produced by [`TOOL`] with `notes` (lines joined by
+    /// `\n`) and no command (the CLI fills it in).
+    pub fn metadata(&self, notes: &[String]) -> Metadata {
+        Metadata {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            source: self.source.clone(),
+            license: self.license.clone(),
+            content_warning: self.content_warning.clone(),
+            produced_by: Production {
+                tool: TOOL.to_string(),
+                command: None,
+                notes: Some(notes.join("\n")),
+            },
+        }
+    }
 }
 
 fn attrs(pairs: Vec<(&str, Option<Value>)>) -> std::collections::BTreeMap<String, Value> {
@@ -1289,19 +1340,7 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
         schema: None,
         format: FORMAT_NAME.to_string(),
         version: FORMAT_VERSION,
-        metadata: Metadata {
-            id: info.id.clone(),
-            title: info.title.clone(),
-            description: info.description.clone(),
-            source: info.source.clone(),
-            license: info.license.clone(),
-            content_warning: info.content_warning.clone(),
-            produced_by: Production {
-                tool: TOOL.to_string(),
-                command: None,
-                notes: Some(notes.join("\n")),
-            },
-        },
+        metadata: info.metadata(&notes),
         facets: vec![
             Facet {
                 id: "model".into(),

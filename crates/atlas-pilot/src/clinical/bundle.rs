@@ -23,9 +23,8 @@
 use std::collections::BTreeMap;
 
 use atlas_core::bundle::{
-    BundleFile, Facet, Level, Metadata, Obtained, Production, Responses, SelectionColumn,
-    SelectionValue, TextCells, TextField, Texts, CODE_ALPHABET, FORMAT_NAME, FORMAT_VERSION,
-    NO_RESPONSE,
+    BundleFile, Facet, Level, Obtained, Responses, SelectionColumn, SelectionValue, TextCells,
+    TextField, Texts, CODE_ALPHABET, FORMAT_NAME, FORMAT_VERSION, NO_RESPONSE,
 };
 use atlas_core::clinical::{
     CfvOutcome, Clinical, Counterfactual, Direction, DirectionRecord, Plausibility, PrefixConflict,
@@ -500,19 +499,7 @@ fn build(
         schema: None,
         format: FORMAT_NAME.to_string(),
         version: FORMAT_VERSION,
-        metadata: Metadata {
-            id: info.id.clone(),
-            title: info.title.clone(),
-            description: info.description.clone(),
-            source: info.source.clone(),
-            license: info.license.clone(),
-            content_warning: info.content_warning.clone(),
-            produced_by: Production {
-                tool: TOOL.to_string(),
-                command: None,
-                notes: Some(notes.join("\n")),
-            },
-        },
+        metadata: info.metadata(&notes),
         facets: vec![
             Facet {
                 id: "model".into(),

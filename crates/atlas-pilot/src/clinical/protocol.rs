@@ -42,8 +42,7 @@ use crate::clinical::prompts::{
 use crate::clinical::ClinicalError;
 use crate::judge::is_self_judge;
 use crate::provider::{
-    build_request, parse_response_scrubbed, Completion, HttpRequest, Params, Prompt, Provider,
-    SecretKey,
+    build_request, Completion, HttpRequest, Params, Prompt, Provider, SecretKey,
 };
 use crate::retry::BackoffPolicy;
 use crate::run::{CallStatus, Job, KeyOwner, RunError, RunState, Settled};
@@ -777,16 +776,17 @@ impl ClinicalPlan {
         let model = self
             .answerer_of(call)
             .ok_or_else(|| ClinicalError::UnknownCall(id.to_string()))?;
-        match parse_response_scrubbed(&model.provider, status, headers, body, key) {
-            Ok(completion) => {
-                state.answer(id, completion, now_ms)?;
-                Ok(Settled::Answered)
-            }
-            Err(error) => {
-                let next = state.fail_attempt(id, &error, key, policy, self.design.seed, now_ms)?;
-                Ok(Settled::Error { error, next })
-            }
-        }
+        Ok(state.settle(
+            id,
+            &model.provider,
+            status,
+            headers,
+            body,
+            key,
+            policy,
+            self.design.seed,
+            now_ms,
+        )?)
     }
 
     /// The variants' ids in bundle order (baseline first).
