@@ -36,7 +36,9 @@ use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
 use crate::app::{thousands, AtlasState, Loaded};
-use crate::pilot_panel::{duration, num, provider_row, run_settings, ProviderRow, Rows};
+use crate::pilot_panel::{
+    duration, form_field, num, provider_row, run_settings, ProviderRow, Rows,
+};
 use crate::pilot_runner::{self as runner, judging_row_id, Kind, Outputs, Phase, Snapshot, Work};
 use crate::pilot_store::{self as store, Keys};
 use crate::run_controls::{install_restored, RunControls, SavedRunNotices};
@@ -504,18 +506,11 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
             }
         })
     };
-    let field = move |id: &'static str,
-                      label: &'static str,
-                      get: fn(&JudgingForm) -> String,
-                      set: fn(&mut JudgingForm, String)| {
-        view! {
-            <label class="field">
-                {label}" "
-                <input type="text" size="8" id=id prop:value=move || form.with(get)
-                    on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| set(f, v)); }/>
-            </label>
-        }
-    };
+    let field =
+        move |id: &'static str,
+              label: &'static str,
+              get: fn(&JudgingForm) -> String,
+              set: fn(&mut JudgingForm, String)| form_field(form, id, label, 8, get, set);
 
     view! {
         <section class="bundle-judge" id="bundle-judge" aria-labelledby="bundle-judge-title">

@@ -33,7 +33,9 @@ use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
 use crate::app::{AtlasState, Loaded};
-use crate::pilot_panel::{duration, num, provider_row, run_settings, ProviderRow, Rows};
+use crate::pilot_panel::{
+    duration, form_field, num, provider_row, run_settings, ProviderRow, Rows,
+};
 use crate::pilot_runner::{
     self as runner, clinical_row_id, Kind, Outputs, Phase, Settings, Snapshot, Work,
     CLINICAL_JUDGE_ROW,
@@ -525,18 +527,11 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
     });
 
     let n_models = Memo::new(move |_| form.with(|f| f.models.len()));
-    let field = move |id: &'static str,
-                      label: &'static str,
-                      get: fn(&ClinicalForm) -> String,
-                      set: fn(&mut ClinicalForm, String)| {
-        view! {
-            <label class="field">
-                {label}" "
-                <input type="text" size="8" id=id prop:value=move || form.with(get)
-                    on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| set(f, v)); }/>
-            </label>
-        }
-    };
+    let field =
+        move |id: &'static str,
+              label: &'static str,
+              get: fn(&ClinicalForm) -> String,
+              set: fn(&mut ClinicalForm, String)| form_field(form, id, label, 8, get, set);
 
     view! {
         <section class="clinical-pilot" id="clinical-pilot" aria-labelledby="clinical-pilot-title">

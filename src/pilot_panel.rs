@@ -696,10 +696,22 @@ fn text_field(
     get: fn(&FormState) -> String,
     set: fn(&mut FormState, String),
 ) -> impl IntoView {
+    form_field(form, id, label, 20, get, set)
+}
+
+/// A labelled text input `id` of `size` characters bound to one field of a section's form.
+pub(crate) fn form_field<F: Send + Sync + 'static>(
+    form: RwSignal<F>,
+    id: &'static str,
+    label: &'static str,
+    size: u32,
+    get: fn(&F) -> String,
+    set: fn(&mut F, String),
+) -> impl IntoView {
     view! {
         <label class="field">
             {label}" "
-            <input type="text" id=id prop:value=move || form.with(get)
+            <input type="text" size=size id=id prop:value=move || form.with(get)
                 on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| set(f, v)); }/>
         </label>
     }
