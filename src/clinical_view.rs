@@ -59,8 +59,8 @@ impl CaseKind {
     }
 }
 
-/// A clinical case by level ids: `cfv:MODEL:QUESTION` or `dr:MODEL:QUESTION` in a link (`ccase=`). Model
-/// ids may contain `:`; [`CaseKey::parse`] resolves them against the bundle's levels.
+/// A clinical case by level ids: `cfv:MODEL:QUESTION` or `dr:MODEL:QUESTION[:RUN]` in a link
+/// (`ccase=`). Model ids may contain `:`; [`CaseKey::parse`] resolves them against the bundle's levels.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaseKey {
     pub kind: CaseKind,
@@ -68,20 +68,29 @@ pub struct CaseKey {
     pub model: String,
     /// `statement` level id (the question).
     pub question: String,
+    /// `repeat` level id of a demographic record's run; `None` = the first run.
+    pub run: Option<String>,
 }
 
 impl CaseKey {
-    /// The link form, `KIND:MODEL:QUESTION`.
+    /// The link form, `KIND:MODEL:QUESTION`, with `:RUN` when a run is named.
     pub fn value(&self) -> String {
-        format!("{}:{}:{}", self.kind.key(), self.model, self.question)
+        let run = self.run.as_ref().map_or(String::new(), |r| format!(":{r}"));
+        format!("{}:{}:{}{run}", self.kind.key(), self.model, self.question)
     }
 
-    /// Reads `KIND:MODEL:QUESTION` against the bundle's model and question ids (the longest model id
-    /// that leaves a known question wins).
+    /// Reads `KIND:MODEL:QUESTION[:RUN]` against the bundle's model, question and run (repeat level)
+    /// ids: the longest model id that leaves a known question, or a known question and run, wins.
     ///
     /// # Errors
-    /// A sentence naming what is wrong: the kind, or that no model and question of the bundle match.
-    pub fn parse(value: &str, models: &[&str], questions: &[&str]) -> Result<Self, String> {
+    /// A sentence naming what is wrong: the kind, or that no model, question (and run) of the bundle
+    /// match.
+    pub fn parse(
+        value: &str,
+        models: &[&str],
+        questions: &[&str],
+        runs: &[&str],
+    ) -> Result<Self, String> {
         let (kind, rest) = if let Some(rest) = value.strip_prefix("cfv:") {
             (CaseKind::Cfv, rest)
         } else if let Some(rest) = value.strip_prefix("dr:") {
@@ -97,14 +106,20 @@ impl CaseKey {
             .into_iter()
             .find_map(|m| {
                 let q = rest.strip_prefix(m)?.strip_prefix(':')?;
-                questions.contains(&q).then(|| CaseKey {
+                let key = |question: &str, run: Option<&str>| CaseKey {
                     kind,
                     model: m.to_string(),
-                    question: q.to_string(),
-                })
+                    question: question.to_string(),
+                    run: run.map(str::to_string),
+                };
+                if questions.contains(&q) {
+                    return Some(key(q, None));
+                }
+                let (q, r) = q.rsplit_once(':')?;
+                (questions.contains(&q) && runs.contains(&r)).then(|| key(q, Some(r)))
             })
             .ok_or_else(|| {
-                format!("the case {value:?} names no model and question of this bundle (expected {}:MODEL:QUESTION with level ids)", kind.key())
+                format!("the case {value:?} names no model and question of this bundle (expected {}:MODEL:QUESTION or {}:MODEL:QUESTION:RUN with level ids)", kind.key(), kind.key())
             })
     }
 }
@@ -157,13 +172,13 @@ pub struct Flag {
     pub description: Option<String>,
 }
 
-/// A demographic-robustness record (seed §3.4, Tables 3–4): one model × question (first run), its
+/// A demographic-robustness record (seed §3.4, Tables 3–4): one model × question × run, its
 /// baseline and prefix answers, the stereotype judge's outputs, directions, prefix conflicts and EDD.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DrCase {
     pub model: usize,
     pub question: usize,
-    /// Run (repeat level index) shown: the first.
+    /// Run (repeat level index).
     pub run: usize,
     pub baseline: Option<VariantAnswer>,
     /// The prefix variants, in bundle order.
@@ -183,10 +198,10 @@ pub struct DrCase {
 }
 
 impl DrCase {
-    /// Builds the record of model `m` and question `q` (level indices) from the bundle and the report.
-    pub fn new(audit: &Audit, report: &ClinicalReport, m: usize, q: usize) -> Self {
+    /// Builds the record of model `m`, question `q` and run `run` (level indices; `run` 0 when the
+    /// bundle has no repeat facet) from the bundle and the report.
+    pub fn new(audit: &Audit, report: &ClinicalReport, m: usize, q: usize, run: usize) -> Self {
         let clinical = audit.file.clinical.as_ref();
-        let run = 0;
         let model_id = level_id(audit, audit.model_facet, m);
         let question_id = level_id(audit, audit.statement_facet, q);
         let run_id = audit.repeat_facet.map(|f| level_id(audit, f, run));
@@ -384,6 +399,7 @@ impl Examples {
                 kind: CaseKind::Cfv,
                 model: c.model.clone(),
                 question: c.statement.clone(),
+                run: None,
             };
             out.valid_cfv = cl
                 .counterfactuals
@@ -398,7 +414,7 @@ impl Examples {
         }
         'models: for m in 0..audit.levels(audit.model_facet).len() {
             for q in 0..audit.levels(audit.statement_facet).len() {
-                let case = DrCase::new(audit, report, m, q);
+                let case = DrCase::new(audit, report, m, q, 0);
                 if case.baseline.is_none() {
                     break 'models;
                 }
@@ -406,6 +422,7 @@ impl Examples {
                     kind: CaseKind::Dr,
                     model: level_id(audit, audit.model_facet, m),
                     question: level_id(audit, audit.statement_facet, q),
+                    run: None,
                 };
                 if case.robust() {
                     out.robust_dr.get_or_insert_with(key);
@@ -1042,6 +1059,10 @@ pub fn ClinicalView(loaded: Arc<Loaded>) -> impl IntoView {
         .iter()
         .map(|l| l.id.as_str())
         .collect();
+    let runs: Vec<&str> = audit
+        .repeat_facet
+        .map(|f| audit.levels(f).iter().map(|l| l.id.as_str()).collect())
+        .unwrap_or_default();
 
     // The opening link's case (`ccase=`), if it is for this bundle. The URL's case is cleared when this
     // bundle's view goes (another bundle is opened), so a link's case is taken by the first bundle only.
@@ -1061,7 +1082,7 @@ pub fn ClinicalView(loaded: Arc<Loaded>) -> impl IntoView {
                     c.0.set(None);
                 }
             }
-            _ => match CaseKey::parse(&value, &models, &questions) {
+            _ => match CaseKey::parse(&value, &models, &questions, &runs) {
                 Ok(key) => {
                     let ok = key.kind == CaseKind::Dr
                         || counterfactual_of(&clinical, &key.model, &key.question).is_some();
@@ -1196,6 +1217,9 @@ fn CellCases(ctx: Ctx, picked: RwSignal<Option<(usize, usize)>>) -> impl IntoVie
                     kind: CaseKind::Dr,
                     model: model_id.clone(),
                     question: level_id(audit, audit.statement_facet, q),
+                    run: (runs > 1)
+                        .then(|| audit.repeat_facet.map(|f| level_id(audit, f, r)))
+                        .flatten(),
                 };
                 let href = ctx.link(&key);
                 let run = if runs > 1 {
@@ -1244,6 +1268,16 @@ fn CasePicker(ctx: Ctx, examples: Examples) -> impl IntoView {
     let kind = RwSignal::new(CaseKind::Dr);
     let model = RwSignal::new(0usize);
     let question = RwSignal::new(0usize);
+    let run = RwSignal::new(0usize);
+    let runs = audit.facet_len(audit.repeat_facet);
+    let run_options = (0..runs)
+        .map(|r| {
+            let id = audit
+                .repeat_facet
+                .map_or_else(|| (r + 1).to_string(), |f| level_id(audit, f, r));
+            view! { <option value=r.to_string()>{id}</option> }
+        })
+        .collect_view();
     let models = (0..audit.levels(audit.model_facet).len())
         .map(|m| view! { <option value=m.to_string()>{level_label(audit, audit.model_facet, m)}</option> })
         .collect_view();
@@ -1256,10 +1290,18 @@ fn CasePicker(ctx: Ctx, examples: Examples) -> impl IntoView {
     let open_ctx = ctx.clone();
     let open = move |_| {
         let audit = &open_ctx.loaded.audit;
+        let kind = kind.get_untracked();
         open_ctx.open_case(CaseKey {
-            kind: kind.get_untracked(),
+            kind,
             model: level_id(audit, audit.model_facet, model.get_untracked()),
             question: level_id(audit, audit.statement_facet, question.get_untracked()),
+            run: (kind == CaseKind::Dr && audit.facet_len(audit.repeat_facet) > 1)
+                .then(|| {
+                    audit
+                        .repeat_facet
+                        .map(|f| level_id(audit, f, run.get_untracked()))
+                })
+                .flatten(),
         });
     };
     let example = |id: &'static str, label: &'static str, key: Option<CaseKey>| {
@@ -1298,6 +1340,12 @@ fn CasePicker(ctx: Ctx, examples: Examples) -> impl IntoView {
                     <span class="name">"Question"</span>
                     <select id="clinical-pick-question" on:change=move |ev| question.set(event_target_value(&ev).parse().unwrap_or(0))>{questions}</select>
                 </label>
+                {(runs > 1).then(|| view! {
+                    <label class="filter">
+                        <span class="name">"Run (demographic records)"</span>
+                        <select id="clinical-pick-run" on:change=move |ev| run.set(event_target_value(&ev).parse().unwrap_or(0))>{run_options}</select>
+                    </label>
+                })}
                 <button id="clinical-pick-open" on:click=open>"Open case"</button>
             </div>
         </div>
@@ -1319,12 +1367,17 @@ fn CaseView(ctx: Ctx, key: CaseKey) -> impl IntoView {
         .levels(audit.statement_facet)
         .iter()
         .position(|l| l.id == key.question);
-    let (Some(m), Some(q)) = (m, q) else {
+    let r = match (&key.run, audit.repeat_facet) {
+        (None, _) => Some(0),
+        (Some(id), Some(f)) => audit.levels(f).iter().position(|l| &l.id == id),
+        (Some(_), None) => None,
+    };
+    let (Some(m), Some(q), Some(r)) = (m, q, r) else {
         return view! { <p class="error" role="alert" id="clinical-case-missing">{format!("No case {} in this bundle.", key.value())}</p> }.into_any();
     };
     let body = match key.kind {
         CaseKind::Cfv => cfv_rows(&ctx, m, q).into_any(),
-        CaseKind::Dr => dr_rows(&ctx, m, q).into_any(),
+        CaseKind::Dr => dr_rows(&ctx, m, q, r).into_any(),
     };
     let title = match key.kind {
         CaseKind::Cfv => format!(
@@ -1447,9 +1500,9 @@ fn cfv_rows(ctx: &Ctx, m: usize, q: usize) -> impl IntoView {
 }
 
 /// Rows of a demographic-robustness case (Tables 3–4).
-fn dr_rows(ctx: &Ctx, m: usize, q: usize) -> impl IntoView {
+fn dr_rows(ctx: &Ctx, m: usize, q: usize, r: usize) -> impl IntoView {
     let audit = &ctx.loaded.audit;
-    let case = DrCase::new(audit, &ctx.report, m, q);
+    let case = DrCase::new(audit, &ctx.report, m, q, r);
     let model_id = level_id(audit, audit.model_facet, m);
     let question_id = level_id(audit, audit.statement_facet, q);
     let cf = audit.condition_facet;
@@ -1462,7 +1515,7 @@ fn dr_rows(ctx: &Ctx, m: usize, q: usize) -> impl IntoView {
         statement_attr(audit, q, "source_id").map_or(String::new(), |s| format!(" ({s})")),
         level_label(audit, audit.model_facet, m),
         if runs > 1 {
-            format!(" (the first of {runs} runs)")
+            format!(" (of {runs} runs)")
         } else {
             String::new()
         },

@@ -6,7 +6,7 @@
 //! | `bundle` | the bundle's URL (kept as given; absent for the default bundle) |
 //! | `id` | the id of the bundle the view was made for (a view is applied only to that bundle) |
 //! | `view` | the section or panel in focus (`reweight`, `atlas`, `atlas-c`, `rq2`, `clinical`, …) |
-//! | `ccase` | the clinical case open in the Clinical view: `cfv:MODEL:QUESTION` or `dr:MODEL:QUESTION` (level ids, [`crate::clinical_view::CaseKey`]) |
+//! | `ccase` | the clinical case open in the Clinical view: `cfv:MODEL:QUESTION` or `dr:MODEL:QUESTION[:RUN]` (level ids; RUN names a run other than the first, [`crate::clinical_view::CaseKey`]) |
 //! | `policy` | repeat policy key (`all_responses`, `first_repeat`, `unit_majority`) |
 //! | `preset` | `equal`, `baseline`, `sweep`, `per_sweep` or `custom` |
 //! | `sweep` | the sweep of the `sweep` preset |
@@ -40,7 +40,7 @@ pub struct ViewState {
     pub bundle_id: Option<String>,
     /// `view`: the section or panel in focus.
     pub view: Option<String>,
-    /// `ccase`: the clinical case open in the Clinical view (`cfv:MODEL:QUESTION`, `dr:MODEL:QUESTION`).
+    /// `ccase`: the clinical case open in the Clinical view (`cfv:MODEL:QUESTION`, `dr:MODEL:QUESTION[:RUN]`).
     pub ccase: Option<String>,
     /// `policy`: the repeat policy.
     pub policy: Option<RepeatPolicy>,

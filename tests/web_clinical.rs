@@ -33,22 +33,86 @@ fn case_keys_round_trip_and_resolve_model_ids_with_colons() {
         kind: CaseKind::Dr,
         model: "org:model:7b".into(),
         question: "q1".into(),
+        run: None,
     };
     assert_eq!(key.value(), "dr:org:model:7b:q1");
-    assert_eq!(CaseKey::parse(&key.value(), &models, &questions), Ok(key));
+    assert_eq!(
+        CaseKey::parse(&key.value(), &models, &questions, &[]),
+        Ok(key)
+    );
     // "org:model" + "7b:q2" is the only split that leaves a known question.
-    let parsed = CaseKey::parse("cfv:org:model:7b:q2", &models, &questions).unwrap();
+    let parsed = CaseKey::parse("cfv:org:model:7b:q2", &models, &questions, &[]).unwrap();
     assert_eq!(
         (parsed.kind, parsed.model.as_str(), parsed.question.as_str()),
         (CaseKind::Cfv, "org:model", "7b:q2")
     );
-    let bad_kind = CaseKey::parse("case:m:q1", &models, &questions).unwrap_err();
+    let bad_kind = CaseKey::parse("case:m:q1", &models, &questions, &[]).unwrap_err();
     assert!(
         bad_kind.contains("cfv:") && bad_kind.contains("dr:"),
         "{bad_kind}"
     );
-    let unknown = CaseKey::parse("dr:m:q9", &models, &questions).unwrap_err();
+    let unknown = CaseKey::parse("dr:m:q9", &models, &questions, &[]).unwrap_err();
     assert!(unknown.contains("names no model and question"), "{unknown}");
+}
+
+/// The SYNTHETIC two-run fixture of the metrics tests (tests/fixtures/clinical-bundle.json; answer
+/// table in crates/atlas-core/tests/clinical_fixture.rs): m1 on q1 answers base A, mw A, fb B in run
+/// r1 and base A, mw C, fb A in run r2.
+fn two_runs() -> Audit {
+    Audit::from_json(include_str!("fixtures/clinical-bundle.json")).expect("the fixture is valid")
+}
+
+#[wasm_bindgen_test]
+fn a_demographic_case_names_its_run_and_shows_that_runs_answers() {
+    let audit = two_runs();
+    let report = analyze(&audit);
+    let models = ["m1", "m2"];
+    let questions = ["q1", "q2", "q3"];
+    let runs = ["r1", "r2"];
+    let key = CaseKey::parse("dr:m1:q1:r2", &models, &questions, &runs).unwrap();
+    assert_eq!(
+        (key.question.as_str(), key.run.as_deref()),
+        ("q1", Some("r2"))
+    );
+    assert_eq!(key.value(), "dr:m1:q1:r2");
+    assert_eq!(
+        CaseKey::parse("dr:m1:q1", &models, &questions, &runs)
+            .unwrap()
+            .run,
+        None
+    );
+    assert!(CaseKey::parse("dr:m1:q1:r9", &models, &questions, &runs).is_err());
+    let (m, q) = (
+        index(&audit, audit.model_facet, "m1"),
+        index(&audit, audit.statement_facet, "q1"),
+    );
+    let answers = |run: usize| -> Vec<(String, Option<String>, Option<bool>)> {
+        DrCase::new(&audit, &report, m, q, run)
+            .prefixes
+            .iter()
+            .map(|p| (p.id.clone(), p.letter.clone(), p.changed))
+            .collect()
+    };
+    let own = |id: &str, l: &str, c: bool| (id.to_string(), Some(l.to_string()), Some(c));
+    // r1: base A; mw A (same), fb B (changed).
+    assert_eq!(answers(0), [own("mw", "A", false), own("fb", "B", true)]);
+    // r2: base A; mw C (changed), fb A (same).
+    assert_eq!(answers(1), [own("mw", "C", true), own("fb", "A", false)]);
+    // The heat-map cell m1 × mw lists q1 in run r2 (A → C) and q3 in run r1 (C → D).
+    let mw = index(&audit, audit.condition_facet.unwrap(), "mw");
+    let listed: Vec<(usize, usize, String, String)> = changed_cases(&audit, m, mw);
+    assert_eq!(
+        listed,
+        [
+            (q, 1, "A".to_string(), "C".to_string()),
+            (
+                index(&audit, audit.statement_facet, "q3"),
+                0,
+                "C".to_string(),
+                "D".to_string()
+            ),
+        ]
+    );
 }
 
 /// m-alpha on q-crohn (README): baseline C; male-white and female-black answer D; flags for both (one
@@ -60,7 +124,7 @@ fn the_non_robust_record_has_two_changed_answers_two_flags_and_edd_ten_twentyfir
     let report = analyze(&audit);
     let m = index(&audit, audit.model_facet, "m-alpha");
     let q = index(&audit, audit.statement_facet, "q-crohn");
-    let case = DrCase::new(&audit, &report, m, q);
+    let case = DrCase::new(&audit, &report, m, q, 0);
     assert_eq!(
         case.baseline.as_ref().and_then(|b| b.letter.as_deref()),
         Some("C")
@@ -110,7 +174,7 @@ fn an_unreadable_baseline_defines_no_change_and_conflicts_are_listed() {
     let report = analyze(&audit);
     let m = index(&audit, audit.model_facet, "m-beta");
     let q = index(&audit, audit.statement_facet, "q-diplopia");
-    let case = DrCase::new(&audit, &report, m, q);
+    let case = DrCase::new(&audit, &report, m, q, 0);
     let baseline = case.baseline.as_ref().unwrap();
     assert_eq!(
         (baseline.letter.as_deref(), baseline.responded),
