@@ -34,7 +34,7 @@ import { serveStatic, launchChromium } from './harness.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
 const dist = resolve(process.argv[2] || join(root, 'dist'));
-const KEY = 'sk-clinical-DO-NOT-LEAK';
+const KEY = 'sk-clin-DO-NOT-LEAK';
 const MODEL = 'mock-clinical';
 
 let passed = 0, failed = 0;
