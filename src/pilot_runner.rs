@@ -559,7 +559,7 @@ impl Runner {
             Work::Judging(plan) => judged = judged_rows(&self.state, plan),
             Work::Clinical(plan) => {
                 clinical = call_rows(plan, &self.state);
-                clinical_progress = Some(plan.progress(&self.state));
+                clinical_progress = Some(ClinicalProgress::from_rows(&clinical));
             }
         }
         let snapshot = Snapshot {

@@ -514,8 +514,17 @@ fn call_rows_show_what_was_read_why_a_call_failed_and_why_one_is_skipped() {
     assert_eq!(row("m1/medqa_1/stereotype/male-white").status, "skipped");
     assert!(row("m1/medqa_1/stereotype/male-white").text.is_empty());
 
+    // The rows' counts are the plan's progress: 27 answered, 1 failed, 4 skipped.
+    assert_eq!(ClinicalProgress::from_rows(&rows), plan.progress(&state));
+    assert_eq!(ClinicalProgress::from_rows(&rows).skipped, 4);
+
     // Mid-run: before anything is sent, answers are ready and the rest waits for the baseline.
     let fresh = call_rows(&plan, &plan.new_state());
+    assert_eq!(
+        ClinicalProgress::from_rows(&fresh),
+        plan.progress(&plan.new_state())
+    );
+    assert_eq!(ClinicalProgress::from_rows(&fresh).ready, 14);
     assert_eq!(fresh[0].status, "ready");
     let cf = fresh
         .iter()
