@@ -3,13 +3,13 @@
 //! `Retry-After`), pause, resume and cancel, and the run state persisted after every settled call
 //! ([`crate::pilot_store::persist`]).
 //!
-//! All the bookkeeping is `atlas_pilot::RunState`'s; this module only sends what
-//! [`atlas_pilot::RunState::ready`] hands out and reports back what came in, through the
-//! [`atlas_pilot::Job`] of the run: a pilot plan, judge coding of a loaded bundle's Rationales
-//! ([`atlas_pilot::BundleJudgePlan`]), or a clinical pilot ([`atlas_pilot::clinical::ClinicalPlan`],
-//! whose calls wait for the answers they depend on: the job's `ready` offers only those that can
-//! start, and its `finished` counts the calls that will never run). Each [`Kind`] has at most one run in the tab, in a thread-local
-//! [`Runner`]; the UI reads a [`Snapshot`] signal that is refreshed after every change. Nothing here
+//! All the bookkeeping is `atlas_pilot::RunState`'s; this module only sends what the run's
+//! [`atlas_pilot::Job`] offers ([`atlas_pilot::Job::ready`]) and reports back what came in: a pilot
+//! plan, judge coding of a loaded bundle's Rationales ([`atlas_pilot::BundleJudgePlan`]), or a clinical
+//! pilot ([`atlas_pilot::clinical::ClinicalPlan`], whose calls wait for the answers they depend on and
+//! whose run is over when every call is answered, failed or skipped, [`atlas_pilot::Job::finished`]).
+//! Each [`Kind`] has at most one run in the tab, in a thread-local [`Runner`]; the UI reads a
+//! [`Snapshot`] signal that is refreshed after every change. Nothing here
 //! logs: no request, header or key reaches the console.
 
 use std::cell::{Cell, RefCell};
@@ -36,8 +36,8 @@ use crate::pilot_store::{
     SavedJudging, SavedRun, CLINICAL_FORMAT, JUDGING_FORMAT, SAVED_FORMAT,
 };
 
-/// Which run of the tab: the pilot, or judge coding of a loaded bundle. Each has its own runner,
-/// saved records and signals, and both can run at once.
+/// Which run of the tab: the pilot, judge coding of a loaded bundle, or a clinical pilot. Each has its
+/// own runner, saved records and signals, and all three can run at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// A pilot audit ([`Plan`]).
