@@ -894,9 +894,14 @@ pub(crate) fn provider_row(rows: Rows, keys: Keys, i: usize) -> impl IntoView {
                 <input type="password" autocomplete="off" id=format!("pilot-key-{id}")
                     placeholder=move || keys.masked.with(|m| m.get(&id_for_mask).cloned()).unwrap_or_else(|| "not set".into())
                     on:change=move |ev| {
+                        // The field is emptied once the key is taken; an empty field changes nothing
+                        // (a browser may fire `change` again on blur). "Forget keys" removes keys.
                         let input: web_sys::HtmlInputElement = event_target(&ev);
-                        keys.set(&id_for_key, &input.value());
-                        input.set_value("");
+                        let typed = input.value();
+                        if !typed.trim().is_empty() {
+                            keys.set(&id_for_key, &typed);
+                            input.set_value("");
+                        }
                     }/>
             </label>" "
             <span class="key-mask" id=format!("pilot-key-mask-{id}")>
