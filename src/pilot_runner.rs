@@ -1,7 +1,9 @@
 //! Running a pilot in the browser: `fetch` with a concurrency limit, a per-call timeout
 //! (`AbortController`), retries scheduled by `atlas_pilot` (429 / 5xx / network / timeout, honouring
 //! `Retry-After`), pause, resume and cancel, and the run state persisted after every settled call
-//! ([`crate::pilot_store::persist`]).
+//! ([`crate::pilot_store::persist`]). A settled call keeps its concurrency slot until that state is
+//! written ([`crate::pilot_store::written`]), so a closed tab or a crash sends again at most
+//! `concurrency` calls: those in flight or not yet on disk.
 //!
 //! All the bookkeeping is `atlas_pilot::RunState`'s; this module only sends what the run's
 //! [`atlas_pilot::Job`] offers ([`atlas_pilot::Job::ready`]) and reports back what came in: a pilot
@@ -32,7 +34,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::loader::js_message;
 use crate::pilot_store::{
-    persist, persist_clinical, persist_judging, persist_judging_plan, Keys, SavedClinical,
+    persist, persist_clinical, persist_judging, persist_judging_plan, written, Keys, SavedClinical,
     SavedJudging, SavedRun, CLINICAL_FORMAT, JUDGING_FORMAT, SAVED_FORMAT,
 };
 
@@ -217,10 +219,13 @@ pub struct Runner {
     phase: Phase,
     settings: Settings,
     policy: BackoffPolicy,
-    /// Bumped on pause / cancel: answers of an older generation are dropped (their calls were
-    /// interrupted and will run again).
+    /// A fresh number ([`next_generation`]) at the start and on pause / cancel: answers of an older
+    /// generation are dropped (their calls were interrupted and will run again).
     generation: u64,
     controllers: HashMap<String, web_sys::AbortController>,
+    /// Settled calls whose saved state is not yet written ([`written`]). Each holds its
+    /// concurrency slot until then, so a closed tab re-sends at most `concurrency` calls.
+    saving: usize,
     wake_timer: Option<i32>,
     form: serde_json::Value,
     /// Where the judged bundle came from (judge coding only; for the saved record).
@@ -278,8 +283,9 @@ pub fn install(
         },
         settings,
         policy: BackoffPolicy::default(),
-        generation: 0,
+        generation: next_generation(),
         controllers: HashMap::new(),
+        saving: 0,
         wake_timer: None,
         form,
         source,
@@ -290,7 +296,7 @@ pub fn install(
     };
     slot(kind).with_borrow_mut(|r| *r = Some(runner));
     with_runner(kind, |r| {
-        r.save(false);
+        let _ = r.save(false);
         r.publish();
     });
     pump(kind);
@@ -309,6 +315,19 @@ fn stop_current(kind: Kind) {
         r.abort_all();
         r.state.interrupt();
     });
+}
+
+thread_local! {
+    static GENERATION: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A generation number never used before in this tab (by any runner), so that an answer of a
+/// replaced or interrupted run is never taken for one of the current run.
+fn next_generation() -> u64 {
+    GENERATION.with(|g| {
+        g.set(g.get() + 1);
+        g.get()
+    })
 }
 
 fn with_runner<T>(kind: Kind, f: impl FnOnce(&mut Runner) -> T) -> Option<T> {
@@ -349,7 +368,7 @@ pub fn pause(kind: Kind) {
             r.abort_all();
             r.state.interrupt();
             r.phase = Phase::Paused;
-            r.save(false);
+            let _ = r.save(false);
             r.publish();
         }
     });
@@ -434,7 +453,7 @@ pub fn cancel(kind: Kind) {
         r.abort_all();
         r.state.interrupt();
         r.phase = Phase::Cancelled;
-        r.save(true);
+        let _ = r.save(true);
         r.publish();
     });
 }
@@ -464,7 +483,9 @@ pub fn discard(kind: Kind) {
 
 impl Runner {
     fn abort_all(&mut self) {
-        self.generation += 1;
+        // Answers of the old generation are dropped, and so are their pending writes' slots.
+        self.generation = next_generation();
+        self.saving = 0;
         for (_, c) in self.controllers.drain() {
             c.abort();
         }
@@ -473,13 +494,14 @@ impl Runner {
         }
     }
 
-    fn save(&self, cancelled: bool) {
+    /// Queues the run's record for writing; its sequence number for [`written`].
+    fn save(&self, cancelled: bool) -> Option<u64> {
         let state = match self.state.to_json() {
             Ok(s) => s,
             Err(e) => {
                 self.store_error
                     .set(Some(format!("the run state could not be serialised: {e}")));
-                return;
+                return None;
             }
         };
         let cancelled = cancelled || self.phase == Phase::Cancelled;
@@ -809,7 +831,10 @@ fn pump(kind: Kind) {
         let job = work.job();
         loop {
             let now = now();
-            let free = r.settings.concurrency.saturating_sub(r.controllers.len());
+            let free = r
+                .settings
+                .concurrency
+                .saturating_sub(r.controllers.len() + r.saving);
             let ready = job.ready(&r.state, now, free);
             for id in ready {
                 let key = r.key_for(&id);
@@ -857,11 +882,15 @@ fn pump(kind: Kind) {
         if let (Some(t), Some(w)) = (r.wake_timer.take(), web_sys::window()) {
             w.clear_timeout_with_handle(t);
         }
-        if r.controllers.is_empty() && launches.is_empty() && job.finished(&r.state) {
+        if r.controllers.is_empty()
+            && r.saving == 0
+            && launches.is_empty()
+            && job.finished(&r.state)
+        {
             r.phase = Phase::Finished;
         }
         // A retry wake-up is needed only when a slot is free (else the next settled call pumps).
-        let free = r.settings.concurrency > r.controllers.len();
+        let free = r.settings.concurrency > r.controllers.len() + r.saving;
         if r.phase == Phase::Running && free {
             if let Some(at) = r.state.next_wake_ms() {
                 let delay = at.saturating_sub(now()).clamp(50, i32::MAX as u64 - 1) as i32;
@@ -876,7 +905,7 @@ fn pump(kind: Kind) {
             }
         }
         if !launches.is_empty() || r.phase == Phase::Finished {
-            r.save(false);
+            let _ = r.save(false);
         }
         r.publish();
         launches
@@ -900,9 +929,9 @@ enum Outcome {
 
 async fn send(kind: Kind, launch: Launch) {
     let outcome = fetch(&launch).await;
-    with_runner(kind, |r| {
+    let saved = with_runner(kind, |r| {
         if r.generation != launch.generation {
-            return; // paused or cancelled meanwhile: the call was interrupted and runs again
+            return None; // paused or cancelled meanwhile: the call was interrupted and runs again
         }
         r.controllers.remove(&launch.id);
         let now = now();
@@ -954,9 +983,23 @@ async fn send(kind: Kind, launch: Launch) {
         if let Err(e) = result {
             r.problem = Some(launch.key.scrub(&e.to_string()));
         }
-        r.save(false);
+        let seq = r.save(false);
+        if seq.is_some() {
+            r.saving += 1;
+        }
         r.publish();
-    });
+        seq
+    })
+    .flatten();
+    // The call keeps its slot until its settled state is on disk.
+    if let Some(seq) = saved {
+        written(seq).await;
+        with_runner(kind, |r| {
+            if r.generation == launch.generation {
+                r.saving = r.saving.saturating_sub(1);
+            }
+        });
+    }
     pump(kind);
 }
 

@@ -28,6 +28,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use atlas_pilot::SecretKey;
+use futures_channel::oneshot;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use rexie::{ObjectStore, Rexie, TransactionMode};
@@ -105,10 +106,19 @@ pub struct SavedJudging {
 
 thread_local! {
     static DB: RefCell<Option<Rc<Rexie>>> = const { RefCell::new(None) };
-    /// Records waiting to be written, by key: the newest JSON per key.
-    static QUEUED: RefCell<BTreeMap<&'static str, String>> = const { RefCell::new(BTreeMap::new()) };
+    /// Records waiting to be written, by key: the sequence number of the oldest state not yet
+    /// written under that key, and the newest JSON (which holds everything older ones held).
+    static QUEUED: RefCell<BTreeMap<&'static str, (u64, String)>> = const { RefCell::new(BTreeMap::new()) };
     static WRITING: Cell<bool> = const { Cell::new(false) };
     static WRITES: Cell<u32> = const { Cell::new(0) };
+    /// The sequence number of the last queued state (the first is 1).
+    static LAST_QUEUED: Cell<u64> = const { Cell::new(0) };
+    /// The oldest sequence number inside the write in progress, if one is.
+    static IN_WRITE: Cell<Option<u64>> = const { Cell::new(None) };
+    /// Every state queued with a number up to this one has been written (or its failure reported).
+    static DONE: Cell<u64> = const { Cell::new(0) };
+    /// [`written`] calls waiting for their number.
+    static WAITERS: RefCell<Vec<(u64, oneshot::Sender<()>)>> = const { RefCell::new(Vec::new()) };
 }
 
 async fn db() -> Result<Rc<Rexie>, String> {
@@ -143,64 +153,123 @@ async fn put(key: &str, json: &str) -> Result<(), String> {
 
 /// Queues `saved` for writing: the newest queued state is written as soon as the previous write is
 /// done (one writer, so writes never overtake each other). A failed write is reported in `error`.
-pub fn persist(saved: &SavedRun, error: RwSignal<Option<String>>) {
-    match serde_json::to_string(saved) {
-        Ok(json) => queue(CURRENT, json, error),
-        Err(e) => error.set(Some(format!("the run could not be serialised: {e}"))),
-    }
+///
+/// Returns the state's sequence number for [`written`]; `None` when it could not be serialised
+/// (reported in `error`).
+pub fn persist(saved: &SavedRun, error: RwSignal<Option<String>>) -> Option<u64> {
+    queue_json(CURRENT, serde_json::to_string(saved), "the run", error)
 }
 
 /// Queues a judge coding's record (as [`persist`]).
-pub fn persist_judging(saved: &SavedJudging, error: RwSignal<Option<String>>) {
-    match serde_json::to_string(saved) {
-        Ok(json) => queue(JUDGING, json, error),
-        Err(e) => error.set(Some(format!(
-            "the judge coding could not be serialised: {e}"
-        ))),
-    }
+pub fn persist_judging(saved: &SavedJudging, error: RwSignal<Option<String>>) -> Option<u64> {
+    queue_json(
+        JUDGING,
+        serde_json::to_string(saved),
+        "the judge coding",
+        error,
+    )
 }
 
-/// Queues a judge coding's plan (written once, when the run starts).
-pub fn persist_judging_plan(plan: &atlas_pilot::BundleJudgePlan, error: RwSignal<Option<String>>) {
-    match serde_json::to_string(plan) {
-        Ok(json) => queue(JUDGING_PLAN, json, error),
-        Err(e) => error.set(Some(format!(
-            "the judge coding's plan could not be serialised: {e}"
-        ))),
-    }
+/// Queues a judge coding's plan (written once, when the run starts; as [`persist`]).
+pub fn persist_judging_plan(
+    plan: &atlas_pilot::BundleJudgePlan,
+    error: RwSignal<Option<String>>,
+) -> Option<u64> {
+    queue_json(
+        JUDGING_PLAN,
+        serde_json::to_string(plan),
+        "the judge coding's plan",
+        error,
+    )
 }
 
 /// Queues a clinical pilot's record (as [`persist`]).
-pub fn persist_clinical(saved: &SavedClinical, error: RwSignal<Option<String>>) {
-    match serde_json::to_string(saved) {
-        Ok(json) => queue(CLINICAL, json, error),
-        Err(e) => error.set(Some(format!(
-            "the clinical pilot could not be serialised: {e}"
-        ))),
+pub fn persist_clinical(saved: &SavedClinical, error: RwSignal<Option<String>>) -> Option<u64> {
+    queue_json(
+        CLINICAL,
+        serde_json::to_string(saved),
+        "the clinical pilot",
+        error,
+    )
+}
+
+fn queue_json(
+    key: &'static str,
+    json: serde_json::Result<String>,
+    what: &str,
+    error: RwSignal<Option<String>>,
+) -> Option<u64> {
+    match json {
+        Ok(json) => Some(queue(key, json, error)),
+        Err(e) => {
+            error.set(Some(format!("{what} could not be serialised: {e}")));
+            None
+        }
     }
 }
 
-/// Queues `json` under `key`; one writer drains the queue, the newest JSON of each key wins.
-fn queue(key: &'static str, json: String, error: RwSignal<Option<String>>) {
-    QUEUED.with_borrow_mut(|q| {
-        q.insert(key, json);
-    });
-    if WRITING.get() {
+/// Waits until the state queued with sequence number `seq` (from [`persist`] and the like) has been
+/// written to IndexedDB, alone or inside a newer state of the same record, or its write failed (the
+/// failure is reported in the `error` signal given to `persist`). The runner holds a call's
+/// concurrency slot until then, so a closed tab re-sends at most the calls that held slots.
+pub async fn written(seq: u64) {
+    if DONE.get() >= seq {
         return;
     }
-    WRITING.set(true);
-    spawn_local(async move {
-        while let Some((key, json)) = QUEUED.with_borrow_mut(BTreeMap::pop_first) {
-            match put(key, &json).await {
-                Ok(()) => {
-                    WRITES.set(WRITES.get() + 1);
-                    publish_writes();
-                }
-                Err(e) => error.set(Some(e)),
-            }
-        }
-        WRITING.set(false);
+    let (tx, rx) = oneshot::channel();
+    WAITERS.with_borrow_mut(|w| w.push((seq, tx)));
+    // A dropped sender (never: waiters are only removed when done) would also end the wait.
+    let _ = rx.await;
+}
+
+/// Queues `json` under `key`; one writer drains the queue, the newest JSON of each key wins.
+fn queue(key: &'static str, json: String, error: RwSignal<Option<String>>) -> u64 {
+    let seq = LAST_QUEUED.get() + 1;
+    LAST_QUEUED.set(seq);
+    QUEUED.with_borrow_mut(|q| {
+        // A state not yet written keeps its (older) number: the newer JSON replaces its text.
+        let first = q.get(key).map_or(seq, |(first, _)| *first);
+        q.insert(key, (first, json));
     });
+    if !WRITING.get() {
+        WRITING.set(true);
+        spawn_local(async move {
+            while let Some((key, (first, json))) = QUEUED.with_borrow_mut(BTreeMap::pop_first) {
+                IN_WRITE.set(Some(first));
+                let result = put(key, &json).await;
+                IN_WRITE.set(None);
+                match result {
+                    Ok(()) => {
+                        WRITES.set(WRITES.get() + 1);
+                        publish_writes();
+                    }
+                    Err(e) => error.set(Some(e)),
+                }
+                mark_done();
+            }
+            WRITING.set(false);
+        });
+    }
+    seq
+}
+
+/// Every number below the oldest still queued or being written is done; wakes their waiters.
+fn mark_done() {
+    let oldest_queued = QUEUED.with_borrow(|q| q.values().map(|(first, _)| *first).min());
+    let oldest = match (oldest_queued, IN_WRITE.get()) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let done = oldest.map_or(LAST_QUEUED.get(), |first| first - 1);
+    DONE.set(DONE.get().max(done));
+    let ready: Vec<oneshot::Sender<()>> = WAITERS.with_borrow_mut(|w| {
+        let (ready, waiting): (Vec<_>, Vec<_>) = w.drain(..).partition(|(seq, _)| *seq <= done);
+        *w = waiting;
+        ready.into_iter().map(|(_, tx)| tx).collect()
+    });
+    for tx in ready {
+        let _ = tx.send(());
+    }
 }
 
 /// `window.__atlasPilotWrites`: how many run states were written (read by the end-to-end test).
@@ -231,6 +300,7 @@ async fn delete(keys: &[&'static str]) -> Result<(), String> {
             q.remove(k);
         }
     });
+    mark_done(); // states that will no longer be written keep nobody waiting
     let db = db().await?;
     let fail = |e: rexie::Error| format!("deleting the saved run failed: {e}");
     let tx = db
