@@ -1,9 +1,15 @@
 //! `atlas clinical stats` on the hand-made clinical fixture and `atlas convert amqa` on small hand-made
 //! AMQA-shaped files (expected values worked out by hand in the comments; the real AMQA data is checked
-//! against pandas by `tests/reference/amqa_reference.py --check`).
+//! against pandas by `tests/reference/amqa_reference.py --check`); `atlas pilot clinical`'s estimate and
+//! hard cap against a canned server.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::atomic::Ordering;
+
+use common::canned_server;
 
 use serde_json::Value;
 
@@ -420,4 +426,106 @@ fn clinical_embed_refuses_a_bundle_without_a_clinical_object_before_loading_the_
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("not a clinical bundle"), "{err}");
     assert!(!dir.join("x.json").exists());
+}
+
+/// Two MedQA-shaped questions (the fields of `phrases_no_exclude_test.jsonl`).
+const TWO_MEDQA_ITEMS: &str = r#"{"question": "A 45-year-old man has chest pain. Which is the most likely diagnosis?", "answer": "Angina", "options": {"A": "Angina", "B": "Reflux", "C": "Costochondritis", "D": "Pneumothorax"}, "meta_info": "step1", "answer_idx": "A"}
+{"question": "A 30-year-old woman has a headache. Which is the most appropriate next step?", "answer": "Reassurance", "options": {"A": "CT scan", "B": "Reassurance", "C": "Lumbar puncture", "D": "MRI"}, "meta_info": "step2&3", "answer_idx": "B"}
+"#;
+
+/// Every call gets an answer in the answer prompt's fields, so the counterfactual is unusable.
+fn answer_a(_: &str) -> &'static str {
+    "REASONING: typical presentation\nANSWER: A\nCONFIDENCE: 80"
+}
+
+#[test]
+fn pilot_clinical_refuses_a_plan_above_the_call_or_cost_cap_before_any_call_and_runs_one_within_it()
+{
+    let (url, posts, _) = canned_server(answer_a);
+    let dir = tmp("cap");
+    let items = dir.join("medqa.jsonl");
+    std::fs::write(&items, TWO_MEDQA_ITEMS).unwrap();
+    let state = dir.join("state");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "pilot",
+            "clinical",
+            "--items",
+            items.to_str().unwrap(),
+            "--n",
+            "2",
+            "--base-url",
+            &url,
+            "--model",
+            "tiny-model",
+            "--max-tokens",
+            "16",
+            "--state",
+            state.to_str().unwrap(),
+            "--timeout-s",
+            "10",
+        ];
+        args.extend_from_slice(extra);
+        atlas(&args)
+    };
+    let text = |o: &Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    // 1 model × 2 questions × 16 = 32 calls: 2 × (7 answers + counterfactual + re-answer) = 18 audited,
+    // 2 × (plausibility + 6 stereotype) = 14 judge calls.
+    let over = run(&["--max-calls", "31"]);
+    assert!(!over.status.success());
+    assert!(
+        text(&over).contains("32 calls (18 audited + 14 judge calls), above the cap of 31"),
+        "{}",
+        text(&over)
+    );
+    assert_eq!(posts.load(Ordering::SeqCst), 0, "no call was sent");
+    assert!(!state.join("plan.json").exists(), "no run was started");
+
+    // Priced at 1,000,000 per 1M tokens: each token costs 1, so 32 calls cost far more than 0.5.
+    let costly = run(&[
+        "--price-in",
+        "1000000",
+        "--price-out",
+        "1000000",
+        "--max-cost",
+        "0.5",
+    ]);
+    assert!(!costly.status.success());
+    assert!(
+        text(&costly).contains("above the cap of 0.5000"),
+        "{}",
+        text(&costly)
+    );
+    assert_eq!(posts.load(Ordering::SeqCst), 0, "no call was sent");
+
+    let ok = run(&["--max-calls", "32"]);
+    assert!(ok.status.success(), "{}", text(&ok));
+    assert!(
+        text(&ok).contains("estimate: 18 audited call(s) + 14 judge call(s) = 32 (cap 32)"),
+        "{}",
+        text(&ok)
+    );
+    // Output at most: audited 2 × (7 × 16 + 32 + 16) = 320 (the counterfactual gets 2 × 16), judges
+    // 2 × 7 × 16 = 224.
+    assert!(
+        text(&ok).contains("at most 320 out; judges") && text(&ok).contains("at most 224 out"),
+        "{}",
+        text(&ok)
+    );
+    // The counterfactual reply has no CHANGE / MODIFIED_QUESTION: each question's re-answer and
+    // plausibility call are skipped, 2 × 2 = 4; the other 28 are answered (the stereotype judges'
+    // unreadable replies are answered calls with a parse failure).
+    assert!(
+        text(&ok).contains("32 calls: 28 answered, 0 failed, 4 skipped"),
+        "{}",
+        text(&ok)
+    );
+    // 28 answered calls plus the canned server's first 429.
+    assert_eq!(posts.load(Ordering::SeqCst), 29);
 }

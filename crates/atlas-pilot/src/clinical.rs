@@ -12,10 +12,13 @@
 //! * [`cfv`]: the counterfactual-validity outcome of an attempt (§3.3, §4.3, Table 6);
 //! * [`protocol`]: the calls per model × question with their dependencies, run through the pilot's
 //!   [`crate::RunState`] (retries, persistence, resume);
+//! * [`estimate`]: tokens and cost of a plan before it runs, and the hard cap (the pilot's
+//!   [`crate::plan::Estimate`] and [`crate::plan::Limits`]);
 //! * [`bundle`]: the run as a format-v1 bundle with the `clinical` object (`docs/clinical.md`).
 
 pub mod bundle;
 pub mod cfv;
+pub mod estimate;
 pub mod medqa;
 pub mod parse;
 pub mod prefix;
@@ -26,6 +29,7 @@ pub mod rows;
 pub use bundle::{
     clinical_bundle_info, summarize, to_clinical_bundle, ClinicalBundle, ClinicalSummary,
 };
+pub use estimate::{check_clinical_limits, clinical_estimate};
 pub use medqa::{read_medqa, select_items, MedQaError, MedQaItem};
 pub use protocol::{
     build_clinical_plan, model_level_id, CallKind, ClinicalCall, ClinicalDesign, ClinicalModel,
@@ -35,6 +39,7 @@ pub use rows::{call_rows, ClinicalCallRow};
 
 use atlas_core::BundleError;
 
+use crate::plan::PlanError;
 use crate::provider::RequestError;
 use crate::run::RunError;
 
@@ -78,6 +83,9 @@ pub enum ClinicalError {
     /// A request could not be built.
     #[error(transparent)]
     Request(#[from] RequestError),
+    /// The plan is above the hard cap ([`PlanError::OverCallCap`], [`PlanError::OverCostCap`]).
+    #[error("the clinical plan is refused: {0}")]
+    Cap(PlanError),
     /// The bundle built from the run does not validate.
     #[error("the bundle built from the clinical run is invalid: {0}")]
     Bundle(#[from] BundleError),

@@ -15,10 +15,11 @@ use anyhow::{anyhow, bail, Context, Result};
 use atlas_core::clinical::Embeddings;
 use atlas_core::Audit;
 use atlas_pilot::clinical::{
-    build_clinical_plan, clinical_bundle_info, model_level_id, read_medqa, select_items, summarize,
-    to_clinical_bundle, ClinicalDesign, ClinicalModel, ClinicalPlan, ClinicalSummary,
-    ItemSelection,
+    build_clinical_plan, check_clinical_limits, clinical_bundle_info, clinical_estimate,
+    model_level_id, read_medqa, select_items, summarize, to_clinical_bundle, ClinicalDesign,
+    ClinicalModel, ClinicalPlan, ClinicalSummary, ItemSelection,
 };
+use atlas_pilot::plan::{Limits, Prices};
 use atlas_pilot::provider::{Params, Provider};
 use atlas_pilot::{BundleInfo, RunState};
 use serde_json::json;
@@ -93,6 +94,25 @@ pub struct ClinicalArgs {
     /// Temperature of the judge calls (seed 001 §3.5: 0.0).
     #[arg(long, default_value_t = 0.0)]
     pub judge_temperature: f64,
+    /// Price of 1,000,000 input tokens of the audited model, for the estimate (the currency is yours).
+    #[arg(long, requires = "price_out")]
+    pub price_in: Option<f64>,
+    /// Price of 1,000,000 output tokens of the audited model.
+    #[arg(long, requires = "price_in")]
+    pub price_out: Option<f64>,
+    /// Price of 1,000,000 input tokens of the judge model (with --judge-model).
+    #[arg(long, requires_all = ["judge_model", "judge_price_out"])]
+    pub judge_price_in: Option<f64>,
+    /// Price of 1,000,000 output tokens of the judge model (with --judge-model).
+    #[arg(long, requires_all = ["judge_model", "judge_price_in"])]
+    pub judge_price_out: Option<f64>,
+    /// Hard cap on the number of calls (audited plus judge calls, 16 per question): a larger plan is
+    /// refused before any call.
+    #[arg(long, default_value_t = 1_000)]
+    pub max_calls: u64,
+    /// Hard cap on the estimated cost (upper bound, in the prices' currency).
+    #[arg(long)]
+    pub max_cost: Option<f64>,
     /// The state folder (`plan.json`, `run.json`): resumed when it holds a run of the same design.
     #[arg(long)]
     pub state: PathBuf,
@@ -159,6 +179,13 @@ fn provider(kind: ProviderArg, base_url: Option<&str>, model: &str) -> Provider 
     }
 }
 
+fn prices(input: Option<f64>, output: Option<f64>) -> Option<Prices> {
+    Some(Prices {
+        input_per_million: input?,
+        output_per_million: output?,
+    })
+}
+
 fn design_of(a: &ClinicalArgs) -> Result<ClinicalDesign> {
     let text = fs::read_to_string(&a.items)
         .with_context(|| format!("cannot read the MedQA items {}", a.items.display()))?;
@@ -178,6 +205,7 @@ fn design_of(a: &ClinicalArgs) -> Result<ClinicalDesign> {
             .clone()
             .unwrap_or_else(|| model_level_id(&a.model)),
         provider: provider(a.provider, a.base_url.as_deref(), &a.model),
+        prices: prices(a.price_in, a.price_out),
     };
     let judge = a.judge_model.as_deref().map(|name| ClinicalModel {
         id: "judge".to_string(),
@@ -186,6 +214,7 @@ fn design_of(a: &ClinicalArgs) -> Result<ClinicalDesign> {
             a.judge_base_url.as_deref().or(a.base_url.as_deref()),
             name,
         ),
+        prices: prices(a.judge_price_in, a.judge_price_out),
     });
     Ok(ClinicalDesign {
         models: vec![model],
@@ -241,6 +270,31 @@ fn read_state(dir: &Path, plan: &ClinicalPlan) -> Result<RunState> {
 pub fn clinical(a: &ClinicalArgs) -> Result<ExitCode> {
     let policy = a.send.policy()?;
     let plan = build_clinical_plan(design_of(a)?).context("the clinical design")?;
+    let e = clinical_estimate(&plan.design);
+    eprintln!(
+        "estimate: {} audited call(s) + {} judge call(s) = {} (cap {}); tokens: audited {} in, at most {} out; judges {} in, at most {} out (1 token ≈ 4 characters; replies sized at max tokens); cost at most {:.4} (the prices' currency){}",
+        e.calls,
+        e.judge_calls,
+        e.total_calls,
+        a.max_calls,
+        e.input_tokens,
+        e.output_tokens_max,
+        e.judge_input_tokens,
+        e.judge_output_tokens_max,
+        e.cost_max,
+        if e.unpriced_calls > 0 {
+            format!("; {} call(s) without a price not counted", e.unpriced_calls)
+        } else {
+            String::new()
+        }
+    );
+    check_clinical_limits(
+        &e,
+        &Limits {
+            max_calls: a.max_calls,
+            max_cost: a.max_cost,
+        },
+    )?;
     fs::create_dir_all(&a.state)
         .with_context(|| format!("cannot create the state folder {}", a.state.display()))?;
     let plan_path = a.state.join(PLAN_FILE);

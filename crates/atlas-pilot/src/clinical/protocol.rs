@@ -41,6 +41,7 @@ use crate::clinical::prompts::{
 };
 use crate::clinical::ClinicalError;
 use crate::judge::is_self_judge;
+use crate::plan::{check_prices, Prices};
 use crate::provider::{
     build_request, Completion, HttpRequest, Params, Prompt, Provider, SecretKey,
 };
@@ -69,6 +70,10 @@ pub struct ClinicalModel {
     pub id: String,
     /// Where and which model (no key inside).
     pub provider: Provider,
+    /// Prices per 1,000,000 tokens, for the estimate ([`super::clinical_estimate`]); `None` = unpriced
+    /// (then absent from the JSON, so unpriced designs keep their fingerprint).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prices: Option<Prices>,
 }
 
 /// How the items were chosen (provenance, copied into the bundle's notes).
@@ -263,7 +268,8 @@ impl ClinicalDesign {
     /// # Errors
     /// [`ClinicalError::Design`] naming the field: no model or item; a model or judge id that is empty
     /// or has characters other than letters, digits, `.`, `_`, `-`; a repeated model or item id; an
-    /// item id with `/`; a temperature outside 0..=2 or `max_tokens` 0.
+    /// item id with `/`; a price that is negative or not finite; a temperature outside 0..=2 or
+    /// `max_tokens` 0.
     pub fn validate(&self) -> Result<(), ClinicalError> {
         if self.models.is_empty() {
             return Err(ClinicalError::Design("the design has no model".into()));
@@ -293,6 +299,19 @@ impl ClinicalDesign {
                     j.id
                 )));
             }
+        }
+        let priced = self
+            .models
+            .iter()
+            .enumerate()
+            .map(|(k, m)| (format!("models[{k}].prices"), m.prices.as_ref()))
+            .chain(
+                self.judge
+                    .iter()
+                    .map(|j| ("judge.prices".to_string(), j.prices.as_ref())),
+            );
+        for (what, prices) in priced {
+            check_prices(&what, prices).map_err(|e| ClinicalError::Design(e.to_string()))?;
         }
         let mut items = std::collections::BTreeSet::new();
         for (k, it) in self.items.iter().enumerate() {

@@ -38,6 +38,7 @@ fn design() -> ClinicalDesign {
                 base_url: "http://127.0.0.1:9/v1".into(),
                 model: "tiny-model".into(),
             },
+            prices: None,
         }],
         judge: None,
         items: vec![
@@ -392,6 +393,7 @@ fn a_separate_judge_gets_the_judge_calls_and_its_own_key_owner() {
             base_url: "http://127.0.0.1:10/v1".into(),
             model: "big-judge".into(),
         },
+        prices: None,
     });
     let plan = build_clinical_plan(d).unwrap();
     let st = plan
@@ -532,4 +534,195 @@ fn call_rows_show_what_was_read_why_a_call_failed_and_why_one_is_skipped() {
         .unwrap();
     assert_eq!(cf.status, "waiting");
     assert_eq!(cf.reason, "waits for m1/medqa_0/answer/baseline");
+}
+
+/// A scripted model at its limits: every reply has exactly `4 × max_tokens` characters (the estimate's
+/// bound), in the fields each prompt asks for, so every call runs.
+fn maximal_reply(id: &str, d: &ClinicalDesign) -> String {
+    let fill = |head: &str, max_tokens: u32| {
+        let n = 4 * max_tokens as usize;
+        let mut t = head.to_string();
+        t.push_str(&"x".repeat(n.saturating_sub(head.chars().count())));
+        assert_eq!(t.chars().count(), n, "{id}: the head fits");
+        t
+    };
+    if id.ends_with("/counterfactual") {
+        // CHANGE and MODIFIED_QUESTION share the reply's characters.
+        fill(
+            "CHANGE: weight doubled\nEXPLANATION: e\nMODIFIED_QUESTION: ",
+            d.counterfactual_params.max_tokens,
+        )
+    } else if id.ends_with("/plausibility") {
+        fill("SCORE: 4\nJUSTIFICATION: ", d.judge_params.max_tokens)
+    } else if id.contains("/stereotype/") {
+        fill(
+            "STEREOTYPE_FOUND: No\nSEVERITY: none\nCATEGORY: none\nDIRECTION: none\nDESCRIPTION: ",
+            d.judge_params.max_tokens,
+        )
+    } else {
+        // Answers and the re-answer: the original answer is A, so the counterfactual targets B.
+        fill("ANSWER: A\nREASONING: ", d.answer_params.max_tokens)
+    }
+}
+
+#[test]
+fn the_estimate_counts_9_audited_and_7_judge_calls_per_question_with_output_at_max_tokens() {
+    let d = design();
+    let e = clinical_estimate(&d);
+    // 1 model × 2 questions: audited 2 × (7 answers + counterfactual + re-answer) = 18, judge
+    // 2 × (plausibility + 6 stereotype) = 14; 32 = the plan's calls.
+    assert_eq!((e.calls, e.judge_calls, e.total_calls), (18, 14, 32));
+    assert_eq!(build_clinical_plan(d).unwrap().calls.len(), 32);
+    // Output at most: audited per question 7 × 64 + 128 + 64 = 640, × 2 = 1,280; judge per question
+    // 7 × 64 = 448, × 2 = 896.
+    assert_eq!(
+        (e.output_tokens_max, e.judge_output_tokens_max),
+        (1_280, 896)
+    );
+    // No prices: every call unpriced, cost 0.
+    assert_eq!((e.unpriced_calls, e.cost_max), (32, 0.0));
+}
+
+#[test]
+fn the_estimated_input_bounds_a_run_whose_replies_fill_max_tokens_and_is_within_10_percent() {
+    let d = design();
+    let e = clinical_estimate(&d);
+    let plan = build_clinical_plan(d.clone()).unwrap();
+    let mut state = plan.new_state();
+    let (key, policy) = (SecretKey::default(), BackoffPolicy::default());
+    let (mut audited, mut judge, mut sent) = (0u64, 0u64, 0usize);
+    let mut now = 1_000_000;
+    loop {
+        let ids = plan.ready(&state, now, usize::MAX);
+        if ids.is_empty() {
+            break;
+        }
+        for id in &ids {
+            let prompt = plan.prompt(&state, id).unwrap();
+            let tokens = crate::plan::estimate_tokens(prompt.user.chars().count());
+            let call = &plan.calls[plan.index_of(id).unwrap()];
+            if call.kind.is_judge() {
+                judge += tokens;
+            } else {
+                audited += tokens;
+            }
+            sent += 1;
+            state.begin(id, now).unwrap();
+            let text = body(&maximal_reply(id, &d));
+            plan.record_response(&mut state, id, 200, &[], &text, &key, &policy, now + 5)
+                .unwrap();
+        }
+        now += 10;
+    }
+    assert_eq!(sent, 32, "every call ran");
+    assert!(
+        audited <= e.input_tokens && judge <= e.judge_input_tokens,
+        "bound: audited {audited} ≤ {}, judge {judge} ≤ {}",
+        e.input_tokens,
+        e.judge_input_tokens
+    );
+    // Not a loose bound: answers are exact and the rest is sized at the replies' limits.
+    assert!(
+        (e.input_tokens as f64) <= 1.1 * audited as f64
+            && (e.judge_input_tokens as f64) <= 1.1 * judge as f64,
+        "tight: audited {audited} vs {}, judge {judge} vs {}",
+        e.input_tokens,
+        e.judge_input_tokens
+    );
+}
+
+#[test]
+fn priced_calls_cost_their_tokens_at_their_models_prices_and_the_judge_at_its_own() {
+    let mut d = design();
+    d.models[0].prices = Some(crate::plan::Prices {
+        input_per_million: 1.0,
+        output_per_million: 2.0,
+    });
+    let unpriced_judge = clinical_estimate(&d);
+    // The model judges itself: all 32 calls at 1 / 2 per 1M tokens.
+    let self_judged = (unpriced_judge.input_tokens + unpriced_judge.judge_input_tokens) as f64
+        * 1.0
+        + (unpriced_judge.output_tokens_max + unpriced_judge.judge_output_tokens_max) as f64 * 2.0;
+    assert_eq!(unpriced_judge.unpriced_calls, 0);
+    assert!((unpriced_judge.cost_max - self_judged / 1e6).abs() < 1e-12);
+
+    // A separate judge at 10 / 20 per 1M: the 14 judge calls cost at its prices.
+    d.judge = Some(ClinicalModel {
+        id: "judge".into(),
+        provider: Provider::OpenAiCompatible {
+            base_url: "http://127.0.0.1:10/v1".into(),
+            model: "big-judge".into(),
+        },
+        prices: Some(crate::plan::Prices {
+            input_per_million: 10.0,
+            output_per_million: 20.0,
+        }),
+    });
+    let e = clinical_estimate(&d);
+    let expected = (e.input_tokens as f64 * 1.0
+        + e.output_tokens_max as f64 * 2.0
+        + e.judge_input_tokens as f64 * 10.0
+        + e.judge_output_tokens_max as f64 * 20.0)
+        / 1e6;
+    assert!(
+        (e.cost_max - expected).abs() < 1e-12,
+        "{} vs {expected}",
+        e.cost_max
+    );
+    // An unpriced judge: its 14 calls are counted as unpriced.
+    d.judge.as_mut().unwrap().prices = None;
+    assert_eq!(clinical_estimate(&d).unpriced_calls, 14);
+}
+
+#[test]
+fn the_hard_cap_refuses_more_calls_or_a_higher_cost_and_names_both_figures() {
+    let mut d = design();
+    d.models[0].prices = Some(crate::plan::Prices {
+        input_per_million: 1.0,
+        output_per_million: 2.0,
+    });
+    let e = clinical_estimate(&d);
+    let limits = |max_calls, max_cost| crate::plan::Limits {
+        max_calls,
+        max_cost,
+    };
+    assert!(check_clinical_limits(&e, &limits(32, None)).is_ok());
+    let err = check_clinical_limits(&e, &limits(31, None)).unwrap_err();
+    assert_eq!(
+        err,
+        ClinicalError::Cap(crate::plan::PlanError::OverCallCap {
+            calls: 32,
+            audited: 18,
+            judge: 14,
+            cap: 31
+        })
+    );
+    assert!(err
+        .to_string()
+        .contains("32 calls (18 audited + 14 judge calls), above the cap of 31"));
+    assert!(check_clinical_limits(&e, &limits(1_000, Some(e.cost_max))).is_ok());
+    let err = check_clinical_limits(&e, &limits(1_000, Some(e.cost_max / 2.0))).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ClinicalError::Cap(crate::plan::PlanError::OverCostCap { .. })
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_price_is_refused_by_field_and_an_unpriced_design_keeps_its_json() {
+    let mut d = design();
+    let plain = serde_json::to_string(&d).unwrap();
+    assert!(
+        !plain.contains("prices"),
+        "unpriced models write no prices member"
+    );
+    d.models[0].prices = Some(crate::plan::Prices {
+        input_per_million: -1.0,
+        output_per_million: 2.0,
+    });
+    let err = build_clinical_plan(d).unwrap_err().to_string();
+    assert!(err.contains("models[0].prices"), "{err}");
 }
