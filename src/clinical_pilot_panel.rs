@@ -24,9 +24,11 @@ use std::sync::Arc;
 
 use atlas_core::Audit;
 use atlas_pilot::clinical::{
-    build_clinical_plan, clinical_bundle_info, model_level_id, read_medqa, select_items,
-    to_clinical_bundle, ClinicalDesign, ClinicalModel, ClinicalPlan, ItemSelection, MedQaItem,
+    build_clinical_plan, check_clinical_limits, clinical_bundle_info, clinical_estimate,
+    model_level_id, read_medqa, select_items, to_clinical_bundle, ClinicalDesign, ClinicalModel,
+    ClinicalPlan, ItemSelection, MedQaItem,
 };
+use atlas_pilot::plan::{Estimate, Limits};
 use atlas_pilot::{Params, RunState};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -81,8 +83,18 @@ pub struct ClinicalForm {
     pub concurrency: String,
     /// Per-call timeout, seconds.
     pub timeout_s: String,
+    /// Hard cap: most calls (audited plus judge calls, 16 per model × question).
+    #[serde(default = "default_max_calls")]
+    pub max_calls: String,
+    /// Hard cap: most estimated cost in the prices' currency (empty = none).
+    #[serde(default)]
+    pub max_cost: String,
     /// The bundle's title.
     pub title: String,
+}
+
+fn default_max_calls() -> String {
+    Limits::default().max_calls.to_string()
 }
 
 fn model_row(i: usize) -> ProviderRow {
@@ -107,6 +119,8 @@ impl Default for ClinicalForm {
             judge_max_tokens: "256".into(),
             concurrency: "2".into(),
             timeout_s: "120".into(),
+            max_calls: default_max_calls(),
+            max_cost: String::new(),
             title: "My clinical pilot".into(),
         }
     }
@@ -209,12 +223,17 @@ pub fn design(form: &ClinicalForm, pool: &ItemPool) -> Result<ClinicalDesign, St
             id = format!("{base}-{k}");
             k += 1;
         }
-        models.push(ClinicalModel { id, provider });
+        models.push(ClinicalModel {
+            id,
+            provider,
+            prices: row.prices()?,
+        });
     }
     let judge = if form.separate_judge {
         Some(ClinicalModel {
             id: "judge".into(),
             provider: form.judge.provider()?,
+            prices: form.judge.prices()?,
         })
     } else {
         None
@@ -248,6 +267,26 @@ pub fn design(form: &ClinicalForm, pool: &ItemPool) -> Result<ClinicalDesign, St
     Ok(design)
 }
 
+/// The hard cap of the form.
+///
+/// # Errors
+/// A cap that is not a number, naming the field.
+pub fn limits(form: &ClinicalForm) -> Result<Limits, String> {
+    let max_cost = if form.max_cost.trim().is_empty() {
+        None
+    } else {
+        let cap: f64 = num(&form.max_cost, "cost cap")?;
+        if !(cap.is_finite() && cap >= 0.0) {
+            return Err("cost cap: zero or more".into());
+        }
+        Some(cap)
+    };
+    Ok(Limits {
+        max_calls: num(&form.max_calls, "call cap")?,
+        max_cost,
+    })
+}
+
 /// What "Check the plan" shows.
 #[derive(Debug, Clone, PartialEq)]
 struct Summary {
@@ -255,15 +294,13 @@ struct Summary {
     models: usize,
     items: usize,
     judge: String,
-    output_tokens_max: u64,
+    estimate: Estimate,
+    max_calls: u64,
 }
 
 impl Summary {
-    fn new(plan: &ClinicalPlan) -> Self {
+    fn new(plan: &ClinicalPlan, estimate: Estimate, limits: &Limits) -> Self {
         let d = &plan.design;
-        let per_item = 8 * u64::from(d.answer_params.max_tokens)
-            + u64::from(d.counterfactual_params.max_tokens)
-            + 7 * u64::from(d.judge_params.max_tokens);
         Summary {
             calls: plan.calls.len(),
             models: d.models.len(),
@@ -275,17 +312,31 @@ impl Summary {
                 },
                 |j| format!("{} (judge)", j.provider.model()),
             ),
-            output_tokens_max: per_item * (d.models.len() * d.items.len()) as u64,
+            estimate,
+            max_calls: limits.max_calls,
         }
     }
 
     fn view(self) -> impl IntoView {
+        let e = self.estimate;
         view! {
-            <div class="pilot-estimate" id="clinical-pilot-estimate" data-calls=self.calls>
+            <div class="pilot-estimate" id="clinical-pilot-estimate" data-calls=self.calls
+                data-audited-calls=e.calls data-judge-calls=e.judge_calls
+                data-input-tokens=e.input_tokens + e.judge_input_tokens
+                data-output-tokens=e.output_tokens_max + e.judge_output_tokens_max
+                data-cost=e.cost_max data-unpriced=e.unpriced_calls>
                 <p>{format!(
-                    "{} calls at most: {} model(s) × {} question(s) × 16 (7 answers — baseline and six prefixes —, a counterfactual, its re-answer, a plausibility judgement, 6 stereotype judgements). Judge: {}. Output tokens at most {}. Calls whose dependency fails or is unusable are skipped, so a run usually sends fewer.",
-                    self.calls, self.models, self.items, self.judge, self.output_tokens_max
+                    "{} calls at most ({} audited + {} judge calls; hard cap {}): {} model(s) × {} question(s) × 16 (7 answers — baseline and six prefixes —, a counterfactual, its re-answer, a plausibility judgement, 6 stereotype judgements). Judge: {}. Calls whose dependency fails or is unusable are skipped, so a run usually sends fewer.",
+                    self.calls, e.calls, e.judge_calls, self.max_calls, self.models, self.items, self.judge
                 )}</p>
+                <p>
+                    {format!(
+                        "Estimated input tokens: {} (+{} for judges; 1 token ≈ 4 characters, quoted replies at their max tokens); output tokens at most {} (+{}). Cost at most {:.4} in your prices' currency",
+                        e.input_tokens, e.judge_input_tokens, e.output_tokens_max, e.judge_output_tokens_max, e.cost_max
+                    )}
+                    {(e.unpriced_calls > 0).then(|| format!(" ({} calls have no price and are not counted)", e.unpriced_calls))}
+                    "."
+                </p>
             </div>
         }
     }
@@ -401,11 +452,16 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                 .ok_or_else(|| "pick a MedQA JSON Lines file first".to_string())
         }
     };
+    // The plan, its estimate and the cap: a plan above the cap is refused before any call.
     let prepare = move || async move {
         let f = form.get_untracked();
+        let caps = limits(&f)?;
         let p = pool().await?;
         let d = design(&f, &p)?;
-        build_clinical_plan(d).map_err(|e| e.to_string())
+        let plan = build_clinical_plan(d).map_err(|e| e.to_string())?;
+        let estimate = clinical_estimate(&plan.design);
+        check_clinical_limits(&estimate, &caps).map_err(|e| e.to_string())?;
+        Ok::<_, String>((Summary::new(&plan, estimate, &caps), plan))
     };
     let on_file = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
@@ -437,7 +493,7 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
     let do_plan = move |_| {
         plan_view.set(None);
         spawn_local(async move {
-            plan_view.set(Some(prepare().await.map(|p| Summary::new(&p))));
+            plan_view.set(Some(prepare().await.map(|(summary, _)| summary)));
         });
     };
     let do_run = move |_| {
@@ -456,8 +512,8 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
         };
         spawn_local(async move {
             match prepare().await {
-                Ok(plan) => {
-                    plan_view.set(Some(Ok(Summary::new(&plan))));
+                Ok((summary, plan)) => {
+                    plan_view.set(Some(Ok(summary)));
                     let st = plan.new_state();
                     runner::install(
                         Work::Clinical(Rc::new(plan)),
@@ -598,6 +654,8 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                 <div>
                     {field("clinical-pilot-concurrency", "calls at a time", |f| f.concurrency.clone(), |f, v| f.concurrency = v)}" "
                     {field("clinical-pilot-timeout", "timeout per call (s)", |f| f.timeout_s.clone(), |f, v| f.timeout_s = v)}" "
+                    {field("clinical-pilot-max-calls", "hard cap: calls", |f| f.max_calls.clone(), |f, v| f.max_calls = v)}" "
+                    {field("clinical-pilot-max-cost", "cost (empty = none)", |f| f.max_cost.clone(), |f, v| f.max_cost = v)}" "
                     <label class="field">"bundle title "
                         <input type="text" size="30" id="clinical-pilot-title-input" prop:value=move || form.with(|f| f.title.clone())
                             on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| f.title = v); }/>

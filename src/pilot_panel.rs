@@ -100,7 +100,11 @@ impl ProviderRow {
         })
     }
 
-    fn prices(&self) -> Result<Option<Prices>, String> {
+    /// The row's prices per 1M tokens, `None` when both fields are empty.
+    ///
+    /// # Errors
+    /// A price that is not a number, or negative, naming the row.
+    pub(crate) fn prices(&self) -> Result<Option<Prices>, String> {
         let (i, o) = (self.price_in.trim(), self.price_out.trim());
         if i.is_empty() && o.is_empty() {
             return Ok(None);
@@ -820,18 +824,12 @@ impl Rows {
     fn has_rubric(self) -> bool {
         matches!(self, Rows::Judges(_) | Rows::BundleJudges(_))
     }
-
-    /// Whether the row has prices (the clinical pilot has no cost estimate).
-    fn has_prices(self) -> bool {
-        !matches!(self, Rows::ClinicalModels(_) | Rows::ClinicalJudge(_))
-    }
 }
 
-/// One provider row: provider, base URL, model, key (masked), prices (not for the clinical pilot);
+/// One provider row: provider, base URL, model, key (masked), prices per 1M tokens;
 /// for the pilot's judges the rubric, and for the judges of a loaded bundle the new column id.
 pub(crate) fn provider_row(rows: Rows, keys: Keys, i: usize) -> impl IntoView {
     let judge = rows.has_rubric();
-    let prices = rows.has_prices();
     let column = matches!(rows, Rows::BundleJudges(_));
     let update = move |change: Box<dyn FnOnce(&mut ProviderRow)>| rows.update(i, change);
     let id = rows.get_untracked(i).map(|r| r.id).unwrap_or_default();
@@ -907,17 +905,15 @@ pub(crate) fn provider_row(rows: Rows, keys: Keys, i: usize) -> impl IntoView {
             <span class="key-mask" id=format!("pilot-key-mask-{id}")>
                 {let id = id.clone(); move || keys.masked.with(|m| m.get(&id).cloned()).map(|m| format!("key: {m}")).unwrap_or_else(|| "no key (fine for local servers)".into())}
             </span>
-            {prices.then(|| view! {
-                <br/>
-                <label>"Price per 1M input tokens "
-                    <input type="text" size="6" id=format!("pilot-price-in-{id}") prop:value=field("price_in")
-                        on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.price_in = v)); }/>
-                </label>" "
-                <label>"per 1M output tokens "
-                    <input type="text" size="6" id=format!("pilot-price-out-{id}") prop:value=field("price_out")
-                        on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.price_out = v)); }/>
-                </label>
-            })}
+            <br/>
+            <label>"Price per 1M input tokens "
+                <input type="text" size="6" id=format!("pilot-price-in-{id}") prop:value=field("price_in")
+                    on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.price_in = v)); }/>
+            </label>" "
+            <label>"per 1M output tokens "
+                <input type="text" size="6" id=format!("pilot-price-out-{id}") prop:value=field("price_out")
+                    on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.price_out = v)); }/>
+            </label>
             {judge.then(|| view! {
                 <br/>
                 <label>"Rubric system prompt "

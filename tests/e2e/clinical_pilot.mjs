@@ -162,10 +162,32 @@ try {
   await page.dispatchEvent('#pilot-key-cm1', 'change');
   check('an empty key field\'s change event keeps the key', /^key: /.test(await page.textContent('#pilot-key-mask-cm1')),
     await page.textContent('#pilot-key-mask-cm1'));
+  // The hard cap: 32 calls are refused under a cap of 31, before any call.
+  await page.fill('#clinical-pilot-max-calls', '31');
   await page.click('#clinical-pilot-plan');
   await page.waitForSelector('#clinical-pilot-estimate, #clinical-pilot-plan-error', { timeout: 30000 });
-  const calls = await page.getAttribute('#clinical-pilot-estimate', 'data-calls').catch(() => null);
+  const refused = await page.textContent('#clinical-pilot-plan-error').catch(() => '');
+  check('a cap of 31 calls refuses the plan: 32 calls (18 audited + 14 judge calls)', /32 calls \(18 audited \+ 14 judge calls\), above the cap of 31/.test(refused), refused);
+  await page.click('#clinical-pilot-run');
+  await page.waitForSelector('#clinical-pilot-error', { timeout: 30000 });
+  check('… and Run refuses it too, sending nothing', /above the cap of 31/.test(await page.textContent('#clinical-pilot-error')) && requests.size === 0
+    && !(await page.evaluate(() => window.__atlasClinical?.phase)), `${requests.size} calls`);
+  await page.fill('#clinical-pilot-max-calls', '32');
+  // Prices 1 (input) and 2 (output) per 1M tokens; the model judges itself at the same prices.
+  await page.fill('#pilot-price-in-cm1', '1');
+  await page.fill('#pilot-price-out-cm1', '2');
+  await page.click('#clinical-pilot-plan');
+  await page.waitForSelector('#clinical-pilot-estimate', { timeout: 30000 });
+  const est = await page.$eval('#clinical-pilot-estimate', (e) => ({ ...e.dataset }));
+  const calls = est.calls;
   check('the plan shows 32 calls (1 model × 2 questions × 16) before running', calls === '32', String(calls));
+  // Output at most, by hand with the form's defaults (answer 256, counterfactual 512, judge 256 tokens):
+  // per question audited 7 × 256 + 512 + 256 = 2,560 and judge 7 × 256 = 1,792; × 2 questions = 8,704.
+  // Cost = (input tokens × 1 + 8,704 × 2) / 1,000,000.
+  const cost = (Number(est.inputTokens) * 1 + 8704 * 2) / 1e6;
+  check('the estimate: 18 audited + 14 judge calls, 8,704 output tokens at most, priced at 1 / 2 per 1M',
+    est.auditedCalls === '18' && est.judgeCalls === '14' && est.outputTokens === '8704' && est.unpriced === '0'
+      && Number(est.inputTokens) > 0 && Math.abs(Number(est.cost) - cost) < 1e-12, JSON.stringify({ est, cost }));
 
   await page.click('#clinical-pilot-run');
   await page.waitForFunction(() => (window.__atlasClinical?.answered || 0) >= 9, null, { timeout: 120000, polling: 50 });
