@@ -558,15 +558,7 @@ fn plan(a: &PlanArgs) -> Result<ExitCode> {
         "estimated tokens: audited {} in, at most {} out; judges {} in, at most {} out (1 token ≈ 4 characters)",
         e.input_tokens, e.output_tokens_max, e.judge_input_tokens, e.judge_output_tokens_max
     );
-    println!(
-        "estimated cost: at most {:.4} (the prices' currency){}",
-        e.cost_max,
-        if e.unpriced_calls > 0 {
-            format!("; {} call(s) without a price not counted", e.unpriced_calls)
-        } else {
-            String::new()
-        }
-    );
+    println!("estimated cost: {}", cost_note(e));
     if let Some(out) = &a.out {
         let mut v = serde_json::to_value(&plan)?;
         if !key_env.is_empty() {
@@ -1304,15 +1296,10 @@ fn judge(a: &JudgeArgs) -> Result<ExitCode> {
             .unwrap_or_default()
     );
     println!(
-        "estimated tokens: {} in, at most {} out (1 token ≈ 4 characters); cost at most {:.4} (the prices' currency){}",
+        "estimated tokens: {} in, at most {} out (1 token ≈ 4 characters); cost {}",
         e.judge_input_tokens,
         e.judge_output_tokens_max,
-        e.cost_max,
-        if e.unpriced_calls > 0 {
-            format!("; {} call(s) without a price not counted", e.unpriced_calls)
-        } else {
-            String::new()
-        }
+        cost_note(e)
     );
     for (j, judge) in plan.design.judges.iter().enumerate() {
         let n = plan.self_judge_calls(j);
@@ -1585,4 +1572,14 @@ fn summary(a: &SummaryArgs) -> Result<ExitCode> {
         println!("judge {judge} labels: {}", fmt(labels));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `at most C (the prices' currency)`, plus how many calls have no price and are not counted.
+pub(crate) fn cost_note(e: &atlas_pilot::plan::Estimate) -> String {
+    let unpriced = if e.unpriced_calls > 0 {
+        format!("; {} call(s) without a price not counted", e.unpriced_calls)
+    } else {
+        String::new()
+    };
+    format!("at most {:.4} (the prices' currency){unpriced}", e.cost_max)
 }

@@ -537,15 +537,7 @@ pub fn plan_bundle_judging<'t>(
         }
     }
     let estimate = estimate(&design, &items, &calls);
-    if let Some(cap) = design.limits.max_cost {
-        if estimate.cost_max > cap {
-            return Err(PlanError::OverCostCap {
-                cost: estimate.cost_max,
-                cap,
-            }
-            .into());
-        }
-    }
+    design.limits.check(&estimate)?;
     let fingerprint = fingerprint(&bundle, &design, &items, &calls);
     Ok(Planned::Ready(Box::new(BundleJudgePlan {
         design,
@@ -569,15 +561,9 @@ fn estimate(
     calls: &[BundleJudgeCall],
 ) -> Estimate {
     let mut e = Estimate {
-        calls: 0,
         judge_calls: calls.len() as u64,
         total_calls: calls.len() as u64,
-        input_tokens: 0,
-        output_tokens_max: 0,
-        judge_input_tokens: 0,
-        judge_output_tokens_max: 0,
-        cost_max: 0.0,
-        unpriced_calls: 0,
+        ..Estimate::default()
     };
     for call in calls {
         let (Some(judge), Some(item)) = (

@@ -353,6 +353,31 @@ pub struct Limits {
     pub max_cost: Option<f64>,
 }
 
+impl Limits {
+    /// Refuses `estimate` when its `total_calls` exceed [`Limits::max_calls`] or its `cost_max`
+    /// exceeds [`Limits::max_cost`].
+    ///
+    /// # Errors
+    /// [`PlanError::OverCallCap`] (with the audited and judge calls), [`PlanError::OverCostCap`].
+    pub fn check(&self, estimate: &Estimate) -> Result<(), PlanError> {
+        if estimate.total_calls > self.max_calls {
+            return Err(PlanError::OverCallCap {
+                calls: estimate.total_calls,
+                audited: estimate.calls,
+                judge: estimate.judge_calls,
+                cap: self.max_calls,
+            });
+        }
+        match self.max_cost {
+            Some(cap) if estimate.cost_max > cap => Err(PlanError::OverCostCap {
+                cost: estimate.cost_max,
+                cap,
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
 impl Default for Limits {
     /// 1,000 calls, no cost cap.
     fn default() -> Self {
@@ -422,8 +447,8 @@ pub struct PlannedCall {
     pub prompt: Prompt,
 }
 
-/// Estimated size and cost of a plan (module docs).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// Estimated size and cost of a plan (module docs). `Default` is the estimate of no call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
     /// Audited calls.
     pub calls: u64,
@@ -897,14 +922,7 @@ fn rubric_chars(j: &JudgeConfig) -> usize {
 pub fn estimate(design: &PilotDesign, calls: &[PlannedCall]) -> Estimate {
     let mut e = Estimate {
         calls: calls.len() as u64,
-        judge_calls: 0,
-        total_calls: 0,
-        input_tokens: 0,
-        output_tokens_max: 0,
-        judge_input_tokens: 0,
-        judge_output_tokens_max: 0,
-        cost_max: 0.0,
-        unpriced_calls: 0,
+        ..Estimate::default()
     };
     let out = u64::from(design.params.max_tokens);
     for call in calls {
@@ -996,14 +1014,7 @@ pub fn build_plan(design: PilotDesign) -> Result<Plan, PlanError> {
         }
     }
     let estimate = estimate(&design, &calls);
-    if let Some(cap) = design.limits.max_cost {
-        if estimate.cost_max > cap {
-            return Err(PlanError::OverCostCap {
-                cost: estimate.cost_max,
-                cap,
-            });
-        }
-    }
+    design.limits.check(&estimate)?;
     let fingerprint = fingerprint(&design, &calls);
     Ok(Plan {
         design,

@@ -24,7 +24,7 @@ use atlas_pilot::provider::{Params, Provider};
 use atlas_pilot::{BundleInfo, RunState};
 use serde_json::json;
 
-use super::{drive, keys, read_json, write_atomic, KeyEnv, SendArgs};
+use super::{cost_note, drive, keys, read_json, write_atomic, KeyEnv, SendArgs};
 
 /// The plan file in a state folder.
 pub const PLAN_FILE: &str = "plan.json";
@@ -272,7 +272,7 @@ pub fn clinical(a: &ClinicalArgs) -> Result<ExitCode> {
     let plan = build_clinical_plan(design_of(a)?).context("the clinical design")?;
     let e = clinical_estimate(&plan.design);
     eprintln!(
-        "estimate: {} audited call(s) + {} judge call(s) = {} (cap {}); tokens: audited {} in, at most {} out; judges {} in, at most {} out (1 token ≈ 4 characters; replies sized at max tokens); cost at most {:.4} (the prices' currency){}",
+        "estimate: {} audited call(s) + {} judge call(s) = {} (cap {}); tokens: audited {} in, at most {} out; judges {} in, at most {} out (1 token ≈ 4 characters; replies sized at max tokens); cost {}",
         e.calls,
         e.judge_calls,
         e.total_calls,
@@ -281,12 +281,7 @@ pub fn clinical(a: &ClinicalArgs) -> Result<ExitCode> {
         e.output_tokens_max,
         e.judge_input_tokens,
         e.judge_output_tokens_max,
-        e.cost_max,
-        if e.unpriced_calls > 0 {
-            format!("; {} call(s) without a price not counted", e.unpriced_calls)
-        } else {
-            String::new()
-        }
+        cost_note(&e)
     );
     check_clinical_limits(
         &e,

@@ -31,7 +31,7 @@ use super::prompts::{
 };
 use super::protocol::{ClinicalDesign, ClinicalModel};
 use super::ClinicalError;
-use crate::plan::{cost, estimate_tokens, Estimate, Limits, PlanError, Prices};
+use crate::plan::{cost, estimate_tokens, Estimate, Limits, Prices};
 use crate::provider::Prompt;
 
 fn chars(p: &Prompt) -> usize {
@@ -68,17 +68,7 @@ fn add(e: &mut Estimate, judge: bool, input: u64, output: u64, prices: Option<&P
 /// question, input tokens by `⌈chars / 4⌉` of the prompts sized as the table says, output tokens at
 /// `max_tokens`, cost in the prices' currency per 1,000,000 tokens.
 pub fn clinical_estimate(design: &ClinicalDesign) -> Estimate {
-    let mut e = Estimate {
-        calls: 0,
-        judge_calls: 0,
-        total_calls: 0,
-        input_tokens: 0,
-        output_tokens_max: 0,
-        judge_input_tokens: 0,
-        judge_output_tokens_max: 0,
-        cost_max: 0.0,
-        unpriced_calls: 0,
-    };
+    let mut e = Estimate::default();
     let answer_out = u64::from(design.answer_params.max_tokens);
     let cf_out = u64::from(design.counterfactual_params.max_tokens);
     let judge_out = u64::from(design.judge_params.max_tokens);
@@ -146,23 +136,7 @@ pub fn clinical_estimate(design: &ClinicalDesign) -> Estimate {
 /// calls), or an upper-bound cost above [`Limits::max_cost`].
 ///
 /// # Errors
-/// [`ClinicalError::Cap`] with [`PlanError::OverCallCap`] or [`PlanError::OverCostCap`].
+/// [`ClinicalError::Cap`] with [`Limits::check`]'s error.
 pub fn check_clinical_limits(estimate: &Estimate, limits: &Limits) -> Result<(), ClinicalError> {
-    if estimate.total_calls > limits.max_calls {
-        return Err(ClinicalError::Cap(PlanError::OverCallCap {
-            calls: estimate.total_calls,
-            audited: estimate.calls,
-            judge: estimate.judge_calls,
-            cap: limits.max_calls,
-        }));
-    }
-    if let Some(cap) = limits.max_cost {
-        if estimate.cost_max > cap {
-            return Err(ClinicalError::Cap(PlanError::OverCostCap {
-                cost: estimate.cost_max,
-                cap,
-            }));
-        }
-    }
-    Ok(())
+    limits.check(estimate).map_err(ClinicalError::Cap)
 }
