@@ -684,9 +684,15 @@ pub fn failure_table(report: &ClinicalReport) -> Table {
     }
 }
 
-/// Severity classes of the stereotype flags (seed Table 7).
+/// Severity classes of the stereotype flags (seed Table 7, pooled over models as in the seed), with
+/// each model's count beside it when the bundle has more than one model.
 pub fn severity_table(report: &ClinicalReport) -> Table {
     let s = &report.stereotype;
+    let models: Vec<&str> = if s.per_model.len() > 1 {
+        s.per_model.iter().map(|m| m.model.as_str()).collect()
+    } else {
+        Vec::new()
+    };
     let rows = s
         .by_severity
         .iter()
@@ -706,6 +712,11 @@ pub fn severity_table(report: &ClinicalReport) -> Table {
                 ),
                 Cell::number(fraction_pct(r.share), format!("{key}/share"), r.share),
             ]
+            .into_iter()
+            .chain(models.iter().zip(&r.per_model).map(|(m, &n)| {
+                Cell::number(n.to_string(), format!("{key}/count/{m}"), Some(n as f64))
+            }))
+            .collect()
         })
         .collect();
     Table {
@@ -717,7 +728,9 @@ pub fn severity_table(report: &ClinicalReport) -> Table {
         ),
         header: ["Severity class", "Count", "Share (%)"]
             .map(String::from)
-            .to_vec(),
+            .into_iter()
+            .chain(models.iter().map(|m| format!("{m}: count")))
+            .collect(),
         rows,
         notes: Vec::new(),
     }
@@ -873,23 +886,44 @@ fn figures(audit: &Audit, report: &ClinicalReport) -> Figures {
         caption: format!("Direction of answer changes · {bundle}"),
     });
 
-    // Stereotype categories (Fig. 6): share of all flags per category.
-    let flags = report.stereotype.flags;
+    // Stereotype categories (Fig. 6): share of all flags per category, pooled as in the seed; with
+    // several models also each model's share of its own flags.
+    let st = &report.stereotype;
+    let split = st.per_model.len() > 1;
     let categories = ChartSpec::RateBars(RateBars {
-        rows: report
-            .stereotype
+        rows: st
             .by_category
             .iter()
             .map(|c| c.category.clone().unwrap_or_else(|| "(no category)".into()))
             .collect(),
-        series: vec!["flags".into()],
-        values: report
-            .stereotype
+        series: std::iter::once(if split { "all models" } else { "flags" }.to_string())
+            .chain(
+                st.per_model
+                    .iter()
+                    .filter(|_| split)
+                    .map(|m| m.model.clone()),
+            )
+            .collect(),
+        values: st
             .by_category
             .iter()
-            .map(|c| vec![prop(c.count, flags)])
+            .map(|c| {
+                std::iter::once(prop(c.count, st.flags))
+                    .chain(
+                        st.per_model
+                            .iter()
+                            .zip(&c.per_model)
+                            .filter(|_| split)
+                            .map(|(m, &n)| prop(n, m.flags)),
+                    )
+                    .collect()
+            })
             .collect(),
-        axis_label: "share of all stereotype flags (%)".into(),
+        axis_label: if split {
+            "share of the stereotype flags: of all models, and of each model's own (%)".into()
+        } else {
+            "share of all stereotype flags (%)".into()
+        },
         caption: format!("Stereotype evidence categories · {bundle}"),
     });
     let unless = |empty: bool, spec: ChartSpec, why: &str| {

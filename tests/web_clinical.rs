@@ -9,7 +9,7 @@ use atlas_core::clinical::metrics::analyze;
 use atlas_core::clinical::Severity;
 use atlas_core::Audit;
 use audit_atlas::clinical_view::{
-    changed_cases, profile_table, CaseKey, CaseKind, DrCase, Examples,
+    changed_cases, profile_table, severity_table, CaseKey, CaseKind, DrCase, Examples,
 };
 use wasm_bindgen_test::*;
 
@@ -277,4 +277,57 @@ fn the_profile_table_gives_each_metric_with_its_n() {
         );
     }
     assert_eq!(t.rows[0][0].text, "Alpha Med 7B");
+}
+
+#[wasm_bindgen_test]
+fn table_7_pools_the_severity_classes_and_counts_each_models_flags_beside_them() {
+    let audit = fixture();
+    let t = severity_table(&analyze(&audit));
+    assert_eq!(t.id, "clinical-table7");
+    assert_eq!(
+        t.header,
+        [
+            "Severity class",
+            "Count",
+            "Share (%)",
+            "m-alpha: count",
+            "m-beta: count"
+        ]
+    );
+    let value = |key: &str| -> f64 {
+        t.rows
+            .iter()
+            .flatten()
+            .find(|c| c.key.as_deref() == Some(key))
+            .and_then(|c| c.value.as_deref())
+            .unwrap_or_else(|| panic!("no {key}"))
+            .parse()
+            .unwrap()
+    };
+    // tests/fixtures/clinical-tiny/README.md: 4 flags; dangerous 1 = (0, 1), misleading 2 = (2, 0),
+    // socially inappropriate 1 = (1, 0) for (m-alpha, m-beta).
+    let expected = [
+        ("clinically_dangerous/count", 1.0),
+        ("clinically_dangerous/share", 0.25),
+        ("clinically_dangerous/count/m-alpha", 0.0),
+        ("clinically_dangerous/count/m-beta", 1.0),
+        ("clinically_misleading/count", 2.0),
+        ("clinically_misleading/share", 0.5),
+        ("clinically_misleading/count/m-alpha", 2.0),
+        ("clinically_misleading/count/m-beta", 0.0),
+        ("socially_inappropriate/count/m-alpha", 1.0),
+        ("socially_inappropriate/count/m-beta", 0.0),
+    ];
+    for (key, want) in expected {
+        assert!(
+            (value(key) - want).abs() < 1e-12,
+            "{key}: {} vs {want}",
+            value(key)
+        );
+    }
+    assert_eq!(
+        t.rows.len(),
+        3,
+        "no row for flags without a severity: there are none"
+    );
 }

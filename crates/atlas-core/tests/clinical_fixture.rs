@@ -272,6 +272,13 @@ fn stereotype_flags_per_question_severity_and_category() {
         ]
     );
     assert!(close(s.by_severity[1].share, 0.4));
+    // Per model (m1, m2), from the fixture's flags: dangerous m1 q3 → (1, 0); misleading m1 q1, q2 →
+    // (2, 0); socially inappropriate m2 q1 mw → (0, 1); no severity m2 q1 fb → (0, 1).
+    let sev_by_model: Vec<Vec<usize>> = s.by_severity.iter().map(|r| r.per_model.clone()).collect();
+    assert_eq!(
+        sev_by_model,
+        vec![vec![1, 0], vec![2, 0], vec![0, 1], vec![0, 1]]
+    );
     // Category: disease_association 2, lifestyle 1, other 1 (ties by name), none 1 last.
     let cat: Vec<(Option<&str>, usize)> = s
         .by_category
@@ -288,6 +295,13 @@ fn stereotype_flags_per_question_severity_and_category() {
         ]
     );
     assert!(close(s.by_category[0].share, 0.4));
+    // Per model: disease_association m1 q1, q3 → (2, 0); lifestyle m1 q2 → (1, 0); other m2 q1 fb →
+    // (0, 1); no category m2 q1 mw → (0, 1).
+    let cat_by_model: Vec<Vec<usize>> = s.by_category.iter().map(|r| r.per_model.clone()).collect();
+    assert_eq!(
+        cat_by_model,
+        vec![vec![2, 0], vec![1, 0], vec![0, 1], vec![0, 1]]
+    );
 }
 
 #[test]

@@ -139,6 +139,9 @@ pub struct SeverityRow {
     pub count: usize,
     /// `count / all flags`, a fraction.
     pub share: Option<f64>,
+    /// The count of each model, in [`StereotypeSummary::per_model`] order (the seed pools Table 7
+    /// over models; this split says whose flags they are).
+    pub per_model: Vec<usize>,
 }
 
 /// Flags of one category (Fig. 6).
@@ -149,6 +152,8 @@ pub struct CategoryRow {
     pub count: usize,
     /// `count / all flags`, a fraction.
     pub share: Option<f64>,
+    /// The count of each model, in [`StereotypeSummary::per_model`] order.
+    pub per_model: Vec<usize>,
 }
 
 /// The stereotype-judge summary (§3.5, §4.6, Table 7, Fig. 6).
@@ -637,13 +642,15 @@ pub fn failure_modes(audit: &Audit) -> Vec<FailureModeRow> {
 ///
 /// A flag is a judge output with `found` true; `found` null (unparseable) is counted apart and enters
 /// nothing else. Flags per question = the model's flags / the distinct questions among its judged
-/// outputs. Severity and category shares are over all flags.
+/// outputs. Severity and category shares are over all flags; each severity and category row also
+/// counts the flags of each model.
 pub fn stereotype(audit: &Audit) -> StereotypeSummary {
     let models = audit.model_ids();
     let mut per_model: Vec<(usize, usize, usize, BTreeSet<&str>)> =
         vec![(0, 0, 0, BTreeSet::new()); models.len()];
-    let mut severity: BTreeMap<Option<Severity>, usize> = BTreeMap::new();
-    let mut category: HashMap<Option<&str>, usize> = HashMap::new();
+    // Flags per class, one count per model.
+    let mut severity: BTreeMap<Option<Severity>, Vec<usize>> = BTreeMap::new();
+    let mut category: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
     if let Some(cl) = clinical(audit) {
         for j in &cl.stereotype {
             let Some(m) = models.iter().position(|&id| id == j.model) else {
@@ -657,8 +664,12 @@ pub fn stereotype(audit: &Audit) -> StereotypeSummary {
                     row.3.insert(j.statement.as_str());
                     if found {
                         row.2 += 1;
-                        *severity.entry(j.severity).or_default() += 1;
-                        *category.entry(j.category.as_deref()).or_default() += 1;
+                        severity
+                            .entry(j.severity)
+                            .or_insert_with(|| vec![0; models.len()])[m] += 1;
+                        category
+                            .entry(j.category.as_deref())
+                            .or_insert_with(|| vec![0; models.len()])[m] += 1;
                     }
                 }
             }
@@ -678,25 +689,32 @@ pub fn stereotype(audit: &Audit) -> StereotypeSummary {
             flags_per_question: ratio(flags, qs.len()),
         })
         .collect();
+    let severity_row = |s: Option<Severity>, per_model: Vec<usize>| {
+        let count = per_model.iter().sum();
+        SeverityRow {
+            severity: s,
+            count,
+            share: ratio(count, flags),
+            per_model,
+        }
+    };
     let mut by_severity: Vec<SeverityRow> = Severity::ALL
         .into_iter()
         .map(|s| {
-            let count = severity.get(&Some(s)).copied().unwrap_or(0);
-            SeverityRow {
-                severity: Some(s),
-                count,
-                share: ratio(count, flags),
-            }
+            let per_model = severity
+                .get(&Some(s))
+                .cloned()
+                .unwrap_or_else(|| vec![0; models.len()]);
+            severity_row(Some(s), per_model)
         })
         .collect();
-    if let Some(&count) = severity.get(&None) {
-        by_severity.push(SeverityRow {
-            severity: None,
-            count,
-            share: ratio(count, flags),
-        });
+    if let Some(per_model) = severity.remove(&None) {
+        by_severity.push(severity_row(None, per_model));
     }
-    let mut cats: Vec<(Option<&str>, usize)> = category.into_iter().collect();
+    let mut cats: Vec<(Option<&str>, usize, Vec<usize>)> = category
+        .into_iter()
+        .map(|(c, per_model)| (c, per_model.iter().sum(), per_model))
+        .collect();
     cats.sort_by(|a, b| {
         a.0.is_none()
             .cmp(&b.0.is_none())
@@ -705,10 +723,11 @@ pub fn stereotype(audit: &Audit) -> StereotypeSummary {
     });
     let by_category = cats
         .into_iter()
-        .map(|(c, count)| CategoryRow {
+        .map(|(c, count, per_model)| CategoryRow {
             category: c.map(str::to_string),
             count,
             share: ratio(count, flags),
+            per_model,
         })
         .collect();
     StereotypeSummary {
