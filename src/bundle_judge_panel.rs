@@ -26,7 +26,6 @@ use std::sync::Arc;
 use atlas_core::bundle::BundleFile;
 use atlas_core::{Audit, TextShard};
 use atlas_pilot::bundle_judge::{lookup_text, BundleRef, Planned};
-use atlas_pilot::plan::Limits;
 use atlas_pilot::{
     merge_judge_columns, plan_bundle_judging, BundleJudgeDesign, BundleJudgePlan, JudgeScope,
     RunState,
@@ -37,7 +36,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::{thousands, AtlasState, Loaded};
 use crate::pilot_panel::{
-    duration, form_field, num, provider_row, run_settings, ProviderRow, Rows,
+    duration, form_field, limits_of, num, provider_row, run_settings, ProviderRow, Rows,
 };
 use crate::pilot_runner::{self as runner, judging_row_id, Kind, Outputs, Phase, Snapshot, Work};
 use crate::pilot_store::{self as store, Keys};
@@ -115,20 +114,12 @@ pub fn design(form: &JudgingForm) -> Result<BundleJudgeDesign, String> {
             n: num(&form.n, "number of cells")?,
         },
     };
-    let max_cost = if form.max_cost.trim().is_empty() {
-        None
-    } else {
-        Some(num::<f64>(&form.max_cost, "cost cap")?)
-    };
     Ok(BundleJudgeDesign {
         judges,
         scope,
         models: form.models.clone(),
         seed,
-        limits: Limits {
-            max_calls: num(&form.max_calls, "call cap")?,
-            max_cost,
-        },
+        limits: limits_of(&form.max_calls, &form.max_cost)?,
     })
 }
 

@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::{AtlasState, Loaded};
 use crate::pilot_panel::{
-    duration, form_field, num, provider_row, run_settings, ProviderRow, Rows,
+    duration, form_field, limits_of, num, provider_row, run_settings, ProviderRow, Rows,
 };
 use crate::pilot_runner::{
     self as runner, clinical_row_id, Kind, Outputs, Phase, Settings, Snapshot, Work,
@@ -267,26 +267,6 @@ pub fn design(form: &ClinicalForm, pool: &ItemPool) -> Result<ClinicalDesign, St
     Ok(design)
 }
 
-/// The hard cap of the form.
-///
-/// # Errors
-/// A cap that is not a number, naming the field.
-pub fn limits(form: &ClinicalForm) -> Result<Limits, String> {
-    let max_cost = if form.max_cost.trim().is_empty() {
-        None
-    } else {
-        let cap: f64 = num(&form.max_cost, "cost cap")?;
-        if !(cap.is_finite() && cap >= 0.0) {
-            return Err("cost cap: zero or more".into());
-        }
-        Some(cap)
-    };
-    Ok(Limits {
-        max_calls: num(&form.max_calls, "call cap")?,
-        max_cost,
-    })
-}
-
 /// What "Check the plan" shows.
 #[derive(Debug, Clone, PartialEq)]
 struct Summary {
@@ -455,7 +435,7 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
     // The plan, its estimate and the cap: a plan above the cap is refused before any call.
     let prepare = move || async move {
         let f = form.get_untracked();
-        let caps = limits(&f)?;
+        let caps = limits_of(&f.max_calls, &f.max_cost)?;
         let p = pool().await?;
         let d = design(&f, &p)?;
         let plan = build_clinical_plan(d).map_err(|e| e.to_string())?;

@@ -237,6 +237,29 @@ pub(crate) fn num<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, Str
         .map_err(|_| format!("{what}: {:?} is not a valid number", text.trim()))
 }
 
+/// The hard cap typed into a form: most calls, and most estimated cost (empty = no cost cap).
+///
+/// # Errors
+/// A cap that is not a number, or a cost cap that is negative or not finite, naming the field.
+pub(crate) fn limits_of(max_calls: &str, max_cost: &str) -> Result<Limits, String> {
+    let max_cost = if max_cost.trim().is_empty() {
+        None
+    } else {
+        let cap: f64 = num(max_cost, "cost cap")?;
+        if !(cap.is_finite() && cap >= 0.0) {
+            return Err(format!(
+                "cost cap: {:?} must be zero or more",
+                max_cost.trim()
+            ));
+        }
+        Some(cap)
+    };
+    Ok(Limits {
+        max_calls: num(max_calls, "call cap")?,
+        max_cost,
+    })
+}
+
 /// The run settings of a form.
 ///
 /// # Errors
@@ -414,11 +437,7 @@ pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, St
         "srs" => Sampling::Srs { budget },
         _ => Sampling::Stratified { budget },
     };
-    let max_cost = if form.max_cost.trim().is_empty() {
-        None
-    } else {
-        Some(num::<f64>(&form.max_cost, "cost cap")?)
-    };
+    let limits = limits_of(&form.max_calls, &form.max_cost)?;
     Ok(PilotDesign {
         models,
         statements,
@@ -432,10 +451,7 @@ pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, St
         sampling,
         seed,
         judges,
-        limits: Limits {
-            max_calls: num(&form.max_calls, "call cap")?,
-            max_cost,
-        },
+        limits,
     })
 }
 

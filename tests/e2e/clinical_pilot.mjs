@@ -162,10 +162,19 @@ try {
   await page.dispatchEvent('#pilot-key-cm1', 'change');
   check('an empty key field\'s change event keeps the key', /^key: /.test(await page.textContent('#pilot-key-mask-cm1')),
     await page.textContent('#pilot-key-mask-cm1'));
+  // A negative cost cap is refused by name.
+  await page.fill('#clinical-pilot-max-cost', '-1');
+  await page.click('#clinical-pilot-plan');
+  await page.waitForSelector('#clinical-pilot-estimate, #clinical-pilot-plan-error', { timeout: 30000 });
+  const badCap = await page.textContent('#clinical-pilot-plan-error').catch(() => '');
+  check('a negative cost cap is refused, naming the field', /cost cap: "-1" must be zero or more/.test(badCap), badCap);
+  await page.fill('#clinical-pilot-max-cost', '');
   // The hard cap: 32 calls are refused under a cap of 31, before any call.
   await page.fill('#clinical-pilot-max-calls', '31');
   await page.click('#clinical-pilot-plan');
-  await page.waitForSelector('#clinical-pilot-estimate, #clinical-pilot-plan-error', { timeout: 30000 });
+  // (the cost-cap error above may still be shown until this plan is checked)
+  await page.waitForFunction(() => !!document.querySelector('#clinical-pilot-estimate')
+    || /call/.test(document.querySelector('#clinical-pilot-plan-error')?.textContent || ''), null, { timeout: 30000 });
   const refused = await page.textContent('#clinical-pilot-plan-error').catch(() => '');
   check('a cap of 31 calls refuses the plan: 32 calls (18 audited + 14 judge calls)', /32 calls \(18 audited \+ 14 judge calls\), above the cap of 31/.test(refused), refused);
   await page.click('#clinical-pilot-run');
