@@ -20,6 +20,18 @@ fn fixture() -> Audit {
         .expect("the fixture is valid")
 }
 
+/// The value of the cell with data key `key` in `t`.
+fn cell_value(t: &atlas_core::tables::Table, key: &str) -> f64 {
+    t.rows
+        .iter()
+        .flatten()
+        .find(|c| c.key.as_deref() == Some(key))
+        .and_then(|c| c.value.as_deref())
+        .unwrap_or_else(|| panic!("no {key}"))
+        .parse()
+        .unwrap()
+}
+
 /// Level index of a facet's level id.
 fn index(audit: &Audit, facet: usize, id: &str) -> usize {
     audit.levels(facet).iter().position(|l| l.id == id).unwrap()
@@ -238,16 +250,7 @@ fn the_profile_table_gives_each_metric_with_its_n() {
     let t = profile_table(&audit, &report);
     assert_eq!(t.id, "clinical-table5");
     assert!(t.caption.contains("clinical-tiny-fixture"));
-    let value = |key: &str| -> f64 {
-        t.rows
-            .iter()
-            .flatten()
-            .find(|c| c.key.as_deref() == Some(key))
-            .and_then(|c| c.value.as_deref())
-            .unwrap_or_else(|| panic!("no {key}"))
-            .parse()
-            .unwrap()
-    };
+    let value = |key: &str| cell_value(&t, key);
     let expected = [
         ("m-alpha/accuracy", 1.0),
         ("m-alpha/answers", 3.0),
@@ -294,16 +297,7 @@ fn table_7_pools_the_severity_classes_and_counts_each_models_flags_beside_them()
             "m-beta: count"
         ]
     );
-    let value = |key: &str| -> f64 {
-        t.rows
-            .iter()
-            .flatten()
-            .find(|c| c.key.as_deref() == Some(key))
-            .and_then(|c| c.value.as_deref())
-            .unwrap_or_else(|| panic!("no {key}"))
-            .parse()
-            .unwrap()
-    };
+    let value = |key: &str| cell_value(&t, key);
     // tests/fixtures/clinical-tiny/README.md: 4 flags; dangerous 1 = (0, 1), misleading 2 = (2, 0),
     // socially inappropriate 1 = (1, 0) for (m-alpha, m-beta).
     let expected = [

@@ -565,6 +565,14 @@ fn maximal_reply(id: &str, d: &ClinicalDesign) -> String {
     }
 }
 
+/// Prices per 1M tokens: `input`, `output`.
+fn prices(input: f64, output: f64) -> crate::plan::Prices {
+    crate::plan::Prices {
+        input_per_million: input,
+        output_per_million: output,
+    }
+}
+
 #[test]
 fn the_estimate_counts_9_audited_and_7_judge_calls_per_question_with_output_at_max_tokens() {
     let d = design();
@@ -634,10 +642,7 @@ fn the_estimated_input_bounds_a_run_whose_replies_fill_max_tokens_and_is_within_
 #[test]
 fn priced_calls_cost_their_tokens_at_their_models_prices_and_the_judge_at_its_own() {
     let mut d = design();
-    d.models[0].prices = Some(crate::plan::Prices {
-        input_per_million: 1.0,
-        output_per_million: 2.0,
-    });
+    d.models[0].prices = Some(prices(1.0, 2.0));
     let unpriced_judge = clinical_estimate(&d);
     // The model judges itself: all 32 calls at 1 / 2 per 1M tokens.
     let self_judged = (unpriced_judge.input_tokens + unpriced_judge.judge_input_tokens) as f64
@@ -653,10 +658,7 @@ fn priced_calls_cost_their_tokens_at_their_models_prices_and_the_judge_at_its_ow
             base_url: "http://127.0.0.1:10/v1".into(),
             model: "big-judge".into(),
         },
-        prices: Some(crate::plan::Prices {
-            input_per_million: 10.0,
-            output_per_million: 20.0,
-        }),
+        prices: Some(prices(10.0, 20.0)),
     });
     let e = clinical_estimate(&d);
     let expected = (e.input_tokens as f64 * 1.0
@@ -677,10 +679,7 @@ fn priced_calls_cost_their_tokens_at_their_models_prices_and_the_judge_at_its_ow
 #[test]
 fn the_hard_cap_refuses_more_calls_or_a_higher_cost_and_names_both_figures() {
     let mut d = design();
-    d.models[0].prices = Some(crate::plan::Prices {
-        input_per_million: 1.0,
-        output_per_million: 2.0,
-    });
+    d.models[0].prices = Some(prices(1.0, 2.0));
     let e = clinical_estimate(&d);
     let limits = |max_calls, max_cost| crate::plan::Limits {
         max_calls,
@@ -719,10 +718,7 @@ fn a_bad_price_is_refused_by_field_and_an_unpriced_design_keeps_its_json() {
         !plain.contains("prices"),
         "unpriced models write no prices member"
     );
-    d.models[0].prices = Some(crate::plan::Prices {
-        input_per_million: -1.0,
-        output_per_million: 2.0,
-    });
+    d.models[0].prices = Some(prices(-1.0, 2.0));
     let err = build_clinical_plan(d).unwrap_err().to_string();
     assert!(err.contains("models[0].prices"), "{err}");
 }
