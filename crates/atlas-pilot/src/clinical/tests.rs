@@ -128,6 +128,14 @@ fn body(text: &str) -> String {
 /// Runs the plan to the end against [`reply`], one "round" of ready calls at a time; returns the
 /// state and the ids in the order they started.
 fn run(plan: &ClinicalPlan) -> (RunState, Vec<Vec<String>>) {
+    run_with(plan, reply)
+}
+
+/// [`run`] against `reply(call id, prompt)`: the reply text, or `None` for a 400 error.
+fn run_with(
+    plan: &ClinicalPlan,
+    mut reply: impl FnMut(&str, &str) -> Option<String>,
+) -> (RunState, Vec<Vec<String>>) {
     let mut state = plan.new_state();
     let key = SecretKey::default();
     let policy = BackoffPolicy::default();
@@ -596,32 +604,18 @@ fn the_estimated_input_bounds_a_run_whose_replies_fill_max_tokens_and_is_within_
     let d = design();
     let e = clinical_estimate(&d);
     let plan = build_clinical_plan(d.clone()).unwrap();
-    let mut state = plan.new_state();
-    let (key, policy) = (SecretKey::default(), BackoffPolicy::default());
-    let (mut audited, mut judge, mut sent) = (0u64, 0u64, 0usize);
-    let mut now = 1_000_000;
-    loop {
-        let ids = plan.ready(&state, now, usize::MAX);
-        if ids.is_empty() {
-            break;
+    let (mut audited, mut judge) = (0u64, 0u64);
+    let (_, rounds) = run_with(&plan, |id, prompt| {
+        let tokens = crate::plan::estimate_tokens(prompt.chars().count());
+        let call = &plan.calls[plan.index_of(id).unwrap()];
+        if call.kind.is_judge() {
+            judge += tokens;
+        } else {
+            audited += tokens;
         }
-        for id in &ids {
-            let prompt = plan.prompt(&state, id).unwrap();
-            let tokens = crate::plan::estimate_tokens(prompt.user.chars().count());
-            let call = &plan.calls[plan.index_of(id).unwrap()];
-            if call.kind.is_judge() {
-                judge += tokens;
-            } else {
-                audited += tokens;
-            }
-            sent += 1;
-            state.begin(id, now).unwrap();
-            let text = body(&maximal_reply(id, &d));
-            plan.record_response(&mut state, id, 200, &[], &text, &key, &policy, now + 5)
-                .unwrap();
-        }
-        now += 10;
-    }
+        Some(maximal_reply(id, &d))
+    });
+    let sent: usize = rounds.iter().map(Vec::len).sum();
     assert_eq!(sent, 32, "every call ran");
     assert!(
         audited <= e.input_tokens && judge <= e.judge_input_tokens,
