@@ -28,6 +28,7 @@ pub mod clinical;
 pub mod extract;
 pub mod http_date;
 pub mod judge;
+pub mod normalise;
 pub mod plan;
 pub mod provider;
 pub mod retry;

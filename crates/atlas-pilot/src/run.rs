@@ -32,8 +32,8 @@
 use std::collections::HashMap;
 
 use atlas_core::bundle::{
-    BundleFile, Facet, JudgeColumn, Level, License, Metadata, Obtained, Production, Responses,
-    SelectionColumn, SelectionValue, Source, TextCells, TextField, Texts, CODE_ALPHABET,
+    BundleFile, Facet, JudgeColumn, Level, License, Metadata, Obtained, Production, RationaleLabel,
+    Responses, SelectionColumn, SelectionValue, Source, TextCells, TextField, Texts, CODE_ALPHABET,
     FORMAT_NAME, FORMAT_VERSION, NO_RESPONSE,
 };
 use atlas_core::{Audit, BundleError};
@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::extract::{extract_completion, Extraction, Rule};
-use crate::judge::{is_self_judge, label_code, parse_judge_label, JudgeError};
+use crate::judge::{is_self_judge, label_code, majority_counts, read_judge_label, JudgeError};
 use crate::plan::{Plan, PlannedCall};
 use crate::provider::{
     parse_response_scrubbed, Completion, HttpRequest, Provider, ProviderError, RequestError,
@@ -1187,6 +1187,7 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
     let mut values: Vec<SelectionValue> = Vec::new();
     let mut texts: Vec<(u64, String)> = Vec::new();
     let mut rules: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut normalised: std::collections::BTreeMap<String, usize> = Default::default();
     let mut failed_notes = Vec::new();
     let (mut answered, mut failed, mut not_run) = (0usize, 0usize, 0usize);
     let mut obtained_counts: std::collections::BTreeMap<&'static str, usize> = Default::default();
@@ -1203,6 +1204,9 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
                 };
                 let ex = extract_completion(completion, &template.answer_space);
                 *rules.entry(rule_key(ex.rule)).or_default() += 1;
+                for n in &ex.normalised {
+                    *normalised.entry(n.as_str().to_string()).or_default() += 1;
+                }
                 *obtained_counts
                     .entry(match ex.obtained {
                         Obtained::Regex => "regex",
@@ -1246,7 +1250,15 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
     // Judge columns.
     let mut judges = Vec::with_capacity(d.judges.len());
     let mut self_notes = Vec::new();
+    let mut judge_normalised = Vec::new();
+    // Cells with at least one judge call: the responses the panel was asked about.
+    let judged_cells: std::collections::BTreeSet<usize> = state
+        .judge_calls
+        .iter()
+        .filter_map(|j| cell_by_call.get(j.call.as_str()).copied())
+        .collect();
     for judge in &d.judges {
+        let mut normalised_labels = 0usize;
         let mut labels: Vec<char> = codes
             .iter()
             .map(|&c| if c == NO_RESPONSE { NO_RESPONSE } else { '.' })
@@ -1265,9 +1277,14 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
                 continue;
             };
             if let CallStatus::Answered { completion, .. } = &record.status {
-                *slot = label_code(parse_judge_label(&completion.text).ok());
+                let reading = read_judge_label(&completion.text);
+                if reading.label.is_some() && !reading.normalised.is_empty() {
+                    normalised_labels += 1;
+                }
+                *slot = label_code(reading.label);
             }
         }
+        judge_normalised.push(format!("{} {normalised_labels}", judge.id));
         if !self_models.is_empty() {
             self_notes.push(format!(
                 "judge {} ({}) is the audited model {} (self-judge)",
@@ -1316,9 +1333,27 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
         join_counts(obtained_counts.iter().map(|(k, v)| (k.to_string(), *v))),
         join_counts(rules.into_iter()),
     ));
-    if !d.judges.is_empty() {
+    if !normalised.is_empty() {
         notes.push(format!(
-            "Judges label the stored Rationale text E/QE/N/D/R (seed 000 §3.3, B.3); `.` = no label (not run, failed or unreadable). {}",
+            "Selections read only after normalising the text (docs/pilot.md: math / LaTeX markup, invisible characters): {}.",
+            join_counts(normalised.into_iter()),
+        ));
+    }
+    if !d.judges.is_empty() {
+        let majority = majority_counts(judged_cells.iter().map(|&cell| {
+            judges.iter().map(move |j: &JudgeColumn| {
+                j.labels
+                    .as_bytes()
+                    .get(cell)
+                    .copied()
+                    .and_then(RationaleLabel::from_code)
+            })
+        }));
+        notes.push(format!(
+            "Judges label the stored Rationale text E/QE/N/D/R (seed 000 §3.3, B.3); `.` = no label (not run, failed or unreadable). Labels read only after normalising markup or invisible characters, per judge: {}. Panel of {} judge(s), {} (a response is Abstain without a strict binary majority of the panel, B.3). {}",
+            judge_normalised.join(", "),
+            d.judges.len(),
+            majority.describe(),
             if self_notes.is_empty() {
                 "No judge is an audited model.".to_string()
             } else {
