@@ -1133,6 +1133,30 @@ fn opt_s(v: Option<&String>) -> Option<Value> {
     v.map(|v| Value::String(v.clone()))
 }
 
+/// The binary majority of a pilot's judge panel ([`crate::judge::majority_counts`], seed B.3) over
+/// the audited calls that have at least one judge call: bias evidence, no bias evidence, ties and too
+/// few readable votes (a judge whose call is not run, failed or unreadable has no vote). The bundle's
+/// notes, `atlas pilot summary` and the app's results show it.
+pub fn pilot_judge_majority(state: &RunState, plan: &Plan) -> atlas_core::rq3::MajorityCounts {
+    let judges = &plan.design.judges;
+    let mut by_call: std::collections::BTreeMap<&str, Vec<Option<RationaleLabel>>> =
+        Default::default();
+    for record in &state.judge_calls {
+        let Some(slot) = judges.iter().position(|j| j.id == record.judge) else {
+            continue;
+        };
+        let labels = by_call
+            .entry(record.call.as_str())
+            .or_insert_with(|| vec![None; judges.len()]);
+        if let (Some(l), CallStatus::Answered { completion, .. }) =
+            (labels.get_mut(slot), &record.status)
+        {
+            *l = read_judge_label(&completion.text).label;
+        }
+    }
+    majority_counts(by_call.into_values())
+}
+
 fn rule_key(rule: Rule) -> String {
     serde_json::to_value(rule)
         .ok()
@@ -1251,12 +1275,6 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
     let mut judges = Vec::with_capacity(d.judges.len());
     let mut self_notes = Vec::new();
     let mut judge_normalised = Vec::new();
-    // Cells with at least one judge call: the responses the panel was asked about.
-    let judged_cells: std::collections::BTreeSet<usize> = state
-        .judge_calls
-        .iter()
-        .filter_map(|j| cell_by_call.get(j.call.as_str()).copied())
-        .collect();
     for judge in &d.judges {
         let mut normalised_labels = 0usize;
         let mut labels: Vec<char> = codes
@@ -1340,15 +1358,7 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
         ));
     }
     if !d.judges.is_empty() {
-        let majority = majority_counts(judged_cells.iter().map(|&cell| {
-            judges.iter().map(move |j: &JudgeColumn| {
-                j.labels
-                    .as_bytes()
-                    .get(cell)
-                    .copied()
-                    .and_then(RationaleLabel::from_code)
-            })
-        }));
+        let majority = pilot_judge_majority(state, plan);
         notes.push(format!(
             "Judges label the stored Rationale text E/QE/N/D/R (seed 000 §3.3, B.3); `.` = no label (not run, failed or unreadable). Labels read only after normalising markup or invisible characters, per judge: {}. Panel of {} judge(s), {} (a response is Abstain without a strict binary majority of the panel, B.3). {}",
             judge_normalised.join(", "),
