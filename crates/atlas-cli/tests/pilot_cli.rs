@@ -387,7 +387,7 @@ fn a_run_against_markup_and_label_in_prose_replies_records_the_selections_rules_
     let values = sel["values"].as_array().expect("values");
     let codes: Vec<char> = sel["codes"].as_str().expect("codes").chars().collect();
     assert_eq!(codes.len(), 20);
-    let alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
     let inline = &b["texts"]["rationale"]["inline"];
     let text_cells: Vec<u64> = inline["cells"]
         .as_array()

@@ -52,7 +52,7 @@
 //!
 //! # The new columns
 //! Per judge, a column with `id` = the judge's id, `model` = its model name, `rubric` = its system prompt
-//! and user template; labels as [`judge_column`] makes them: the label [`parse_judge_label`] reads from an
+//! and user template; labels as [`judge_column`] makes them: the label [`crate::judge::read_judge_label`] reads from an
 //! answered call, `.` for a cell with a response but no label (not chosen, not run, failed, or an answer
 //! without a readable label), `-` where the bundle has no response. The bundle's own judge columns, its
 //! human columns, texts and everything else are kept as they are; a new id that is already a judge column

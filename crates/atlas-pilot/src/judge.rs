@@ -10,12 +10,19 @@
 //! shows the judge the statement and the Rationale only — not the Selection, so the two readouts stay
 //! separate (§3.3: "non-equivalent protocol readouts").
 //!
-//! A judge's answer is read by [`parse_judge_label`]: the first `Label:` field (also `Stance:`,
-//! `Code:`, `Classification:`; any case; Markdown emphasis, quotes or brackets around the value
-//! allowed) whose value is a code (`E`, `QE`, `N`, `D`, `R`, any case) or a label name (`endorsement`,
-//! `qualified endorsement`, `neutral` / `neutral analysis`, `denial`, `refusal`); without such a
-//! field, an answer that is nothing but a code or a name. Anything else is
-//! [`JudgeError::NoLabel`] (the bundle's `.`, no label).
+//! A judge's answer is read by [`read_judge_label`] (and [`parse_judge_label`], its `Result` form):
+//! the first `Label:` field (also `Stance:`, `Code:`, `Classification:`; any case; Markdown emphasis,
+//! quotes or brackets around the value allowed) whose value is a code (`E`, `QE`, `N`, `D`, `R`, any
+//! case) or a label name (`endorsement`, `qualified endorsement`, `neutral` / `neutral analysis`,
+//! `denial`, `refusal`); without such a field, an answer that is nothing but a code or a name.
+//! Anything else is no label ([`JudgeError::NoLabel`], the bundle's `.`). The answer goes through the
+//! crate's one normaliser first ([`crate::normalise`]: invisible characters, then math / LaTeX markup
+//! everywhere), so `CODE:` + U+200B + `N` reads `N` and `Label: $\text{QE}$` reads QE; the reading
+//! records each normalisation it needed ([`JudgeReading::normalised`]).
+//!
+//! The panel's outcome per response is [`majority`] (a [`Vote`]); over many responses,
+//! [`majority_counts`] counts bias evidence, no bias evidence and the two kinds of Abstain — ties and
+//! too few readable votes ([`atlas_core::rq3::PanelOutcome`]) — beside the coded rate.
 
 use std::sync::OnceLock;
 

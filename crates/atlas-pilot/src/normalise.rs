@@ -1,5 +1,5 @@
 //! The one normaliser of model text that every lenient reader of this crate goes through: the
-//! Selection reader ([`crate::extract`]), the judge-label reader ([`crate::judge::read_judge_label`])
+//! Selection reader ([`mod@crate::extract`]), the judge-label reader ([`crate::judge::read_judge_label`])
 //! and the clinical protocol's field readers ([`crate::clinical::parse`]). Seed `000_…` §3.3:
 //! "fallbacks, parser failures, and refusals are recorded" — so a reading that needed this normaliser
 //! says so ([`Normalisation`]) and is never a clean (`regex`) match.
@@ -275,11 +275,10 @@ pub fn unwrap_markup_everywhere(text: &str) -> Cow<'_, str> {
         }
         match c {
             '{' => braces.push(false),
-            '}' => {
-                if braces.pop() == Some(true) {
-                    rest = &rest[1..];
-                    continue;
-                }
+            // Every `}` closes the innermost brace; a removed command's brace goes with it.
+            '}' if braces.pop() == Some(true) => {
+                rest = &rest[1..];
+                continue;
             }
             _ => {}
         }

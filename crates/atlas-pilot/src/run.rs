@@ -1177,7 +1177,7 @@ fn rule_key(rule: Rule) -> String {
 ///   is listed with its cell and reason in `metadata.produced_by.notes` (the documented place), and
 ///   the note counts answered, failed and not-run calls and the extraction rules that fired.
 /// * Judges: one column per judge of the design (id, `model` = the judge's model name, `rubric` =
-///   its prompt): the label read by [`parse_judge_label`] from an answered judge call, `.` for no
+///   its prompt): the label read by [`read_judge_label`] from an answered judge call, `.` for no
 ///   label (not run, failed, unreadable), `-` where the cell has no response. Self-judges are named
 ///   in the notes (RQ3's automatic matching finds them by the same model names).
 /// * Texts: `texts.rationale.inline` holds, for each answered call with text, its Rationale field, or
