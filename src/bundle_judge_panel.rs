@@ -614,6 +614,7 @@ fn JudgingRunView(snapshot: Snapshot) -> impl IntoView {
             )}</span>
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
+        {snapshot.majority.map(|m| view! { <p class="pilot-majority" id="bundle-judge-majority" data-coded=m.coded() data-ties=m.ties data-too-few-votes=m.too_few_votes>{format!("New judges' panel: {}.", m.describe())}</p> })}
         <table class="pilot-results" id="bundle-judge-results">
             <caption>"Judge calls (model text shown as text)"</caption>
             <thead><tr>

@@ -1124,6 +1124,7 @@ fn RunView(snapshot: Snapshot) -> impl IntoView {
             {(j.total > 0).then(|| view! { <span>{format!("; judge calls {} of {} done ({} failed)", j.done(), j.total, j.failed)}</span> })}
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
+        {snapshot.majority.map(|m| view! { <p class="pilot-majority" id="pilot-majority" data-coded=m.coded() data-ties=m.ties data-too-few-votes=m.too_few_votes>{format!("Judge panel: {}.", m.describe())}</p> })}
         <table class="pilot-results" id="pilot-results">
             <caption>"Responses (model text shown as text)"</caption>
             <thead><tr>
