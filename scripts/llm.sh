@@ -75,7 +75,9 @@ start() {
     port=$(free_port "$want") || { say "no free port at or after $want"; exit 1; }
     [ "$want" = 0 ] || [ "$port" = "$want" ] || say "port $want is taken; using $port"
     say "starting the server on 127.0.0.1:$port (log: $LOG)"
-    nohup "$VENV/bin/python" -m llama_cpp.server --model "$MODEL" --host 127.0.0.1 --port "$port" \
+    # llama_cpp.server reads its settings from the environment (pydantic): a CACHE or MODEL variable
+    # of the caller's would change or break it, so the server starts without them.
+    nohup env -u CACHE -u MODEL -u PORT -u HOST "$VENV/bin/python" -m llama_cpp.server --model "$MODEL" --host 127.0.0.1 --port "$port" \
       --n_ctx 2048 --n_threads 2 --seed 0 >"$LOG" 2>&1 &
     echo $! >"$PIDFILE"
     echo "$port" >"$DIR/server.port"

@@ -743,12 +743,15 @@ fn text_field(
     form_field(form, id, label, 20, get, set)
 }
 
+/// How a form field is read and written: its getter and its setter.
+pub(crate) type Accessors<F> = (fn(&F) -> String, fn(&mut F, String));
+
 fn number_field(
     form: RwSignal<FormState>,
     id: &'static str,
     label: &'static str,
     rule: Rule,
-    (get, set): (fn(&FormState) -> String, fn(&mut FormState, String)),
+    (get, set): Accessors<FormState>,
 ) -> impl IntoView {
     form_number_field(form, id, label, rule, (get, set))
 }
@@ -778,7 +781,7 @@ pub(crate) fn form_number_field<F: Send + Sync + 'static>(
     id: &'static str,
     label: &'static str,
     rule: Rule,
-    (get, set): (fn(&F) -> String, fn(&mut F, String)),
+    (get, set): Accessors<F>,
 ) -> impl IntoView {
     let decimal = matches!(rule, Rule::Decimal(_));
     let problem = Signal::derive(move || {
