@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use atlas_core::bundle::BundleFile;
 use atlas_core::number::Rule;
-use atlas_core::{Audit, TextShard};
+use atlas_core::TextShard;
 use atlas_pilot::bundle_judge::{lookup_text, BundleRef, Planned};
 use atlas_pilot::{
     merge_judge_columns, plan_bundle_judging, BundleJudgeDesign, BundleJudgePlan, JudgeScope,
@@ -415,18 +415,11 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
         action_error.set(None);
         let result = make_result().and_then(|(base, merged)| {
             let bytes = serde_json::to_vec(&merged).map_err(|e| e.to_string())?;
-            let started = crate::loader::now_ms();
-            let audit = Audit::from_bytes(&bytes)
+            let source = format!("judged: {}", base.source);
+            let loaded = state
+                .open_bytes(source, base.base_url.clone(), Arc::from(bytes), 0.0)
                 .map_err(|e| format!("the bundle with the new columns does not open: {e}"))?;
-            judged.set_value(Some(base.clone()));
-            let loaded = Loaded {
-                audit,
-                source: format!("judged: {}", base.source),
-                base_url: base.base_url.clone(),
-                data: Arc::from(bytes),
-                read_ms: 0.0,
-                parse_ms: crate::loader::now_ms() - started,
-            };
+            judged.set_value(Some(base));
             Ok(loaded)
         });
         match result {
@@ -436,9 +429,6 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                     "Opened bundle {} with {n} judge columns in every view above.",
                     loaded.audit.metadata().id
                 )));
-                state.error.set(None);
-                state.warning_acknowledged.set(false);
-                state.loaded.set(Some(Arc::new(loaded)));
             }
             Err(e) => action_error.set(Some(e)),
         }

@@ -23,7 +23,6 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use atlas_core::number::Rule;
-use atlas_core::Audit;
 use atlas_pilot::clinical::{
     build_clinical_plan, check_clinical_limits, clinical_bundle_info, clinical_estimate,
     model_level_id, read_medqa, select_items, to_clinical_bundle, ClinicalDesign, ClinicalModel,
@@ -35,7 +34,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
-use crate::app::{AtlasState, Loaded};
+use crate::app::AtlasState;
 use crate::pilot_panel::{
     decimal, duration, form_number_field, limits_of, provider_row, rules, run_settings, whole,
     ProviderRow, Rows,
@@ -526,17 +525,9 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
     let do_open = Callback::new(move |()| {
         action_error.set(None);
         let result = make_bundle(&title()).and_then(|(id, bytes)| {
-            let started = crate::loader::now_ms();
-            let audit = Audit::from_bytes(&bytes)
-                .map_err(|e| format!("the run's bundle does not open: {e}"))?;
-            Ok(Loaded {
-                audit,
-                source: format!("clinical pilot: {id}"),
-                base_url: None,
-                data: bytes,
-                read_ms: 0.0,
-                parse_ms: crate::loader::now_ms() - started,
-            })
+            state
+                .open_bytes(format!("clinical pilot: {id}"), None, bytes, 0.0)
+                .map_err(|e| format!("the run's bundle does not open: {e}"))
         });
         match result {
             Ok(loaded) => {
@@ -544,9 +535,6 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                     "Opened bundle {} in the Clinical view. It has no explanation embeddings (they are computed natively), so EDD shows as not available; download it and run `atlas clinical embed` to add them.",
                     loaded.audit.metadata().id
                 )));
-                state.error.set(None);
-                state.warning_acknowledged.set(false);
-                state.loaded.set(Some(Arc::new(loaded)));
             }
             Err(e) => action_error.set(Some(e)),
         }

@@ -26,7 +26,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
-use crate::app::{AtlasState, Loaded};
+use crate::app::AtlasState;
 use crate::number_field::{message, NumberInput};
 use crate::pilot_runner::{self as runner, Kind, Outputs, Phase, Settings, Snapshot, Work};
 use crate::pilot_store::{self as store, Keys};
@@ -610,26 +610,11 @@ pub fn PilotPanel() -> impl IntoView {
         Ok((id, Arc::from(bytes)))
     };
     let do_open = Callback::new(move |()| match make_bundle() {
-        Ok((id, bytes)) => {
-            let started = crate::loader::now_ms();
-            match Audit::from_bytes(&bytes) {
-                Ok(audit) => {
-                    let loaded = Loaded {
-                        audit,
-                        source: format!("pilot: {id}"),
-                        base_url: None,
-                        data: bytes.clone(),
-                        read_ms: 0.0,
-                        parse_ms: crate::loader::now_ms() - started,
-                    };
-                    state.error.set(None);
-                    state.warning_acknowledged.set(false);
-                    state.loaded.set(Some(Arc::new(loaded)));
-                    bundle_bytes.set(Some((id, bytes)));
-                }
-                Err(e) => action_error.set(Some(format!("the run's bundle does not open: {e}"))),
-            }
-        }
+        Ok((id, bytes)) => match state.open_bytes(format!("pilot: {id}"), None, bytes.clone(), 0.0)
+        {
+            Ok(_) => bundle_bytes.set(Some((id, bytes))),
+            Err(e) => action_error.set(Some(format!("the run's bundle does not open: {e}"))),
+        },
         Err(e) => action_error.set(Some(format!("the run could not become a bundle: {e}"))),
     });
     let do_download = Callback::new(move |()| match make_bundle() {
