@@ -82,7 +82,7 @@ pub fn rq1(audit: &Audit, r: &Rq1Report) -> (Vec<String>, Vec<Table>) {
     let o = &r.options;
     let w = &r.wording_sensitivity;
     let caption = format!(
-        "bundle {} · seed {} · unit bootstrap {} resamples · statement-cluster bootstrap {} draws · repeat policy {} · reference weights: equal (Eq. 4) · wordings read at repeat 0; control = repeats 0..{} of wording {}",
+        "bundle {} · seed {} · unit bootstrap {} resamples · statement-cluster bootstrap {} draws · repeat policy {} · reference weights: equal (Eq. 4) · wordings read at repeat 0; control = the first {} samples of wording {}",
         r.bundle,
         o.seed,
         o.unit_bootstrap_reps,
