@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference_stats import diff  # noqa: E402
+import refcheck  # noqa: E402  (the shared --check comparison)
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "tests/reference/expected_clinical_view.json"
@@ -249,11 +249,8 @@ def main() -> int:
     doc = build()
     if args.check:
         old = json.loads(OUT.read_text())
-        problems = diff(old["bundles"], doc["bundles"], "$.bundles", 1e-12)
-        for p in problems:
-            print(p)
-        print(f"{OUT.relative_to(REPO)}: {'differs' if problems else 'current'}")
-        return 1 if problems else 0
+        return refcheck.report(old, json.loads(json.dumps(doc)), str(OUT.relative_to(REPO)), COMMAND,
+                               abs_tol=1e-12, keys=("bundles",))
     OUT.write_text(json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n")
     print(f"wrote {OUT.relative_to(REPO)} ({', '.join(doc['bundles'])})")
     return 0
