@@ -64,6 +64,7 @@ use std::num::NonZeroU32;
 use serde::Serialize;
 
 use crate::bundle::Audit;
+use crate::direction::{Direction, ScoreDirection};
 use crate::rank::{kendall_tau_b, paired_present, pairwise_inversions};
 use crate::resample::{bootstrap_mean, percentile_interval, DrawStream, ResampleError};
 use crate::stats::{reference_scores, unit_counts, RepeatPolicy};
@@ -842,6 +843,20 @@ pub fn summarize_draws(
     repeat: &[Vec<Option<f64>>],
     level: f64,
 ) -> DrawSummary {
+    summarize_draws_in(Direction::Lower, models, reference, main, repeat, level)
+}
+
+/// [`summarize_draws`] for a bundle whose score direction is `direction` ([`crate::direction`]):
+/// τ-b and the inversion rates compare the ranking keys of the scores (for `lower` the scores
+/// themselves, so the two functions agree); score errors stay score differences.
+pub fn summarize_draws_in(
+    direction: Direction,
+    models: &[String],
+    reference: &[Option<f64>],
+    main: &[Vec<Option<f64>>],
+    repeat: &[Vec<Option<f64>>],
+    level: f64,
+) -> DrawSummary {
     let n = main.len();
     let m_len = reference.len();
     let vs_ref = Comparison::new(main, |_, m| present(reference[m]), m_len);
@@ -893,17 +908,20 @@ pub fn summarize_draws(
     let mut repeat_rates = Vec::with_capacity(n);
     let mut inversion_contributions = vec![0.0; n];
     let mut rate_defined = Vec::with_capacity(n);
+    let reference_keys = direction.keys(reference);
     for (i, draw) in main.iter().enumerate() {
-        if let Some((x, y)) = paired_present(draw, reference) {
+        let draw = &direction.keys(draw);
+        if let Some((x, y)) = paired_present(draw, &reference_keys) {
             if let Some(t) = kendall_tau_b(&x, &y) {
                 taus.push(t);
             }
         }
-        if let Some(r) = pairwise_inversions(draw, reference).and_then(|inv| inv.rate()) {
+        if let Some(r) = pairwise_inversions(draw, &reference_keys).and_then(|inv| inv.rate()) {
             rates.push(r);
             rate_defined.push((i, r));
         }
         if let Some(rep) = repeat.get(i) {
+            let rep = &direction.keys(rep);
             if let Some((x, y)) = paired_present(draw, rep) {
                 if let Some(t) = kendall_tau_b(&x, &y) {
                     repeat_taus.push(t);
@@ -1013,6 +1031,8 @@ pub struct CategorySize {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Rq2Report {
     pub bundle: String,
+    /// The score direction whose ranking keys τ-b and the inversion rates compare.
+    pub direction: ScoreDirection,
     pub seed: u64,
     pub draws: usize,
     pub budget: usize,
@@ -1108,7 +1128,14 @@ pub fn analyze_rq2_with_progress(
                 return Err(Rq2Error::Cancelled);
             }
         }
-        let summary = summarize_draws(&models, &matrix.reference, &main, &repeat, options.level);
+        let summary = summarize_draws_in(
+            audit.direction.direction,
+            &models,
+            &matrix.reference,
+            &main,
+            &repeat,
+            options.level,
+        );
         let (label, conditions) = match design {
             Design::Concentrated => (format!("Concentrated {used}"), Some(1)),
             Design::Srs => (format!("SRS {used}"), None),
@@ -1179,6 +1206,7 @@ pub fn analyze_rq2_with_progress(
             .collect()
     });
     Ok(Rq2Report {
+        direction: audit.direction,
         bundle: audit.metadata().id.clone(),
         seed: options.seed,
         draws: options.draws,
