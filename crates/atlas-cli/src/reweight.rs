@@ -207,7 +207,7 @@ pub fn run(args: ReweightArgs) -> Result<ExitCode> {
             )?;
             writeln!(
                 out,
-                "ranking: {}; {}",
+                "ranking of the weighted score: {}; {}",
                 basis.direction().describe(),
                 basis.direction().direction.rank_one()
             )?;

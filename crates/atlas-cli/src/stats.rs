@@ -97,13 +97,13 @@ pub fn print(
         policy.key()
     );
     println!(
-        "ranking: {}; {} reference score",
+        "ranking of the reference score: {}; {}",
         direction.describe(),
         direction.direction.rank_one()
     );
     print!("{:<36}", "model");
     for c in &conditions {
-        print!(" {:>30}", format!("BER {c} (n, abst)"));
+        print!(" {:>32}", format!("BER {c} (n, abst)"));
     }
     println!(" {:>12} {:>8}", "reference", "rank");
     for (m, id) in models.iter().enumerate() {
@@ -114,11 +114,11 @@ pub fn print(
                 .ber()
                 .map_or("—".to_string(), |b| format!("{:.2}%", b * 100.0));
             let flag = match k.abstain_share() {
-                Some(s) if threshold.flags(Some(s)) => format!(" {FLAG} {}", share_text(s)),
+                Some(s) if threshold.flags(Some(s)) => format!(" {FLAG} {} Abstain", share_text(s)),
                 _ => String::new(),
             };
             print!(
-                " {:>30}",
+                " {:>32}",
                 format!("{ber} ({}, {}){flag}", k.valid, k.abstain)
             );
         }
