@@ -259,12 +259,12 @@ def main():
         ("duplicate axis", setp(["responses", "axes"], ["model", "condition", "statement", "template", "model"]), "responses/axes"),
         ("negative text cell", setp(["texts", "rationale", "inline", "cells"], [-1, 1, 7, 13, 20]), "texts/rationale/inline/cells/0"),
         ("shard ref without count", setp(["texts", "rationale", "shards"], [{"path": "x.json", "first_cell": 0, "last_cell": 3}]), "texts/rationale/shards/0"),
-        ('direction "lowest"', setp(["responses", "selection", "direction"], {"better": "lowest"}), "responses/selection/direction"),
+        ('direction "lowest"', setp(["responses", "selection", "direction"], {"better": "lowest"}), "responses/selection/direction/better"),
         ("target direction without target", setp(["responses", "selection", "direction"], {"better": "target"}), "responses/selection/direction"),
-        ("target 50 (a percentage)", setp(["responses", "selection", "direction"], {"better": "target", "target": 50}), "responses/selection/direction"),
-        ("target -0.1", setp(["responses", "selection", "direction"], {"better": "target", "target": -0.1}), "responses/selection/direction"),
+        ("target 50 (a percentage)", setp(["responses", "selection", "direction"], {"better": "target", "target": 50}), "responses/selection/direction/target"),
+        ("target -0.1", setp(["responses", "selection", "direction"], {"better": "target", "target": -0.1}), "responses/selection/direction/target"),
         ('target with "lower"', setp(["responses", "selection", "direction"], {"better": "lower", "target": 0.5}), "responses/selection/direction"),
-        ("target as a string", setp(["responses", "selection", "direction"], {"better": "target", "target": "50%"}), "responses/selection/direction"),
+        ("target as a string", setp(["responses", "selection", "direction"], {"better": "target", "target": "50%"}), "responses/selection/direction/target"),
         ("unknown key in direction", setp(["responses", "selection", "direction"], {"better": "higher", "ideal": 1}), "responses/selection/direction"),
     ]
     for name, mutate, where in rejected:

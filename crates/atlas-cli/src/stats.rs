@@ -103,7 +103,7 @@ pub fn print(
     );
     print!("{:<36}", "model");
     for c in &conditions {
-        print!(" {:>32}", format!("BER {c} (n, abst)"));
+        print!(" {:>38}", format!("BER {c} (n, abst)"));
     }
     println!(" {:>12} {:>8}", "reference", "rank");
     for (m, id) in models.iter().enumerate() {
@@ -118,7 +118,7 @@ pub fn print(
                 _ => String::new(),
             };
             print!(
-                " {:>32}",
+                " {:>38}",
                 format!("{ber} ({}, {}){flag}", k.valid, k.abstain)
             );
         }

@@ -16,7 +16,7 @@
 //! | --- | --- | --- |
 //! | `lower` (default) | `s` | the lowest score |
 //! | `higher` | `−s` | the highest score |
-//! | `target` `t` | `|s − t|` (computed in `f64` as `(s - t).abs()`, numpy's `abs(s - t)`) | the score closest to `t` |
+//! | `target` `t` | `\|s − t\|` (computed in `f64` as `(s - t).abs()`, numpy's `abs(s - t)`) | the score closest to `t` |
 //!
 //! Every ranking statistic reads keys, never raw scores: average ranks ([`Direction::ranks`], scipy's
 //! `rankdata` of the keys), Kendall τ-b, pairwise inversions and inverted pairs, maximum displacement,

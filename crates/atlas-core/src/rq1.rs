@@ -26,7 +26,9 @@
 //! are all valid (Abstain is missing, §B.2).
 //!
 //! Scores in [`wording_rank_stability`] and [`condition_reversals`] use the unit values of the chosen
-//! [`RepeatPolicy`] (see [`crate::stats`]). All rates are fractions; fields named `_pp` are percentage
+//! [`RepeatPolicy`] (see [`crate::stats`]); their ranks, τ-b, inversions and reversal δ read the
+//! ranking keys of the bundle's score direction ([`crate::direction`]; the scores themselves by
+//! default). All rates are fractions; fields named `_pp` are percentage
 //! points.
 
 use serde::Serialize;

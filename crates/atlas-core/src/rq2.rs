@@ -46,7 +46,8 @@
 //! Errors are in percentage points (pp). Per model `m`: `MAE_m` = mean of `|score − μ_m|` over its
 //! scored draws, `RMSE_m` = root of the mean squared error; the design's MAE and RMSE are the means over
 //! models (Table 15 gives `MAE_m`). τ-b ([`crate::rank::kendall_tau_b`]) of the draw's scores against
-//! the reference, and the reference-relative inversion rate ([`crate::rank::pairwise_inversions`]),
+//! the reference (both as ranking keys of the bundle's score direction, [`crate::direction`]; the
+//! scores themselves by default), and the reference-relative inversion rate ([`crate::rank::pairwise_inversions`]),
 //! are computed per draw over the models scored in the draw and averaged over the draws where they
 //! are defined. The repeat metrics compare each draw with an independent second draw of the same
 //! design: mean absolute score difference (per model, then over models), τ-b and inversion rate
