@@ -1260,9 +1260,13 @@ pub fn Reweighting() -> impl IntoView {
                     .filter(|(c, cond)| shown_c.get(*c).copied().unwrap_or(true) && cond.has_selection)
                     .map(|(c, cond)| {
                         let v = basis.condition_mean(r.m, c);
+                        let share = basis.counts(r.m, c).abstain_share();
+                        let high = basis.abstain_threshold().flags(share);
                         view! {
-                            <td class="cond" data-condition=cond.id.clone() data-value=v.map(|x| x.to_string()).unwrap_or_default()>
+                            <td class="cond" data-condition=cond.id.clone() data-value=v.map(|x| x.to_string()).unwrap_or_default()
+                                data-high-abstain=high.to_string() class:high-abstain=high>
                                 {pct(v)}
+                                {high.then(|| view! { <span class="flag">{format!("⚠ {} Abstain", atlas_core::abstain::share_text(share.unwrap_or(0.0)))}</span> })}
                             </td>
                         }
                     })
@@ -1477,7 +1481,9 @@ pub fn Reweighting() -> impl IntoView {
                     let t = basis.abstain_threshold();
                     let ranked = v.result.ranks.iter().filter(|r| r.is_some()).count();
                     let flagged = v.result.abstain.iter().zip(&v.result.ranks).filter(|(a, r)| r.is_some() && a.is_flagged(t)).count();
-                    format!("{} {flagged} of {ranked} ranks rest on such a cell. ", atlas_core::abstain::caption_short(t))
+                    let cells: usize = v.result.abstain.iter().map(|a| a.cells.len()).sum();
+                    let flagged_cells: usize = v.result.abstain.iter().map(|a| a.flagged(t).len()).sum();
+                    format!("{} {flagged_cells} of {cells} weighted cells flagged; {flagged} of {ranked} ranks rest on such a cell. ", atlas_core::abstain::caption_short(t))
                 })}</span>
                 "Ranks are among all models of the bundle, including hidden ones; ▲ marks a model that moved towards rank 1 under these weights, ▼ one that moved away from it."
             </p>
