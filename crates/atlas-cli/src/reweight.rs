@@ -213,8 +213,8 @@ pub fn run(args: ReweightArgs) -> Result<ExitCode> {
             )?;
             writeln!(
                 out,
-                "{:<36} {:>9} {:>19} {:>10} {:>6} {:>10}  {}",
-                "model", "score", "95% interval", "Δ vs eq.", "rank", "eq. rank", "Abstain"
+                "{:<36} {:>9} {:>19} {:>10} {:>6} {:>10}  Abstain",
+                "model", "score", "95% interval", "Δ vs eq.", "rank", "eq. rank"
             )?;
             let equal_ranks = basis.equal_ranks();
             for (m, id) in basis.models().iter().enumerate() {
