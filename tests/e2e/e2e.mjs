@@ -508,7 +508,7 @@ try {
   check('its rank 1 is flagged and the caption counts 1 of 6 cells and 1 of 3 ranks; the direction is the default', (await fixturePage.$eval('#ber-table tr[data-model="model-abstains"]', (r) => r.dataset.highAbstain + ' ' + r.querySelector('td.rank').textContent)) === 'true 1 ⚠'
     && (await fixturePage.textContent('#abstain-flags')).includes('1 of 6 BER cells flagged; 1 of 3 ranks rest on a flagged cell')
     && (await fixturePage.textContent('#ranking-direction')) === 'Ranking: lower is better (default: the bundle declares no direction).');
-  await fixturePage.waitForSelector('#reweight-boot-status[data-state="ready"]', { timeout: 60000 });
+  await waitForIntervals(fixturePage, 2000);
   const fixtureCsv = await download(fixturePage, '#reweight-csv');
   const fixtureCli = cliText(['reweight', join(root, 'tests/fixtures/high-abstain-bundle.json'), '--format', 'csv']);
   check('the re-weighting CSV of the fixture (flag columns included) equals `atlas reweight --format csv` byte for byte', fixtureCsv.bytes.toString('utf8') === fixtureCli && fixtureCli.split('\n')[1].endsWith(',0.625,0.5,true,c1=0.75'), `${fixtureCsv.bytes.toString('utf8').split('\n')[1]} vs ${fixtureCli.split('\n')[1]}`);
