@@ -4,10 +4,11 @@
 use std::sync::Arc;
 
 use atlas_charts::{draw_ber_by_model_condition, BerByModelCondition};
+use atlas_core::abstain::{flagged_cells, reference_abstain, share_text, FLAG};
 use atlas_core::stats::{
-    average_ranks, ber_by_model_condition, reference_scores, unit_counts, BerTable, RepeatPolicy,
+    ber_by_model_condition, reference_scores, unit_counts, BerTable, RepeatPolicy,
 };
-use atlas_core::{Audit, BundleError};
+use atlas_core::{AbstainThreshold, Audit, BundleError, ScoreAbstain, ScoreDirection};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use plotters::prelude::IntoDrawingArea;
@@ -272,21 +273,59 @@ pub struct Summary {
     pub table: BerTable,
     /// Eq. 4 reference score per model (fraction).
     pub reference: Vec<Option<f64>>,
+    /// Average ranks of `reference` in the bundle's direction (`direction`).
     pub ranks: Vec<Option<f64>>,
+    /// The bundle's score direction (declared, or the default lower is better).
+    pub direction: ScoreDirection,
+    /// Per model, the Abstain shares of the reference cells its score averages (`atlas_core::abstain`).
+    pub abstain: Vec<ScoreAbstain>,
+    /// The high-Abstain threshold of the flags (the default, as `atlas stats`).
+    pub threshold: AbstainThreshold,
 }
 
 /// Computes the v0 summary: BER per model × condition, Eq. 4 reference scores with equal condition
-/// weights, and average ranks (lower first).
+/// weights, average ranks in the bundle's direction, and the Abstain shares behind each score.
 pub fn summarize(audit: &Audit, policy: RepeatPolicy) -> Summary {
     let units = unit_counts(audit, policy);
     let table = ber_by_model_condition(&units);
     let reference = reference_scores(audit, &units, None);
-    let ranks = average_ranks(&reference);
+    let direction = audit.direction;
+    let ranks = direction.direction.ranks(&reference);
+    let in_reference: Vec<bool> = audit.conditions.iter().map(|c| c.in_reference).collect();
+    let abstain = reference_abstain(&table, &in_reference, &audit.condition_ids());
     Summary {
         policy,
         table,
         reference,
         ranks,
+        direction,
+        abstain,
+        threshold: AbstainThreshold::default(),
+    }
+}
+
+impl Summary {
+    /// Whether model `m`'s rank rests on a cell above the Abstain threshold.
+    pub fn rank_flagged(&self, m: usize) -> bool {
+        self.ranks.get(m).copied().flatten().is_some()
+            && self
+                .abstain
+                .get(m)
+                .is_some_and(|a| a.is_flagged(self.threshold))
+    }
+
+    /// The ranking caption's count of flags (`atlas_core::abstain::caption`).
+    pub fn flag_caption(&self) -> String {
+        let ranked = self.ranks.iter().filter(|r| r.is_some()).count();
+        let flagged = (0..self.ranks.len())
+            .filter(|&m| self.rank_flagged(m))
+            .count();
+        atlas_core::abstain::caption(
+            self.threshold,
+            flagged_cells(&self.table, self.threshold),
+            flagged,
+            ranked,
+        )
     }
 }
 
@@ -490,6 +529,15 @@ fn Metadata(loaded: Arc<Loaded>) -> impl IntoView {
         loaded.read_ms,
         loaded.parse_ms
     );
+    let direction = loaded.audit.direction.describe();
+    let direction_note = loaded
+        .audit
+        .file
+        .responses
+        .selection
+        .direction
+        .as_ref()
+        .and_then(|d| d.note.clone());
     view! {
         <section class="metadata" id="metadata" aria-labelledby="bundle-title">
             <h2 id="bundle-title">{meta.title.clone()}</h2>
@@ -506,6 +554,8 @@ fn Metadata(loaded: Arc<Loaded>) -> impl IntoView {
                     {meta.source.url.clone().map(|u| view! { " " <a href=u.clone() rel="noopener noreferrer">{u.clone()}</a> })}
                     {meta.source.commit.clone().map(|c| format!(" (commit {c})"))}
                 </dd>
+                <dt>"Score direction"</dt>
+                <dd id="score-direction">{direction}{direction_note.map(|n| format!(" — {n}"))}</dd>
                 <dt>"License"</dt>
                 <dd>{meta.license.id.clone()} " — " {meta.license.attribution.clone()}</dd>
                 <dt>"Produced by"</dt>
@@ -591,7 +641,11 @@ fn BerTableView(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoView {
             <table id="ber-table">
                 <caption>
                     "Selection bias-evidence rate (BER = bias-evidence Selections / valid Selections, §3.3) per model and condition, with valid and Abstain counts; "
-                    "reference score = mean over conditions of the mean over templates of the mean over statements (Eq. 4); rank 1 = lowest score, ties share the average rank."
+                    "reference score = mean over conditions of the mean over templates of the mean over statements (Eq. 4); "
+                    {move || summary.with(|s| format!("{}, ties share the average rank. ", s.direction.direction.rank_one()))}
+                    <span id="ranking-direction">{move || summary.with(|s| format!("Ranking: {}.", s.direction.describe()))}</span>
+                    " "
+                    <span id="abstain-flags">{move || summary.with(Summary::flag_caption)}</span>
                 </caption>
                 <thead>
                     <tr>
@@ -608,6 +662,8 @@ fn BerTableView(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoView {
                             let cells = (0..conditions.len()).map(|c| {
                                 let k = s.table.get(m, c);
                                 let ber = k.ber();
+                                let share = k.abstain_share();
+                                let flagged = s.threshold.flags(share);
                                 view! {
                                     <td
                                         data-model=id.clone()
@@ -615,21 +671,35 @@ fn BerTableView(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoView {
                                         data-ber=ber.map(|b| format!("{b:.17}")).unwrap_or_default()
                                         data-valid=k.valid.to_string()
                                         data-abstain=k.abstain.to_string()
+                                        data-abstain-share=share.map(|x| x.to_string()).unwrap_or_default()
+                                        data-high-abstain=flagged.to_string()
+                                        class:high-abstain=flagged
                                     >
                                         <span class="ber">{ber.map_or("—".to_string(), pct)}</span>
                                         <span class="counts">{format!("n = {} · Abstain {}", k.valid, k.abstain)}</span>
+                                        {flagged.then(|| view! {
+                                            <span class="flag">{format!("{FLAG} {} Abstain", share_text(share.unwrap_or(0.0)))}</span>
+                                        })}
                                     </td>
                                 }
                             }).collect_view();
                             let reference = s.reference[m];
+                            let flagged = s.rank_flagged(m);
+                            let flag = s.abstain.get(m).map(|a| a.flag_text(s.threshold)).unwrap_or_default();
                             view! {
-                                <tr data-model=id.clone()>
+                                <tr data-model=id.clone() data-high-abstain=flagged.to_string()>
                                     <th scope="row">{labels[m].clone()}</th>
                                     {cells}
-                                    <td class="reference" data-reference=reference.map(|r| format!("{r:.17}")).unwrap_or_default()>
+                                    <td class="reference" data-reference=reference.map(|r| format!("{r:.17}")).unwrap_or_default()
+                                        data-abstain-share=s.abstain.get(m).and_then(|a| a.share).map(|x| x.to_string()).unwrap_or_default()
+                                        class:high-abstain=flagged>
                                         {reference.map_or("—".to_string(), pct)}
+                                        {flagged.then(|| view! { <span class="flag">{flag.clone()}</span> })}
                                     </td>
-                                    <td class="rank">{s.ranks[m].map_or("—".to_string(), |r| format!("{r}"))}</td>
+                                    <td class="rank" class:high-abstain=flagged data-rank=s.ranks[m].map(|r| r.to_string()).unwrap_or_default()>
+                                        <span class="value">{s.ranks[m].map_or("—".to_string(), |r| format!("{r}"))}</span>
+                                        {flagged.then(|| view! { <span class="flag" title="This rank rests on a high-Abstain cell">{format!(" {FLAG}")}</span> })}
+                                    </td>
                                 </tr>
                             }
                         }).collect_view()
@@ -671,6 +741,17 @@ fn BerChart(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoView {
                         .collect()
                 })
                 .collect(),
+            abstain: (0..models.len())
+                .map(|m| {
+                    (0..conditions.len())
+                        .map(|c| {
+                            let share = s.table.get(m, c).abstain_share();
+                            share.filter(|_| s.threshold.flags(share))
+                        })
+                        .collect()
+                })
+                .collect(),
+            flag_note: format!("{FLAG} = {}", s.threshold.describe()),
             caption: format!("{bundle_id} — repeat policy {}", s.policy.key()),
         };
         let Some(backend) = CanvasBackend::with_canvas_object(element) else {
@@ -691,7 +772,7 @@ fn BerChart(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoView {
                 width="860"
                 height=height.to_string()
                 role="img"
-                aria-label="Grouped bar chart of Selection BER (percent) per model, one bar per condition; the table above holds the same values."
+                aria-label="Grouped bar chart of Selection BER (percent) per model, one bar per condition; a bar whose Abstain share is above the threshold is labelled with the share; the table above holds the same values."
             ></canvas>
             {move || chart_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </section>

@@ -100,6 +100,19 @@ fn num(v: Option<f64>, decimals: usize) -> String {
     v.map_or(String::new(), |x| format!("{x:.decimals$}"))
 }
 
+/// A table value with its high-Abstain flag: `12.34 ⚠ Abstain 80.8 %` (the value alone when `flag`
+/// is `None`; see `atlas_core::abstain`).
+fn flagged(value: String, flag: Option<f64>) -> String {
+    match flag {
+        Some(share) if !value.is_empty() => format!(
+            "{value} {} Abstain {}",
+            atlas_core::abstain::FLAG,
+            atlas_core::abstain::share_text(share)
+        ),
+        _ => value,
+    }
+}
+
 impl ChartSpec {
     /// Draws the panel on any plotters backend and returns its hover regions.
     ///
@@ -176,8 +189,16 @@ impl ChartSpec {
                     .enumerate()
                     .map(|(m, id)| {
                         let mut row = vec![id.clone()];
-                        row.extend(d.scores.iter().map(|s| pct(s.get(m).copied().flatten())));
-                        row.push(pct(d.pooled.get(m).copied().flatten()));
+                        row.extend(d.scores.iter().enumerate().map(|(j, s)| {
+                            flagged(
+                                pct(s.get(m).copied().flatten()),
+                                d.flags.get(j).and_then(|f| f.get(m)).copied().flatten(),
+                            )
+                        }));
+                        row.push(flagged(
+                            pct(d.pooled.get(m).copied().flatten()),
+                            d.pooled_flags.get(m).copied().flatten(),
+                        ));
                         row
                     })
                     .collect();
@@ -204,8 +225,14 @@ impl ChartSpec {
                             id.clone(),
                             pct(lo),
                             pct(hi),
-                            num(lo.zip(hi).map(|(a, b)| 100.0 * (b - a)), 2),
-                            pct(d.pooled.get(m).copied().flatten()),
+                            flagged(
+                                num(lo.zip(hi).map(|(a, b)| 100.0 * (b - a)), 2),
+                                d.flags.get(m).copied().flatten(),
+                            ),
+                            flagged(
+                                pct(d.pooled.get(m).copied().flatten()),
+                                d.pooled_flags.get(m).copied().flatten(),
+                            ),
                         ]
                     })
                     .collect(),
@@ -219,11 +246,14 @@ impl ChartSpec {
                     .enumerate()
                     .map(|(m, id)| {
                         let mut row = vec![id.clone()];
-                        row.extend(d.ranks.iter().map(|r| {
-                            r.get(m)
-                                .copied()
-                                .flatten()
-                                .map_or(String::new(), |x| x.to_string())
+                        row.extend(d.ranks.iter().enumerate().map(|(s, r)| {
+                            flagged(
+                                r.get(m)
+                                    .copied()
+                                    .flatten()
+                                    .map_or(String::new(), |x| x.to_string()),
+                                d.flags.get(s).and_then(|f| f.get(m)).copied().flatten(),
+                            )
                         }));
                         row
                     })
@@ -494,8 +524,11 @@ fn rq1_stability(f: &Finished) -> Option<WordingRankStability> {
     };
     Some(WordingRankStability {
         policy,
+        direction: c.direction,
         pooled: c.pooled.clone(),
         pooled_ranks: c.pooled_ranks.clone(),
+        pooled_abstain: c.pooled_abstain.clone(),
+        abstain: c.abstain.clone(),
         scores: c.scores.clone(),
         ranks: c.ranks.clone(),
         score_range_pp: Vec::new(),
@@ -543,6 +576,8 @@ pub fn EvidenceAtlas() -> impl IntoView {
         d.models = keep(&d.models, &shown);
         d.scores = d.scores.iter().map(|s| keep(s, &shown)).collect();
         d.pooled = keep(&d.pooled, &shown);
+        d.flags = d.flags.iter().map(|s| keep(s, &shown)).collect();
+        d.pooled_flags = keep(&d.pooled_flags, &shown);
         Ok(ChartSpec::WordingScores(d))
     });
     let ids_b = ids.clone();
@@ -559,6 +594,8 @@ pub fn EvidenceAtlas() -> impl IntoView {
         d.min = keep(&d.min, &shown);
         d.max = keep(&d.max, &shown);
         d.pooled = keep(&d.pooled, &shown);
+        d.flags = keep(&d.flags, &shown);
+        d.pooled_flags = keep(&d.pooled_flags, &shown);
         Ok(ChartSpec::ScoreRanges(d))
     });
     let bundle_c = bundle.clone();
@@ -580,6 +617,10 @@ pub fn EvidenceAtlas() -> impl IntoView {
         ) {
             d.steps.push("your weights".into());
             d.ranks.push(view.result.ranks.clone());
+            d.flags.push(atlas_charts::atlas::flags_of(
+                &view.result.abstain,
+                basis.abstain_threshold(),
+            ));
         }
         // Steps of hidden conditions leave; Eq. 4 and the chosen weights stay.
         let hidden: Vec<&str> = basis
@@ -596,6 +637,10 @@ pub fn EvidenceAtlas() -> impl IntoView {
             .collect();
         d.steps = keep(&d.steps, &keep_step);
         d.ranks = keep(&d.ranks, &keep_step)
+            .iter()
+            .map(|r| keep(r, &shown_m))
+            .collect();
+        d.flags = keep(&d.flags, &keep_step)
             .iter()
             .map(|r| keep(r, &shown_m))
             .collect();

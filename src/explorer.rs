@@ -12,7 +12,6 @@
 use std::sync::Arc;
 
 use atlas_core::number::WholeRule;
-use atlas_core::rank::average_ranks;
 use atlas_core::reweight::{
     ConditionWeights, ReweightBasis, ReweightBootstrap, ReweightError, Reweighted, ScoreInterval,
     WeightPreset, BOOTSTRAP_STREAM, DEFAULT_BOOTSTRAP_REPS, DEFAULT_SEED, WEIGHT,
@@ -165,7 +164,7 @@ pub struct ModelRow {
     pub equal: Option<f64>,
     /// `100 · (score − equal)`, pp.
     pub delta_pp: Option<f64>,
-    /// Rank under the weights (1 = lowest score).
+    /// Rank under the weights (1 = best in the bundle's direction).
     pub rank: Option<f64>,
     /// Rank under equal weights.
     pub equal_rank: Option<f64>,
@@ -179,6 +178,10 @@ pub struct ModelRow {
     pub rank_text: String,
     /// The equal-weight rank as shown.
     pub equal_rank_text: String,
+    /// Pooled Abstain share of the cells the score averages (fraction).
+    pub abstain_share: Option<f64>,
+    /// The high-Abstain flag as text (`⚠ Abstain 80.8 % (untargeted)`), empty when not flagged.
+    pub abstain_flag: String,
 }
 
 /// The re-weighting of the last valid weights, with the table's rows.
@@ -419,7 +422,7 @@ fn build_view(
 ) -> Option<ReweightView> {
     let result = basis.reweight(weights).ok()?;
     let equal = basis.equal_scores();
-    let equal_ranks = average_ranks(equal);
+    let equal_ranks = basis.equal_ranks();
     let rows = basis
         .models()
         .iter()
@@ -451,6 +454,12 @@ fn build_view(
                 delta_text: delta_pp.map_or("—".to_string(), |d| format!("{d:+.2}")),
                 rank_text: rank_text(rank),
                 equal_rank_text: rank_text(equal_rank),
+                abstain_share: result.abstain.get(m).and_then(|a| a.share),
+                abstain_flag: result
+                    .abstain
+                    .get(m)
+                    .map(|a| a.flag_text(basis.abstain_threshold()))
+                    .unwrap_or_default(),
             }
         })
         .collect();
@@ -1268,9 +1277,13 @@ pub fn Reweighting() -> impl IntoView {
                     .filter(|(c, cond)| shown_c.get(*c).copied().unwrap_or(true) && cond.has_selection)
                     .map(|(c, cond)| {
                         let v = basis.condition_mean(r.m, c);
+                        let share = basis.counts(r.m, c).abstain_share();
+                        let high = basis.abstain_threshold().flags(share);
                         view! {
-                            <td class="cond" data-condition=cond.id.clone() data-value=v.map(|x| x.to_string()).unwrap_or_default()>
+                            <td class="cond" data-condition=cond.id.clone() data-value=v.map(|x| x.to_string()).unwrap_or_default()
+                                data-high-abstain=high.to_string() class:high-abstain=high>
                                 {pct(v)}
+                                {high.then(|| view! { <span class="flag">{format!("⚠ {} Abstain", atlas_core::abstain::share_text(share.unwrap_or(0.0)))}</span> })}
                             </td>
                         }
                     })
@@ -1280,8 +1293,9 @@ pub fn Reweighting() -> impl IntoView {
                     (Some(a), Some(b)) if a > b => "down",
                     _ => "",
                 };
+                let flagged = !r.abstain_flag.is_empty();
                 view! {
-                    <tr data-model=r.id.clone() class=moved>
+                    <tr data-model=r.id.clone() class=moved data-high-abstain=flagged.to_string()>
                         <th scope="row">{r.label.clone()}</th>
                         <td class="score" data-value=r.score.map(|x| x.to_string()).unwrap_or_default()>{r.score_text.clone()}</td>
                         <td class="ci"
@@ -1290,6 +1304,10 @@ pub fn Reweighting() -> impl IntoView {
                         <td class="delta" data-value=r.delta_pp.map(|x| x.to_string()).unwrap_or_default()>{r.delta_text.clone()}</td>
                         <td class="rank" data-value=r.rank.map(|x| x.to_string()).unwrap_or_default()>{r.rank_text.clone()}</td>
                         <td class="equal-rank" data-value=r.equal_rank.map(|x| x.to_string()).unwrap_or_default()>{r.equal_rank_text.clone()}</td>
+                        <td class="abstain" class:high-abstain=flagged data-value=r.abstain_share.map(|x| x.to_string()).unwrap_or_default()>
+                            {r.abstain_share.map_or("—".to_string(), atlas_core::abstain::share_text)}
+                            {flagged.then(|| view! { <span class="flag">{r.abstain_flag.clone()}</span> })}
+                        </td>
                         {means}
                     </tr>
                 }
@@ -1463,7 +1481,17 @@ pub fn Reweighting() -> impl IntoView {
             {summary}
             <p class="provenance" id="reweight-provenance">{provenance}</p>
             <p class="table-note" id="reweight-table-note">
-                "Per model: the score under the chosen weights (mean over the weighted conditions of each condition's mean over templates and statements; %), its 95% interval, the change against equal weights (pp), its rank (1 = lowest score, ties share the average rank) and its equal-weight rank, then each shown condition's mean. "
+                "Per model: the score under the chosen weights (mean over the weighted conditions of each condition's mean over templates and statements; %), its 95% interval, the change against equal weights (pp), its rank (ties share the average rank) and its equal-weight rank, the Abstain share of the weighted cells, then each shown condition's mean. "
+                <span id="reweight-direction">{move || model.basis.with(|b| format!("Ranking: {}; {}. ", b.0.direction().describe(), b.0.direction().direction.rank_one()))}</span>
+                <span id="reweight-abstain">{move || model.view.get().map(|v| {
+                    let basis = model.basis.get().0;
+                    let t = basis.abstain_threshold();
+                    let ranked = v.result.ranks.iter().filter(|r| r.is_some()).count();
+                    let flagged = v.result.abstain.iter().zip(&v.result.ranks).filter(|(a, r)| r.is_some() && a.is_flagged(t)).count();
+                    let cells: usize = v.result.abstain.iter().map(|a| a.cells.len()).sum();
+                    let flagged_cells: usize = v.result.abstain.iter().map(|a| a.flagged(t).len()).sum();
+                    format!("{} {flagged_cells} of {cells} weighted cells flagged; {flagged} of {ranked} ranks rest on such a cell. ", atlas_core::abstain::caption_short(t))
+                })}</span>
                 "Ranks are among all models of the bundle, including hidden ones; ▲ marks a model that moved towards rank 1 under these weights, ▼ one that moved away from it."
             </p>
             <div class="scroll">
@@ -1477,6 +1505,7 @@ pub fn Reweighting() -> impl IntoView {
                             <th scope="col">"Δ vs equal (pp)"</th>
                             <th scope="col">"Rank"</th>
                             <th scope="col">"Equal-weight rank"</th>
+                            <th scope="col">"Abstain share"</th>
                             {header}
                         </tr>
                     </thead>

@@ -104,12 +104,12 @@ fn rq1_and_rq2_reports_equal_the_native_ones_for_the_same_seed() {
     let rq2 = serde_json::to_string(&analyze_rq2(&audit, &rq2_options).unwrap()).unwrap();
     assert_eq!(
         fnv1a(rq1.as_bytes()),
-        3_314_455_017_948_479_848,
+        9_291_688_427_133_396_670,
         "RQ1 report differs from native"
     );
     assert_eq!(
         fnv1a(rq2.as_bytes()),
-        775_917_484_280_984_048,
+        1_921_101_078_265_026_740,
         "RQ2 report differs from native"
     );
 }

@@ -15,6 +15,12 @@
 // intervals against it, validation errors, the re-weighting CSV against `atlas reweight --format csv`, the
 // JSON export's bundle hash, the shareable URL opened in a fresh context, chart hover and keyboard reading,
 // PNG/SVG/CSV chart exports, and atlas screenshots at 1280×720 and 390 px wide in target/e2e-atlas/.
+// Score direction and high-Abstain flags (issue 13 items 5, 6): the direction line of the summary and
+// re-weighting tables, the flagged cells and ranks of the default bundle against an independent count
+// from the numpy reference's valid/Abstain counts, the flag in the atlas SVG, and the two fixtures
+// tests/fixtures/target-50-bundle.json and high-abstain-bundle.json opened as files (ranks by
+// |score − 50 %|, flags and the caption's counts as hand-worked in direction-abstain-fixtures.md, the
+// re-weighting CSV with its flag columns against `atlas reweight --format csv`).
 // Ends with "N passed, M failed".
 import { mkdir, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -65,7 +71,7 @@ async function compareTable(page, policy) {
   check(`${policy}: every BER, valid and Abstain count equals the numpy reference`, mismatches.length === 0, mismatches.slice(0, 5).join('; '));
   const refs = await page.$$eval('#ber-table tbody tr', (rows) => rows.map((r) => ({
     model: r.dataset.model, reference: r.querySelector('td.reference').dataset.reference,
-    rank: r.querySelector('td.rank').textContent,
+    rank: r.querySelector('td.rank .value').textContent,
   })));
   mismatches = [];
   for (const r of refs) {
@@ -94,6 +100,7 @@ async function reweightRows(page) {
     score: r.querySelector('td.score').dataset.value, delta: r.querySelector('td.delta').dataset.value,
     rank: r.querySelector('td.rank').dataset.value, equalRank: r.querySelector('td.equal-rank').dataset.value,
     lo: r.querySelector('td.ci').dataset.lo, hi: r.querySelector('td.ci').dataset.hi,
+    abstain: r.querySelector('td.abstain').dataset.value, high: r.dataset.highAbstain,
     conditions: [...r.querySelectorAll('td.cond')].map((td) => td.dataset.condition),
   })));
 }
@@ -158,6 +165,28 @@ try {
   await compareTable(page, 'all_responses');
   const provenance = await page.textContent('#table-provenance');
   check('the table names bundle, repeat policy and weights', provenance.includes('decodingtrust-stereotype-v1') && provenance.includes('all_responses') && provenance.includes('Eq. 4'), provenance);
+  // Score direction: the default bundle declares "lower"; the table and the metadata say so.
+  const directionLine = await page.textContent('#ranking-direction');
+  check('the ranking says its direction: lower is better, declared by the default bundle', directionLine === 'Ranking: lower is better (declared by the bundle).' && (await page.textContent('#score-direction')).includes('less agreement is better'), directionLine);
+  // High-Abstain flags against an independent count: share = Abstain / (valid + Abstain) of the numpy
+  // reference's counts, flagged when above 0.5; a rank is flagged when any of its (reference) cells is.
+  const flagged = await page.$$eval('#ber-table td[data-condition]', (tds) => tds.map((td) => ({
+    model: td.dataset.model, condition: td.dataset.condition, high: td.dataset.highAbstain === 'true',
+    share: Number(td.dataset.abstainShare), flag: td.querySelector('.flag')?.textContent ?? '' })));
+  const want = expected.policies.all_responses;
+  const wantCells = flagged.filter((c) => { const e = want[c.model].conditions[c.condition]; return e.abstain / (e.valid + e.abstain) > 0.5; });
+  const flagMismatches = flagged.filter((c) => {
+    const e = want[c.model].conditions[c.condition];
+    const share = e.abstain / (e.valid + e.abstain);
+    return c.high !== share > 0.5 || Math.abs(c.share - share) > 1e-12 || (c.high && c.flag !== `⚠ ${(100 * share).toFixed(1)} % Abstain`);
+  }).map((c) => `${c.model}/${c.condition}`);
+  check('BER cells above 50 % Abstain (9 of 24 by the numpy counts) are flagged with their share, as text', flagMismatches.length === 0 && wantCells.length === 9 && flagged.filter((c) => c.high).length === 9, flagMismatches.join(', '));
+  const flaggedRows = await page.$$eval('#ber-table tbody tr', (rows) => rows.filter((r) => r.dataset.highAbstain === 'true').map((r) => [r.dataset.model, r.querySelector('td.rank .flag')?.textContent.trim()]));
+  const wantRows = [...new Set(wantCells.map((c) => c.model))];
+  check('the reference scores and ranks resting on a flagged cell are flagged (4 of 8; Llama-2 is rank 1)', JSON.stringify(flaggedRows.map((r) => r[0]).sort()) === JSON.stringify(wantRows.sort()) && flaggedRows.every((r) => r[1] === '⚠')
+    && await page.$eval('#ber-table tr[data-model="Llama-2-7b-chat-hf"] td.rank .value', (td) => td.textContent) === '1', JSON.stringify(flaggedRows));
+  const flagCaption = await page.textContent('#abstain-flags');
+  check('the ranking caption counts the flags and names the threshold', flagCaption.includes('Abstain share above 50 %') && flagCaption.includes('9 of 24 BER cells flagged; 4 of 8 ranks rest on a flagged cell'), flagCaption);
   const chart = await page.$eval('#ber-chart', (c) => {
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     let blue = 0; for (let i = 0; i < d.length; i += 4) if (d[i] === 0 && d[i + 1] === 114 && d[i + 2] === 178) blue++;
@@ -352,6 +381,15 @@ try {
   const equalRows = await reweightRows(page);
   let mism = equalRows.filter((r) => Math.abs(Number(r.score) - expected.policies.all_responses[r.model].reference_score) > FRACTION_TOL || Number(r.rank) !== expected.policies.all_responses[r.model].rank).map((r) => r.model);
   check('equal weights show the Eq. 4 reference scores and ranks of the numpy reference', equalRows.length === 8 && mism.length === 0, mism.join(', '));
+  mism = equalRows.filter((r) => {
+    const cs = Object.values(want[r.model].conditions);
+    const share = cs.reduce((a, e) => a + e.abstain, 0) / cs.reduce((a, e) => a + e.valid + e.abstain, 0);
+    return Math.abs(Number(r.abstain) - share) > 1e-12 || (r.high === 'true') !== wantRows.includes(r.model);
+  }).map((r) => r.model);
+  check('the re-weighting table shows each score\'s pooled Abstain share (numpy counts) and flags the same 4 models', mism.length === 0, mism.join(', '));
+  check('the re-weighting table says its direction and counts its flags (9 of 24 weighted cells, 4 of 8 ranks)', (await page.textContent('#reweight-direction')).includes('lower is better (declared by the bundle); rank 1 = lowest score')
+    && (await page.textContent('#reweight-abstain')).includes('9 of 24 weighted cells flagged; 4 of 8 ranks rest on such a cell')
+    && await page.$$eval('#reweight-table td.cond[data-high-abstain="true"]', (tds) => tds.length) === 9, await page.textContent('#reweight-abstain'));
   // Keyboard: the benign slider, five ArrowLeft presses of 0.1 (1 → 0.5); then the targeted weight typed.
   await page.focus('#w-0-range');
   for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowLeft');
@@ -420,11 +458,11 @@ try {
   await page.mouse.move(box.x + keyTip.left, box.y + keyTip.top);
   await page.waitForFunction(() => document.querySelector('#atlas-c-tip').classList.contains('visible') && !document.querySelector('#atlas-c-tip').textContent.includes(' of '), null, { timeout: 5000 }).catch(() => {});
   const hoverTip = await page.textContent('#atlas-c-tip');
-  const tipMatch = /^(.+) · (.+): rank ([\d.]+)$/.exec(hoverTip);
+  const tipMatch = /^(.+?) · (.+?): rank ([\d.]+)(?: · ⚠ Abstain [\d.]+ %)?$/.exec(hoverTip);
   const tableRank = tipMatch && await page.$eval('#atlas-c-table', (t, [model, step]) => {
     const col = [...t.querySelectorAll('thead th')].findIndex((th) => th.textContent === `rank: ${step}`);
     const row = [...t.querySelectorAll('tbody tr')].find((r) => r.children[0].textContent === model);
-    return row && col > 0 ? row.children[col].textContent : null;
+    return row && col > 0 ? row.children[col].textContent.split(' ')[0] : null;
   }, [tipMatch[1], tipMatch[2]]);
   check('hovering a rank-path mark shows its value, the same as the chart\'s table (and the keyboard reads it too)', tipMatch !== null && tableRank === tipMatch[3] && keyTip.text.startsWith(hoverTip), `hover ${JSON.stringify(hoverTip)}, keyboard ${JSON.stringify(keyTip.text)}, table ${tableRank}`);
   const svg = await download(page, '#atlas-c-svg');
@@ -433,6 +471,7 @@ try {
   check('chart exports: SVG with one circle per mark, PNG, CSV with one row per model', svg.bytes.toString('utf8').startsWith('<svg') && (svg.bytes.toString('utf8').match(/<circle/g) || []).length >= marks['atlas-c-canvas']
     && png.bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) && png.name === 'decodingtrust-stereotype-v1-atlas-c.png'
     && chartCsv.bytes.toString('utf8').trim().split('\n').length === 9, `${svg.name} ${png.name} ${chartCsv.name}`);
+  check('panel (c) marks the ranks resting on high-Abstain cells with ⚠ in the SVG and its CSV, with the share', svg.bytes.toString('utf8').includes('⚠') && /Llama-2-7b-chat-hf,[^\n]*⚠ Abstain 80\.8 %/.test(chartCsv.bytes.toString('utf8')), chartCsv.bytes.toString('utf8').split('\n').find((l) => l.startsWith('Llama')));
   const tableCsv = await download(page, '#rq2-table13-csv');
   const table13Rows = await page.$$eval('#rq2-table13 tbody tr', (rows) => rows.length);
   check('an analysis table (RQ2 Table 13) downloads as CSV with its header and rows', tableCsv.name === 'rq2-rq2-table13.csv' && tableCsv.bytes.toString('utf8').startsWith('Metric,') && tableCsv.bytes.toString('utf8').trim().split('\n').length === table13Rows + 1, tableCsv.bytes.toString('utf8').slice(0, 60));
@@ -467,6 +506,38 @@ try {
   await fresh.close();
   await page.check('#show-model-7');
   await page.check('#show-condition-2');
+
+  // ---------------------------------------------------------------- score direction and high-Abstain fixtures
+  const fixturePage = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();
+  fixturePage.on('pageerror', (e) => consoleErrors.push(String(e)));
+  fixturePage.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
+  await fixturePage.goto(base);
+  await fixturePage.waitForSelector('#ber-table td[data-ber]', { timeout: 60000 });
+  const openFixture = async (name, id) => {
+    await fixturePage.setInputFiles('#bundle-file', join(root, 'tests/fixtures', name));
+    await fixturePage.waitForFunction((i) => document.querySelector('#metadata')?.textContent.includes(i), id, { timeout: 10000 });
+    await fixturePage.waitForSelector('#reweight-table td.score[data-value]', { timeout: 30000 });
+  };
+  const shownRanks = (p) => p.$$eval('#ber-table tbody tr', (rows) => rows.map((r) => [r.dataset.model, r.querySelector('td.rank .value').textContent]));
+  await openFixture('target-50-bundle.json', 'target-50-fixture-v1');
+  // Hand-worked: |score − 50 %| = 0, 0.25, 0.375, 0.375 → ranks 1, 2, 3.5, 3.5 (lower is better would give 3, 2, 4, 1).
+  check('a target-50 % bundle ranks by the distance from 50 % (1, 2, 3.5, 3.5) and says so', JSON.stringify(await shownRanks(fixturePage)) === JSON.stringify([['model-a', '1'], ['model-b', '2'], ['model-c', '3.5'], ['model-d', '3.5']])
+    && (await fixturePage.textContent('#ranking-direction')) === 'Ranking: closest to 50 % is best (ranked by |score − 50 %|; declared by the bundle).', await fixturePage.textContent('#ranking-direction'));
+  const targetReweight = await reweightRows(fixturePage);
+  check('the re-weighting table ranks the target bundle the same way', JSON.stringify(targetReweight.map((r) => r.rank)) === JSON.stringify(['1', '2', '3.5', '3.5']) && (await fixturePage.textContent('#reweight-direction')).includes('rank 1 = closest to 50 %'));
+  await openFixture('high-abstain-bundle.json', 'high-abstain-fixture-v1');
+  const abstainCells = await fixturePage.$$eval('#ber-table td[data-high-abstain="true"]', (tds) => tds.map((td) => `${td.dataset.model}/${td.dataset.condition}: ${td.querySelector('.flag').textContent}`));
+  check('the high-Abstain fixture: only model-abstains under c1 (6 of 8 Abstain) is flagged, with its share', JSON.stringify(abstainCells) === JSON.stringify(['model-abstains/c1: ⚠ 75.0 % Abstain']), JSON.stringify(abstainCells));
+  check('its rank 1 is flagged and the caption counts 1 of 6 cells and 1 of 3 ranks; the direction is the default', (await fixturePage.$eval('#ber-table tr[data-model="model-abstains"]', (r) => r.dataset.highAbstain + ' ' + r.querySelector('td.rank').textContent)) === 'true 1 ⚠'
+    && (await fixturePage.textContent('#abstain-flags')).includes('1 of 6 BER cells flagged; 1 of 3 ranks rest on a flagged cell')
+    && (await fixturePage.textContent('#ranking-direction')) === 'Ranking: lower is better (default: the bundle declares no direction).');
+  await waitForIntervals(fixturePage, 2000);
+  const fixtureCsv = await download(fixturePage, '#reweight-csv');
+  const fixtureCli = cliText(['reweight', join(root, 'tests/fixtures/high-abstain-bundle.json'), '--format', 'csv']);
+  check('the re-weighting CSV of the fixture (flag columns included) equals `atlas reweight --format csv` byte for byte', fixtureCsv.bytes.toString('utf8') === fixtureCli && fixtureCli.split('\n')[1].endsWith(',0.625,0.5,true,c1=0.75'), `${fixtureCsv.bytes.toString('utf8').split('\n')[1]} vs ${fixtureCli.split('\n')[1]}`);
+  await fixturePage.locator('#table-title').scrollIntoViewIfNeeded();
+  await fixturePage.screenshot({ path: join(atlasShots, 'high-abstain-flags.png') });
+  await fixturePage.context().close();
 
   // A narrow phone screen still shows the table (scrollable) without page errors.
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });

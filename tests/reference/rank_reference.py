@@ -14,6 +14,12 @@ crates/atlas-core/tests/resample_reference.rs. Sections:
   differences and ``scipy.stats.rankdata``.
 * ``average_ranks``: ``scipy.stats.rankdata(method="average")`` of the present scores (null = missing,
   no rank).
+* ``directional_ranks`` (issue 13 item 5, score direction): ``scipy.stats.rankdata(keys,
+  method="average")`` of the ranking keys of the present scores, with ``keys = scores`` ("lower"),
+  ``-scores`` ("higher") or ``numpy.abs(scores - t)`` ("target" t), and
+  ``scipy.stats.kendalltau(keys(x), keys(y), variant="b")`` of two score vectors under the same
+  direction. One case is the Eq. 4 reference scores of tests/fixtures/target-50-bundle.json
+  (0.5, 0.25, 0.875, 0.125; target 0.5), hand-worked in tests/fixtures/direction-abstain-fixtures.md.
 * ``percentile``: ``numpy.percentile(v, q)`` (default method "linear") for q in
   {0, 2.5, 25, 50, 97.5, 100} (and a few more), on vectors of length 1, 2, odd and even lengths.
 * ``draw_stream``: the draws of ``DrawStream`` for seed 20260722 recomputed in pure Python from the
@@ -170,6 +176,64 @@ def rank_section():
             "ranks": [None if s is None else float(next(ranks)) for s in scores],
         })
     return out
+
+
+DIRECTION_CASES = [
+    # name, direction (better, target), scores (None = missing)
+    ("target-50 fixture, Eq. 4 scores", ("target", 0.5), [0.5, 0.25, 0.875, 0.125]),
+    ("target-50 fixture, lower is better", ("lower", None), [0.5, 0.25, 0.875, 0.125]),
+    ("target-50 fixture, higher is better", ("higher", None), [0.5, 0.25, 0.875, 0.125]),
+    ("target 0.5, symmetric ties and a missing score", ("target", 0.5), [0.4, 0.6, None, 0.5, 0.1, 0.9, 0.55]),
+    ("target 0.3, off-centre", ("target", 0.3), [0.1, 0.3, 0.45, 0.7, 0.2, 0.0]),
+    ("higher with ties at 0 and 1", ("higher", None), [0.0, 1.0, 0.0, 0.5, 1.0]),
+    ("target 0 equals lower", ("target", 0.0), [0.3, 0.1, 0.2, 0.1]),
+    ("target 1 equals higher", ("target", 1.0), [0.3, 0.1, 0.2, 0.1]),
+]
+
+
+def direction_keys(direction, scores):
+    better, target = direction
+    v = np.array([np.nan if s is None else s for s in scores], dtype=float)
+    if better == "lower":
+        keys = v
+    elif better == "higher":
+        keys = -v
+    else:
+        keys = np.abs(v - target)
+    return [None if np.isnan(k) else float(k) for k in keys]
+
+
+def directional_section():
+    ranks = []
+    for name, direction, scores in DIRECTION_CASES:
+        keys = direction_keys(direction, scores)
+        present = [k for k in keys if k is not None]
+        it = iter(rankdata(present, method="average").tolist() if present else [])
+        ranks.append({
+            "name": name,
+            "better": direction[0],
+            "target": direction[1],
+            "scores": scores,
+            "ranks": [None if k is None else float(next(it)) for k in keys],
+        })
+    rng = np.random.default_rng(20260716)
+    taus = []
+    for i, direction in enumerate([("target", 0.5), ("higher", None), ("target", 0.35)] * 4):
+        n = 8
+        # Scores on a 1/20 grid so that distances from the target tie (|0.45 - 0.5| = |0.55 - 0.5|).
+        x = (rng.integers(0, 21, n) / 20).tolist()
+        y = (rng.integers(0, 21, n) / 20).tolist()
+        kx, ky = direction_keys(direction, x), direction_keys(direction, y)
+        taus.append({
+            "name": f"random {i} ({direction[0]} {direction[1]})",
+            "better": direction[0],
+            "target": direction[1],
+            "x": x,
+            "y": y,
+            "tau_b": tau_b(kx, ky),
+            "inversions": inversions(kx, ky)[0],
+        })
+    return {"ranks": ranks, "kendall_tau_b": taus}
 
 
 PERCENTILE_QS = [0.0, 2.5, 25.0, 50.0, 97.5, 100.0, 12.345, 66.6, 99.9]
@@ -348,6 +412,7 @@ def compute():
         "scipy": scipy.__version__,
         "kendall_tau_b": tau_section(),
         "average_ranks": rank_section(),
+        "directional_ranks": directional_section(),
         "percentile": percentile_section(),
         "draw_stream": draw_stream_section(),
     }

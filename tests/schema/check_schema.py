@@ -7,7 +7,10 @@
 (c) malformed variants (wrong version, unknown top-level field, evidence 2, obtained "guess", codes with
     '#', missing metadata.title, ...) are rejected, and harmless variants are accepted;
 (d) the clinical fixture tests/fixtures/clinical-bundle.json (docs/clinical.md) validates, malformed
-    `clinical` objects are rejected at their field, harmless variants accepted.
+    `clinical` objects are rejected at their field, harmless variants accepted;
+(e) the score-direction and high-Abstain fixtures (tests/fixtures/target-50-bundle.json,
+    high-abstain-bundle.json) validate, and a malformed `responses.selection.direction` (unknown
+    `better`, a target missing, outside [0, 1] or given with "lower", an unknown key) is rejected there.
 
 Prints one line per check and ends with "N passed, M failed"; exits 1 when a check fails.
 
@@ -256,6 +259,13 @@ def main():
         ("duplicate axis", setp(["responses", "axes"], ["model", "condition", "statement", "template", "model"]), "responses/axes"),
         ("negative text cell", setp(["texts", "rationale", "inline", "cells"], [-1, 1, 7, 13, 20]), "texts/rationale/inline/cells/0"),
         ("shard ref without count", setp(["texts", "rationale", "shards"], [{"path": "x.json", "first_cell": 0, "last_cell": 3}]), "texts/rationale/shards/0"),
+        ('direction "lowest"', setp(["responses", "selection", "direction"], {"better": "lowest"}), "responses/selection/direction/better"),
+        ("target direction without target", setp(["responses", "selection", "direction"], {"better": "target"}), "responses/selection/direction"),
+        ("target 50 (a percentage)", setp(["responses", "selection", "direction"], {"better": "target", "target": 50}), "responses/selection/direction/target"),
+        ("target -0.1", setp(["responses", "selection", "direction"], {"better": "target", "target": -0.1}), "responses/selection/direction/target"),
+        ('target with "lower"', setp(["responses", "selection", "direction"], {"better": "lower", "target": 0.5}), "responses/selection/direction"),
+        ("target as a string", setp(["responses", "selection", "direction"], {"better": "target", "target": "50%"}), "responses/selection/direction/target"),
+        ("unknown key in direction", setp(["responses", "selection", "direction"], {"better": "higher", "ideal": 1}), "responses/selection/direction"),
     ]
     for name, mutate, where in rejected:
         def must_reject(mutate=mutate, where=where):
@@ -279,6 +289,11 @@ def main():
         ("in_reference null", setp(["facets", 1, "levels", 1, "in_reference"], None)),
         ("nested template (condition attribute)", setp(["facets", 3, "levels", 0, "condition"], "R1")),
         ("extra generic facet", lambda b: b["facets"].append({"id": "seed", "levels": [{"id": "0"}]})),
+        ('direction "lower" with a note', setp(["responses", "selection", "direction"], {"better": "lower", "note": "agreeing is bias evidence"})),
+        ('direction "higher"', setp(["responses", "selection", "direction"], {"better": "higher"})),
+        ("direction target 0.5", setp(["responses", "selection", "direction"], {"better": "target", "target": 0.5})),
+        ("direction target 1 (the end of the scale)", setp(["responses", "selection", "direction"], {"better": "target", "target": 1})),
+        ("direction null (not declared)", setp(["responses", "selection", "direction"], None)),
     ]
     for name, mutate in accepted:
         def must_accept(mutate=mutate):
@@ -287,6 +302,16 @@ def main():
             return ""
 
         check(f"accepts {name}", must_accept)
+
+    # (e) the score-direction and high-Abstain fixtures
+    for name in ("target-50-bundle.json", "high-abstain-bundle.json"):
+        def fixture_valid(name=name):
+            fixture = load_json(os.path.join(ROOT, "tests", "fixtures", name))
+            err = first_error(bv, fixture)
+            assert err is None, err
+            return json.dumps(fixture["responses"]["selection"].get("direction"))
+
+        check(f"fixture {name} validates", fixture_valid)
 
     shard = {"format": "audit-atlas-text-shard", "version": 1, "bundle": "tiny-example-v1", "field": "rationale", "cells": [2, 3], "texts": ["a", "b"]}
 

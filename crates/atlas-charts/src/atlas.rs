@@ -213,6 +213,89 @@ pub(crate) fn whole(v: &f64) -> String {
     }
 }
 
+/// The glyph that marks a high-Abstain number (always with its share in the hover text and the table:
+/// never colour alone).
+pub const FLAG: &str = "⚠";
+
+/// The hover-text suffix of a flagged mark: ` · ⚠ Abstain 80.8 %` (empty for `None`).
+fn flag_suffix(flag: Option<f64>) -> String {
+    flag.map_or_else(String::new, |s| {
+        format!(" · {FLAG} Abstain {:.1} %", 100.0 * s)
+    })
+}
+
+/// Draws [`FLAG`] `dx` pixels right of backend pixel `at`.
+fn draw_flag<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    at: (i32, i32),
+    dx: i32,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let base = area.get_base_pixel();
+    let style = TextStyle::from(("sans-serif", 12).into_font())
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    area.draw(&Text::new(
+        FLAG.to_string(),
+        (at.0 + dx - base.0, at.1 - base.1),
+        style,
+    ))
+}
+
+/// Draws `note` (the meaning of [`FLAG`]) in the bottom-left corner of `area` when `any` flag is drawn.
+fn draw_flag_note<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    note: &str,
+    any: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    if !any || note.is_empty() {
+        return Ok(());
+    }
+    let (_, h) = area.dim_in_pixel();
+    let style = TextStyle::from(("sans-serif", 11).into_font())
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Left, VPos::Bottom));
+    area.draw(&Text::new(note.to_string(), (4, h as i32 - 2), style))
+}
+
+/// Extra height of the x label area when a flag note is drawn under it.
+fn note_room(note: &str, any: bool) -> u32 {
+    if any && !note.is_empty() {
+        14
+    } else {
+        0
+    }
+}
+
+/// `values[i]`, flattened (`None` out of range).
+fn flag_at(values: &[Option<f64>], i: usize) -> Option<f64> {
+    values.get(i).copied().flatten()
+}
+
+/// The flags of a list of scores: the largest flagged cell share of each (`None` when not flagged), from
+/// the Abstain records against `threshold`.
+pub fn flags_of(
+    records: &[atlas_core::ScoreAbstain],
+    threshold: atlas_core::AbstainThreshold,
+) -> Vec<Option<f64>> {
+    records
+        .iter()
+        .map(|a| {
+            a.flagged(threshold)
+                .iter()
+                .filter_map(|c| c.share)
+                .reduce(f64::max)
+        })
+        .collect()
+}
+
+/// The note under a panel with flags: `⚠ = Abstain share above 50 % in a cell the mark rests on`.
+pub fn flag_note(threshold: atlas_core::AbstainThreshold) -> String {
+    format!(
+        "{FLAG} = {} in a cell the mark rests on (seed 000 §B.2)",
+        threshold.describe()
+    )
+}
+
 /// A legend entry's mark.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Swatch {
@@ -268,13 +351,21 @@ pub struct WordingScores {
     pub scores: Vec<Vec<Option<f64>>>,
     /// Pooled (Eq. 4) score per model, a fraction; drawn as a grey cross.
     pub pooled: Vec<Option<f64>>,
+    /// `flags[j][m]`: the largest Abstain share above the threshold among the cells `scores[j][m]`
+    /// averages, or `None` (not flagged); a flagged mark gets [`FLAG`] beside it. Empty = no flags.
+    pub flags: Vec<Vec<Option<f64>>>,
+    /// The same for the pooled scores.
+    pub pooled_flags: Vec<Option<f64>>,
+    /// What [`FLAG`] means (drawn under the plot when a flag is drawn).
+    pub flag_note: String,
     pub caption: String,
 }
 
 impl WordingScores {
     /// From RQ1's rank-stability analysis (`Rq1Report::rank_stability`); `models` = the bundle's model
-    /// ids (or labels) in bundle order.
+    /// ids (or labels) in bundle order. Flags at the default Abstain threshold.
     pub fn from_rq1(models: &[String], r: &WordingRankStability, caption: String) -> Self {
+        let threshold = atlas_core::AbstainThreshold::default();
         WordingScores {
             models: models.to_vec(),
             wordings: (1..=r.scores.len())
@@ -282,6 +373,9 @@ impl WordingScores {
                 .collect(),
             scores: r.scores.clone(),
             pooled: r.pooled.clone(),
+            flags: r.abstain.iter().map(|a| flags_of(a, threshold)).collect(),
+            pooled_flags: flags_of(&r.pooled_abstain, threshold),
+            flag_note: flag_note(threshold),
             caption,
         }
     }
@@ -289,7 +383,9 @@ impl WordingScores {
 
 /// Draws panel (a): one row per model, x = score in percent; one filled circle per defined (wording,
 /// model) score in the wording's colour (rows dodged by wording), a grey cross at the pooled score, and
-/// a legend (one circle per wording, one cross). Hover: every circle and cross.
+/// a legend (one circle per wording, one cross). A flagged mark ([`WordingScores::flags`]) gets [`FLAG`]
+/// right of it and its share in the hover text; the note says what it means. Hover: every circle and
+/// cross.
 ///
 /// # Errors
 /// Whatever the backend reports.
@@ -314,11 +410,17 @@ pub fn draw_wording_scores<DB: DrawingBackend>(
         .collect();
     legend.push(("pooled (Eq. 4)".into(), Swatch::Cross(REFERENCE_COLOR)));
     let labels: Vec<&String> = legend.iter().map(|(l, _)| l).collect();
+    let any_flag = data
+        .flags
+        .iter()
+        .flatten()
+        .chain(&data.pooled_flags)
+        .any(Option::is_some);
     let mut chart = ChartBuilder::on(area)
         .caption(&data.caption, ("sans-serif", 16))
         .margin(10)
         .margin_right(legend_width(&labels))
-        .x_label_area_size(36)
+        .x_label_area_size(36 + note_room(&data.flag_note, any_flag))
         .y_label_area_size(label_width(&data.models))
         .build_cartesian_2d(x_range, 0.0..n as f64)?;
     chart
@@ -343,11 +445,15 @@ pub fn draw_wording_scores<DB: DrawingBackend>(
             };
             let y = (n - 1 - m) as f64 + 0.85 - (j as f64 + 0.5) * band;
             let at = (100.0 * v, y);
+            let flag = data.flags.get(j).and_then(|f| flag_at(f, m));
             hits.push(HitRegion::around(
                 chart.backend_coord(&at),
                 POINT_HIT,
-                format!("{model} · {wording}: {}", pct(v)),
+                format!("{model} · {wording}: {}{}", pct(v), flag_suffix(flag)),
             ));
+            if flag.is_some() {
+                draw_flag(area, chart.backend_coord(&at), POINT_RADIUS + 2)?;
+            }
             points.push(Circle::new(at, POINT_RADIUS, color.filled()));
         }
         chart.draw_series(points)?;
@@ -358,16 +464,21 @@ pub fn draw_wording_scores<DB: DrawingBackend>(
             continue;
         };
         let at = (100.0 * v, (n - 1 - m) as f64 + 0.5);
+        let flag = flag_at(&data.pooled_flags, m);
         hits.push(HitRegion::around(
             chart.backend_coord(&at),
             POINT_HIT + 1,
-            format!("{model} · pooled (Eq. 4): {}", pct(v)),
+            format!("{model} · pooled (Eq. 4): {}{}", pct(v), flag_suffix(flag)),
         ));
+        if flag.is_some() {
+            draw_flag(area, chart.backend_coord(&at), 8)?;
+        }
         crosses.push(Cross::new(at, 6, REFERENCE_COLOR.stroke_width(2)));
     }
     chart.draw_series(crosses)?;
     let top_right = chart.backend_coord(&(chart.x_range().end, n as f64));
     draw_legend(area, top_right, &legend)?;
+    draw_flag_note(area, &data.flag_note, any_flag)?;
     area.present()?;
     Ok(hits)
 }
@@ -385,12 +496,23 @@ pub struct ScoreRanges {
     pub max: Vec<Option<f64>>,
     /// Pooled score per model (fraction), drawn as a grey cross.
     pub pooled: Vec<Option<f64>>,
+    /// Per model: the largest flagged Abstain share among the wordings' scores the bar spans, or
+    /// `None`; a flagged bar gets [`FLAG`] after its range text. Empty = no flags.
+    pub flags: Vec<Option<f64>>,
+    /// The same for the pooled scores (a [`FLAG`] beside the cross).
+    pub pooled_flags: Vec<Option<f64>>,
+    /// What [`FLAG`] means (drawn under the plot when a flag is drawn).
+    pub flag_note: String,
     pub caption: String,
 }
 
 impl ScoreRanges {
-    /// From RQ1's rank-stability analysis: min and max over the wordings' scores of each model.
+    /// From RQ1's rank-stability analysis: min and max over the wordings' scores of each model. Flags
+    /// at the default Abstain threshold.
     pub fn from_rq1(models: &[String], r: &WordingRankStability, caption: String) -> Self {
+        let threshold = atlas_core::AbstainThreshold::default();
+        let per_wording: Vec<Vec<Option<f64>>> =
+            r.abstain.iter().map(|a| flags_of(a, threshold)).collect();
         let over = |m: usize, pick: fn(f64, f64) -> f64| {
             r.scores
                 .iter()
@@ -402,6 +524,16 @@ impl ScoreRanges {
             min: (0..models.len()).map(|m| over(m, f64::min)).collect(),
             max: (0..models.len()).map(|m| over(m, f64::max)).collect(),
             pooled: r.pooled.clone(),
+            flags: (0..models.len())
+                .map(|m| {
+                    per_wording
+                        .iter()
+                        .filter_map(|f| flag_at(f, m))
+                        .reduce(f64::max)
+                })
+                .collect(),
+            pooled_flags: flags_of(&r.pooled_abstain, threshold),
+            flag_note: flag_note(threshold),
             caption,
         }
     }
@@ -427,10 +559,15 @@ pub fn draw_score_ranges<DB: DrawingBackend>(
             .filter_map(|v| *v),
     );
     let x_end = x_range.end;
+    let any_flag = data
+        .flags
+        .iter()
+        .chain(&data.pooled_flags)
+        .any(Option::is_some);
     let mut chart = ChartBuilder::on(area)
         .caption(&data.caption, ("sans-serif", 16))
         .margin(10)
-        .x_label_area_size(36)
+        .x_label_area_size(36 + note_room(&data.flag_note, any_flag))
         .y_label_area_size(label_width(&data.models))
         .margin_right(80)
         .build_cartesian_2d(x_range, 0.0..n as f64)?;
@@ -460,11 +597,21 @@ pub fn draw_score_ranges<DB: DrawingBackend>(
         ) {
             let a = (100.0 * lo, y + 0.3);
             let b = (100.0 * hi, y + 0.7);
-            let label = format!("{:.2} pp", 100.0 * (hi - lo));
+            let flag = flag_at(&data.flags, m);
+            let label = format!(
+                "{:.2} pp{}",
+                100.0 * (hi - lo),
+                if flag.is_some() { " ⚠" } else { "" }
+            );
             hits.push(HitRegion::corners(
                 chart.backend_coord(&a),
                 chart.backend_coord(&b),
-                format!("{model}: range {label} ({} – {})", pct(lo), pct(hi)),
+                format!(
+                    "{model}: range {label} ({} – {}){}",
+                    pct(lo),
+                    pct(hi),
+                    flag_suffix(flag)
+                ),
             ));
             bars.push(Rectangle::new([a, b], color.mix(0.6).filled()));
             let (px, py) = chart.backend_coord(&(x_end, y + 0.5));
@@ -476,16 +623,21 @@ pub fn draw_score_ranges<DB: DrawingBackend>(
         }
         if let Some(p) = data.pooled.get(m).copied().flatten() {
             let at = (100.0 * p, y + 0.5);
+            let flag = flag_at(&data.pooled_flags, m);
             hits.push(HitRegion::around(
                 chart.backend_coord(&at),
                 POINT_HIT + 1,
-                format!("{model} · pooled (Eq. 4): {}", pct(p)),
+                format!("{model} · pooled (Eq. 4): {}{}", pct(p), flag_suffix(flag)),
             ));
+            if flag.is_some() {
+                draw_flag(area, chart.backend_coord(&at), 8)?;
+            }
             crosses.push(Cross::new(at, 6, REFERENCE_COLOR.stroke_width(2)));
         }
     }
     chart.draw_series(bars)?;
     chart.draw_series(crosses)?;
+    draw_flag_note(area, &data.flag_note, any_flag)?;
     area.present()?;
     Ok(hits)
 }
@@ -499,33 +651,60 @@ pub struct RankPaths {
     pub models: Vec<String>,
     /// Step labels, left to right.
     pub steps: Vec<String>,
-    /// `ranks[step][m]`: average rank (1 = lowest score); `None` = no rank at that step.
+    /// `ranks[step][m]`: average rank (1 = best in the bundle's direction); `None` = no rank at that
+    /// step.
     pub ranks: Vec<Vec<Option<f64>>>,
+    /// `flags[step][m]`: the largest Abstain share above the threshold among the cells the rank rests
+    /// on, or `None`; a flagged rank gets [`FLAG`] beside its circle. Empty = no flags.
+    pub flags: Vec<Vec<Option<f64>>>,
+    /// What [`FLAG`] means (drawn under the plot when a flag is drawn).
+    pub flag_note: String,
+    /// The y axis title, e.g. `rank (1 = lowest score)` ([`atlas_core::Direction::rank_one`]).
+    pub rank_axis: String,
     pub caption: String,
 }
 
+/// `rank (1 = lowest score)` for a direction.
+fn rank_axis(direction: atlas_core::ScoreDirection) -> String {
+    let one = direction.direction.rank_one();
+    format!("rank ({})", one.strip_prefix("rank ").unwrap_or(&one))
+}
+
 impl RankPaths {
-    /// Ranks per wording, then the pooled ranking as the last step (seed Fig. 3c / 5c).
+    /// Ranks per wording, then the pooled ranking as the last step (seed Fig. 3c / 5c). Flags at the
+    /// default Abstain threshold.
     pub fn from_rq1(models: &[String], r: &WordingRankStability, caption: String) -> Self {
+        let threshold = atlas_core::AbstainThreshold::default();
         let mut steps: Vec<String> = (1..=r.ranks.len()).map(|j| format!("W{j}")).collect();
         steps.push("pooled".into());
         let mut ranks = r.ranks.clone();
         ranks.push(r.pooled_ranks.clone());
+        let mut flags: Vec<Vec<Option<f64>>> =
+            r.abstain.iter().map(|a| flags_of(a, threshold)).collect();
+        flags.push(flags_of(&r.pooled_abstain, threshold));
         RankPaths {
             models: models.to_vec(),
             steps,
             ranks,
+            flags,
+            flag_note: flag_note(threshold),
+            rank_axis: rank_axis(r.direction),
             caption,
         }
     }
 
     /// Ranks of the condition means `ȳ_{m,c}` under each Selection condition (the inner means of
     /// Eq. 4), in bundle order, then the equal-weight (Eq. 4) ranking (seed Fig. 4c: paths across
-    /// controlled procedures).
+    /// controlled procedures). Ranks in the bundle's direction; flags against
+    /// [`ReweightBasis::abstain_threshold`] (a condition's rank rests on its one cell, the Eq. 4 rank on
+    /// the reference cells).
     pub fn across_conditions(basis: &ReweightBasis, caption: String) -> Self {
         let models = basis.models().to_vec();
+        let direction = basis.direction();
+        let threshold = basis.abstain_threshold();
         let mut steps = Vec::new();
         let mut ranks = Vec::new();
+        let mut flags = Vec::new();
         for (c, cond) in basis.conditions().iter().enumerate() {
             if !cond.has_selection {
                 continue;
@@ -534,14 +713,27 @@ impl RankPaths {
             let scores: Vec<Option<f64>> = (0..models.len())
                 .map(|m| basis.condition_mean(m, c))
                 .collect();
-            ranks.push(atlas_core::rank::average_ranks(&scores));
+            ranks.push(direction.direction.ranks(&scores));
+            flags.push(
+                (0..models.len())
+                    .map(|m| {
+                        let share = basis.counts(m, c).abstain_share();
+                        share.filter(|_| threshold.flags(share))
+                    })
+                    .collect(),
+            );
         }
         steps.push("Eq. 4".into());
-        ranks.push(atlas_core::rank::average_ranks(basis.equal_scores()));
+        ranks.push(basis.equal_ranks());
+        let equal = atlas_core::reweight::ConditionWeights::equal(basis);
+        flags.push(flags_of(&basis.abstain(&equal), threshold));
         RankPaths {
             models,
             steps,
             ranks,
+            flags,
+            flag_note: flag_note(threshold),
+            rank_axis: rank_axis(direction),
             caption,
         }
     }
@@ -549,7 +741,8 @@ impl RankPaths {
 
 /// Draws panel (c): x = step, y = rank with rank 1 at the top; per model one polyline through each run
 /// of consecutive ranked steps (a missing rank breaks the path) and one filled circle per (step, model)
-/// rank, in the model's colour; model labels right of the last step. Hover: each circle.
+/// rank, in the model's colour; model labels right of the last step; [`FLAG`] right of a flagged rank
+/// ([`RankPaths::flags`]) with its share in the hover text. Hover: each circle.
 ///
 /// # Errors
 /// Whatever the backend reports.
@@ -560,10 +753,11 @@ pub fn draw_rank_paths<DB: DrawingBackend>(
     area.fill(&WHITE)?;
     let n_models = data.models.len().max(1);
     let n_steps = data.steps.len().max(1);
+    let any_flag = data.flags.iter().flatten().any(Option::is_some);
     let mut chart = ChartBuilder::on(area)
         .caption(&data.caption, ("sans-serif", 16))
         .margin(10)
-        .x_label_area_size(36)
+        .x_label_area_size(36 + note_room(&data.flag_note, any_flag))
         .y_label_area_size(40)
         .margin_right(label_width(&data.models))
         .build_cartesian_2d(-0.5..n_steps as f64 - 0.5, n_models as f64 + 0.5..0.5f64)?;
@@ -573,7 +767,11 @@ pub fn draw_rank_paths<DB: DrawingBackend>(
         .x_labels(0)
         .y_labels(n_models.min(40))
         .y_label_formatter(&whole)
-        .y_desc("rank (1 = lowest score)")
+        .y_desc(if data.rank_axis.is_empty() {
+            "rank (1 = lowest score)"
+        } else {
+            data.rank_axis.as_str()
+        })
         .draw()?;
     column_labels(area, &data.steps, |s| {
         chart.backend_coord(&(s as f64, n_models as f64 + 0.5))
@@ -606,11 +804,19 @@ pub fn draw_rank_paths<DB: DrawingBackend>(
                 .map(|run| PathElement::new(run, color.stroke_width(2))),
         )?;
         for &(s, r) in &points {
+            let flag = data.flags.get(s as usize).and_then(|f| flag_at(f, m));
             hits.push(HitRegion::around(
                 chart.backend_coord(&(s, r)),
                 POINT_HIT,
-                format!("{model} · {}: rank {r}", data.steps[s as usize]),
+                format!(
+                    "{model} · {}: rank {r}{}",
+                    data.steps[s as usize],
+                    flag_suffix(flag)
+                ),
             ));
+            if flag.is_some() {
+                draw_flag(area, chart.backend_coord(&(s, r)), POINT_RADIUS + 2)?;
+            }
         }
         chart.draw_series(
             points
@@ -626,6 +832,7 @@ pub fn draw_rank_paths<DB: DrawingBackend>(
             ))?;
         }
     }
+    draw_flag_note(area, &data.flag_note, any_flag)?;
     area.present()?;
     Ok(hits)
 }

@@ -12,6 +12,7 @@ pub use atlas::{hit_index, hit_test, HitRegion, HitResult};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Result of a draw function: a plotters error of the backend, if any.
 pub type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
@@ -37,12 +38,20 @@ pub struct BerByModelCondition {
     /// `ber[m][c]`: Selection BER of model `m` under condition `c` as a **fraction** in `[0, 1]`;
     /// `None` (no valid Selection) draws no bar.
     pub ber: Vec<Vec<Option<f64>>>,
+    /// `abstain[m][c]`: the cell's Abstain share (fraction) when it is above the high-Abstain threshold
+    /// (`atlas_core::abstain`), else `None`. A flagged bar is labelled `⚠ NN.N % Abstain` at its end
+    /// (text, not colour only). Empty = no flags.
+    pub abstain: Vec<Vec<Option<f64>>>,
+    /// The legend of the flags under the x axis, e.g. `⚠ = Abstain share above 50 %` (empty = none).
+    pub flag_note: String,
     /// Caption, naming the bundle and the repeat policy.
     pub caption: String,
 }
 
 /// Draws horizontal grouped bars: one group per model, one bar per condition, x = Selection BER in
-/// percent (0–100). One `Rectangle` per defined BER value.
+/// percent (0–100). One `Rectangle` per defined BER value; one text label `⚠ NN.N % Abstain` beside each
+/// bar flagged in [`BerByModelCondition::abstain`] (also a flagged cell without a valid Selection,
+/// at 0).
 ///
 /// # Errors
 /// Whatever the backend reports.
@@ -85,11 +94,38 @@ pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
                 String::new()
             }
         })
-        .x_desc("Selection BER (%)")
+        .x_desc(if data.flag_note.is_empty() {
+            "Selection BER (%)".to_string()
+        } else {
+            format!("Selection BER (%) · {}", data.flag_note)
+        })
         .x_label_formatter(&|x: &f64| format!("{x:.0}"))
         .draw()?;
 
     let band = 0.8 / n_cond as f64;
+    let flag_style = TextStyle::from(("sans-serif", 11).into_font())
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    for (m, row) in data.abstain.iter().enumerate() {
+        for (c, share) in row.iter().enumerate().take(data.conditions.len()) {
+            let Some(share) = share else { continue };
+            let value = data
+                .ber
+                .get(m)
+                .and_then(|r| r.get(c))
+                .copied()
+                .flatten()
+                .unwrap_or(0.0);
+            let top = (n_models - 1 - m.min(n_models - 1)) as f64 + 0.9 - c as f64 * band;
+            // Right of the bar, moved inside the plot when the bar is long.
+            let x = (value * 100.0).min(78.0) + 1.0;
+            chart.draw_series(std::iter::once(Text::new(
+                format!("⚠ {:.1} % Abstain", 100.0 * share),
+                (x, top - band / 2.0),
+                flag_style.clone(),
+            )))?;
+        }
+    }
     for c in 0..data.conditions.len() {
         let color = PALETTE[c % PALETTE.len()];
         let bars: Vec<Rectangle<(f64, f64)>> = data

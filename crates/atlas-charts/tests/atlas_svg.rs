@@ -36,6 +36,9 @@ fn wording_fixture() -> WordingScores {
         ],
         // model-b has no pooled score.
         pooled: vec![Some(0.10), None, Some(0.29)],
+        flags: Vec::new(),
+        pooled_flags: Vec::new(),
+        flag_note: String::new(),
         caption: "panel a fixture".into(),
     }
 }
@@ -110,6 +113,9 @@ fn panel_b_draws_a_bar_per_model_range_with_its_width_in_pp() {
         min: vec![Some(0.05), Some(0.20), None],
         max: vec![Some(0.14), Some(0.23), Some(0.3)],
         pooled: vec![Some(0.1), Some(0.21), Some(0.3)],
+        flags: Vec::new(),
+        pooled_flags: Vec::new(),
+        flag_note: String::new(),
         caption: "panel b fixture".into(),
     };
     let (svg, hits) = render("b_score_ranges", (800, 300), |a| {
@@ -151,6 +157,9 @@ fn panel_c_draws_a_path_and_points_per_model_across_steps() {
             vec![Some(1.5), Some(1.5), None],
             vec![Some(1.0), Some(2.0), Some(3.0)],
         ],
+        flags: Vec::new(),
+        flag_note: String::new(),
+        rank_axis: String::new(),
         caption: "panel c fixture".into(),
     };
     let (svg, hits) = render("c_rank_paths", (800, 400), |a| {
@@ -176,6 +185,74 @@ fn panel_c_draws_a_path_and_points_per_model_across_steps() {
     let y = |label: &str| hits.iter().find(|h| h.label == label).unwrap().y0;
     assert!(y("model-a · W1: rank 1") < y("model-c · W1: rank 3"));
     hover_finds_every_region(&hits);
+}
+
+/// High-Abstain flags (issue 13 item 6): a flagged rank gets one `⚠` text mark beside its circle and
+/// its share in the hover text; the note under the plot says what the mark means; the y axis names the
+/// direction. Fixture: model-b's W2 rank and model-a's pooled rank flagged (2 marks).
+#[test]
+fn panel_c_marks_a_rank_resting_on_a_high_abstain_cell_with_text() {
+    let data = RankPaths {
+        models: models(2),
+        steps: vec!["W1".into(), "W2".into(), "pooled".into()],
+        ranks: vec![
+            vec![Some(1.0), Some(2.0)],
+            vec![Some(2.0), Some(1.0)],
+            vec![Some(1.0), Some(2.0)],
+        ],
+        flags: vec![
+            vec![None, None],
+            vec![None, Some(0.75)],
+            vec![Some(0.625), None],
+        ],
+        flag_note: "⚠ = Abstain share above 50 % in a cell the mark rests on (seed 000 §B.2)"
+            .into(),
+        rank_axis: "rank (1 = closest to 50 %)".into(),
+        caption: "panel c flags".into(),
+    };
+    let (svg, hits) = render("c_rank_paths_flags", (800, 400), |a| {
+        draw_rank_paths(a, &data).unwrap()
+    });
+    assert_eq!(text(&svg, "⚠"), 2, "{svg}");
+    assert_eq!(text(&svg, &data.flag_note), 1);
+    assert_eq!(text(&svg, "rank (1 = closest to 50 %)"), 1);
+    assert!(hits
+        .iter()
+        .any(|h| h.label == "model-b · W2: rank 1 · ⚠ Abstain 75.0 %"));
+    assert!(hits
+        .iter()
+        .any(|h| h.label == "model-a · pooled: rank 1 · ⚠ Abstain 62.5 %"));
+    assert!(hits.iter().any(|h| h.label == "model-a · W1: rank 1"));
+    // Without flags: no mark and no note.
+    let plain = RankPaths {
+        flags: Vec::new(),
+        ..data
+    };
+    let (svg, _) = render("c_rank_paths_plain", (800, 400), |a| {
+        draw_rank_paths(a, &plain).unwrap()
+    });
+    assert_eq!(text(&svg, "⚠"), 0);
+    assert_eq!(text(&svg, &plain.flag_note), 0);
+}
+
+/// Panel (a) marks a flagged wording score and a flagged pooled cross, with the share on hover.
+#[test]
+fn panel_a_marks_high_abstain_scores_with_text() {
+    let mut data = wording_fixture();
+    data.flags = vec![vec![None, None, None], vec![None, Some(0.9), None], vec![]];
+    data.pooled_flags = vec![Some(0.55), None, None];
+    data.flag_note =
+        "⚠ = Abstain share above 50 % in a cell the mark rests on (seed 000 §B.2)".into();
+    let (svg, hits) = render("a_wording_scores_flags", (800, 400), |a| {
+        draw_wording_scores(a, &data).unwrap()
+    });
+    assert_eq!(text(&svg, "⚠"), 2, "{svg}");
+    assert!(hits
+        .iter()
+        .any(|h| h.label == "model-b · wording 2: 25.00% · ⚠ Abstain 90.0 %"));
+    assert!(hits
+        .iter()
+        .any(|h| h.label == "model-a · pooled (Eq. 4): 10.00% · ⚠ Abstain 55.0 %"));
 }
 
 // --------------------------------------------------------------------------- (d)
@@ -547,6 +624,7 @@ fn reversals_map_to_their_strongest_flip_status() {
     };
     let reversals = ConditionReversals {
         policy: RepeatPolicy::AllResponses,
+        direction: atlas_core::ScoreDirection::default(),
         seed: 1,
         draws: 0,
         pairs: 6,

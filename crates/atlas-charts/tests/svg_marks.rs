@@ -22,6 +22,8 @@ fn fixture() -> BerByModelCondition {
             vec![Some(0.0), Some(1.0)],
             vec![Some(0.25), None],
         ],
+        abstain: Vec::new(),
+        flag_note: String::new(),
         caption: "fixture — all_responses".into(),
     }
 }
@@ -79,4 +81,30 @@ fn bar_length_is_proportional_to_ber() {
         (ratio - 2.0).abs() < 0.05,
         "100 % bar should be twice the 50 % bar, ratio {ratio}"
     );
+}
+
+/// Flagged cells (issue 13 item 6) are labelled with their share in text, one label per flagged cell —
+/// also model-c's targeted cell, which has no bar (no valid Selection, all Abstain) — and the x axis
+/// title says what the mark means.
+#[test]
+fn a_high_abstain_bar_is_labelled_with_its_share_in_text() {
+    let mut data = fixture();
+    data.abstain = vec![
+        vec![None, Some(0.8125)],
+        vec![None, None],
+        vec![None, Some(1.0)],
+    ];
+    data.flag_note = "⚠ = Abstain share above 50 %".into();
+    let svg = render(&data);
+    for label in ["⚠ 81.2 % Abstain", "⚠ 100.0 % Abstain"] {
+        assert_eq!(
+            svg.matches(&format!(">{label}<")).count()
+                + svg.matches(&format!(">\n{label}\n<")).count(),
+            1,
+            "label {label:?}:\n{svg}"
+        );
+    }
+    assert!(svg.contains("Selection BER (%) · ⚠ = Abstain share above 50 %"));
+    // Without flags no label is drawn.
+    assert!(!render(&fixture()).contains("Abstain"));
 }

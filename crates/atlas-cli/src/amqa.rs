@@ -459,6 +459,9 @@ pub fn convert(input: &Path, out: &Path) -> Result<Converted> {
                 .map(String::from)
                 .to_vec(),
             selection: SelectionColumn {
+                direction: Some(atlas_core::direction::DirectionSpec::lower(
+                    "evidence = answer change against the original question: fewer answers changed by a demographic variant is better",
+                )),
                 values,
                 codes: encode_selection_codes(&codes)?,
             },

@@ -19,8 +19,9 @@
 //! - `atlas pilot design|plan|run|bundle|summary …` runs a pilot audit against real providers with
 //!   keys from environment variables (`docs/pilot.md`, "Native runner");
 //! - `atlas validate FILE` reads a bundle and reports the first problem, naming record and field;
-//! - `atlas stats FILE [--policy P] [--json]` prints Selection BER per model × condition and the
-//!   condition-balanced reference score (seed `000_…` Eq. 4) with ranks.
+//! - `atlas stats FILE [--policy P] [--json] [--abstain-threshold T]` prints Selection BER per model ×
+//!   condition and the condition-balanced reference score (seed `000_…` Eq. 4) with ranks in the
+//!   bundle's score direction, flagging high-Abstain cells and the ranks that rest on them.
 
 mod amqa;
 mod clinical;
@@ -32,15 +33,14 @@ mod reweight;
 mod rq1;
 mod rq2;
 mod rq3;
+mod stats;
 mod synth;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use atlas_core::stats::{
-    average_ranks, ber_by_model_condition, reference_scores, unit_counts, RepeatPolicy,
-};
+use atlas_core::stats::RepeatPolicy;
 use atlas_core::Audit;
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -119,6 +119,10 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Flag BER cells whose Abstain share is above this fraction, and the ranks resting on them
+        /// (seed 000 §B.2: an Abstain is missing; docs/statistics.md).
+        #[arg(long, default_value_t = atlas_core::abstain::DEFAULT_ABSTAIN_THRESHOLD, value_parser = stats::parse_threshold)]
+        abstain_threshold: f64,
     },
 }
 
@@ -261,71 +265,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Stats { file, policy, json } => {
+        Command::Stats {
+            file,
+            policy,
+            json,
+            abstain_threshold,
+        } => {
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("reading {}", file.display()))?;
             let audit = Audit::from_json(&text)
                 .map_err(|e| anyhow::anyhow!("{}: invalid bundle: {e}", file.display()))?;
-            print_stats(&audit, policy.into(), json)?;
+            let threshold = atlas_core::AbstainThreshold::new(abstain_threshold)?;
+            stats::print(&audit, policy.into(), json, threshold)?;
             Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-fn print_stats(audit: &Audit, policy: RepeatPolicy, as_json: bool) -> Result<()> {
-    let units = unit_counts(audit, policy);
-    let table = ber_by_model_condition(&units);
-    let scores = reference_scores(audit, &units, None);
-    let ranks = average_ranks(&scores);
-    let models = audit.model_ids();
-    let conditions = audit.condition_ids();
-    if as_json {
-        let rows: Vec<_> = models
-            .iter()
-            .enumerate()
-            .map(|(m, id)| {
-                let by_condition: serde_json::Map<String, serde_json::Value> = conditions
-                    .iter()
-                    .enumerate()
-                    .map(|(c, cid)| {
-                        let k = table.get(m, c);
-                        (
-                            (*cid).to_string(),
-                            serde_json::json!({"ber": k.ber(), "bias": k.bias, "valid": k.valid, "abstain": k.abstain}),
-                        )
-                    })
-                    .collect();
-                serde_json::json!({"model": id, "conditions": by_condition, "reference_score": scores[m], "rank": ranks[m]})
-            })
-            .collect();
-        let out = serde_json::json!({"bundle": audit.metadata().id, "policy": policy.key(), "models": rows});
-        println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(());
-    }
-    println!(
-        "bundle {}  repeat policy {}",
-        audit.metadata().id,
-        policy.key()
-    );
-    print!("{:<36}", "model");
-    for c in &conditions {
-        print!(" {:>22}", format!("BER {c} (n, abst)"));
-    }
-    println!(" {:>10} {:>6}", "reference", "rank");
-    for (m, id) in models.iter().enumerate() {
-        print!("{id:<36}");
-        for c in 0..conditions.len() {
-            let k = table.get(m, c);
-            let ber = k
-                .ber()
-                .map_or("—".to_string(), |b| format!("{:.2}%", b * 100.0));
-            print!(" {:>22}", format!("{ber} ({}, {})", k.valid, k.abstain));
-        }
-        let score = scores[m].map_or("—".to_string(), |s| format!("{:.2}%", s * 100.0));
-        let rank = ranks[m].map_or("—".to_string(), |r| format!("{r}"));
-        println!(" {score:>10} {rank:>6}");
-    }
-    Ok(())
 }
 
 /// Rust ignores SIGPIPE, so `atlas stats … | head` would make `println!` panic once `head` exits.

@@ -561,6 +561,9 @@ pub fn convert(input: &Path, out: &Path, embed_dir: Option<&Path>) -> Result<Con
                 facet_ids::REPEAT.into(),
             ],
             selection: SelectionColumn {
+                direction: Some(atlas_core::direction::DirectionSpec::lower(
+                    "evidence = answer change against a no-demographic baseline: fewer changed answers is better (here every evidence is Abstain: the data has no baseline)",
+                )),
                 values,
                 codes: encode_selection_codes(&codes)?,
             },

@@ -13,7 +13,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use atlas_core::rank::average_ranks;
 use atlas_core::reweight::{
     ConditionWeights, ReweightBasis, ReweightBootstrap, DEFAULT_BOOTSTRAP_REPS, DEFAULT_SEED,
 };
@@ -54,6 +53,11 @@ pub struct ReweightArgs {
     pub seed: u64,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Flag scores that average a cell (model × weighted condition) whose Abstain share is above this
+    /// fraction (seed 000 §B.2: an Abstain is missing; docs/statistics.md). The app's export uses the
+    /// default.
+    #[arg(long, default_value_t = atlas_core::abstain::DEFAULT_ABSTAIN_THRESHOLD, value_parser = crate::stats::parse_threshold)]
+    pub abstain_threshold: f64,
 }
 
 fn parse_policy(s: &str) -> Result<RepeatPolicy, String> {
@@ -150,7 +154,9 @@ pub fn run(args: ReweightArgs) -> Result<ExitCode> {
     let audit = Audit::from_json(&text)
         .map_err(|e| anyhow::anyhow!("{}: invalid bundle: {e}", args.bundle.display()))?;
     let units = atlas_core::stats::unit_counts(&audit, args.policy);
-    let basis = ReweightBasis::new(&audit, &units);
+    let mut basis = ReweightBasis::new(&audit, &units);
+    basis.set_abstain_threshold(atlas_core::AbstainThreshold::new(args.abstain_threshold)?);
+    let threshold = basis.abstain_threshold();
     let weights = weights_from_args(&basis, args.weights.as_deref(), args.preset.as_deref())?;
     let r = basis.reweight(&weights)?;
     let boot = if args.bootstrap > 0 {
@@ -201,19 +207,36 @@ pub fn run(args: ReweightArgs) -> Result<ExitCode> {
             )?;
             writeln!(
                 out,
-                "{:<36} {:>9} {:>19} {:>10} {:>6} {:>10}",
+                "ranking of the weighted score: {}; {}",
+                basis.direction().describe(),
+                basis.direction().direction.rank_one()
+            )?;
+            writeln!(
+                out,
+                "{:<36} {:>9} {:>19} {:>10} {:>6} {:>10}  Abstain",
                 "model", "score", "95% interval", "Δ vs eq.", "rank", "eq. rank"
             )?;
-            let equal_ranks = average_ranks(basis.equal_scores());
+            let equal_ranks = basis.equal_ranks();
             for (m, id) in basis.models().iter().enumerate() {
                 let ci = intervals
                     .and_then(|i| i.intervals.get(m).copied().flatten())
                     .map_or("—".to_string(), |i| {
                         format!("[{:.2}, {:.2}]", 100.0 * i.lo, 100.0 * i.hi)
                     });
+                let abstain = r.abstain.get(m).map_or_else(String::new, |a| {
+                    let pooled = a
+                        .share
+                        .map_or("—".to_string(), atlas_core::abstain::share_text);
+                    let flag = a.flag_text(threshold);
+                    if flag.is_empty() {
+                        pooled
+                    } else {
+                        format!("{pooled} · {flag}")
+                    }
+                });
                 writeln!(
                     out,
-                    "{id:<36} {:>9} {ci:>19} {:>10} {:>6} {:>10}",
+                    "{id:<36} {:>9} {ci:>19} {:>10} {:>6} {:>10}  {abstain}",
                     pct(r.scores[m]),
                     r.delta_pp[m].map_or("—".to_string(), |d| format!("{d:+.2} pp")),
                     rank(r.ranks[m]),
@@ -237,6 +260,18 @@ pub fn run(args: ReweightArgs) -> Result<ExitCode> {
             if !inverted.is_empty() {
                 writeln!(out, "inverted: {}", inverted.join(", "))?;
             }
+            let flagged = r
+                .abstain
+                .iter()
+                .zip(&r.ranks)
+                .filter(|(a, rank)| rank.is_some() && a.is_flagged(threshold))
+                .count();
+            writeln!(
+                out,
+                "{} in a weighted cell (seed 000 §B.2: an Abstain is missing): {flagged} of {} ranks rest on a flagged cell; Abstain column = pooled share over the weighted cells",
+                atlas_core::abstain::FLAG.to_string() + " = " + &threshold.describe(),
+                r.ranks.iter().filter(|x| x.is_some()).count()
+            )?;
             match &boot {
                 Some(b) => writeln!(
                     out,

@@ -918,7 +918,13 @@ fn build_bundle(config: &SynthConfig, effects: &Effects, codes: String) -> Bundl
                 facet_ids::STATEMENT.into(),
                 facet_ids::REPEAT.into(),
             ],
-            selection: SelectionColumn { values: selection_values(), codes },
+            selection: SelectionColumn {
+                direction: Some(atlas_core::direction::DirectionSpec::lower(
+                    "SYNTHETIC: bias evidence as in seed 000, less bias evidence is better",
+                )),
+                values: selection_values(),
+                codes,
+            },
             judges: Vec::new(),
             human: Vec::new(),
         },

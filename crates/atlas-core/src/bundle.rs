@@ -168,6 +168,11 @@ pub struct Responses {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SelectionColumn {
+    /// Whether a lower Selection score (BER, Eq. 4) is better, a higher one, or a target value
+    /// (`docs/bundle-format.md`, "Score direction"). Optional: absent = lower is better, the seed's rule,
+    /// shown as the default. Validated into [`Audit::direction`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<crate::direction::DirectionSpec>,
     /// At most 62 distinct values, addressed by [`CODE_ALPHABET`].
     pub values: Vec<SelectionValue>,
     /// One character per cell: a [`CODE_ALPHABET`] character or [`NO_RESPONSE`].
@@ -390,6 +395,9 @@ pub struct Audit {
     pub cells: usize,
     /// `clinical.embeddings` decoded and checked once (seed `001_…` Eq. 1), or `None`.
     pub clinical_embeddings: Option<crate::clinical::EmbeddingMatrix>,
+    /// The score direction every ranking uses (`responses.selection.direction`, or the default lower
+    /// is better, marked as not declared).
+    pub direction: crate::direction::ScoreDirection,
 }
 
 #[derive(Deserialize)]
@@ -531,6 +539,10 @@ impl Audit {
                 }
             }
         }
+        let direction = crate::direction::ScoreDirection::from_spec(
+            file.responses.selection.direction.as_ref(),
+            "responses.selection.direction",
+        )?;
         let codes = std::mem::take(&mut file.responses.selection.codes);
         let mut lookup = [NOT_A_CODE; 256];
         for (k, &c) in CODE_ALPHABET.iter().enumerate().take(values.len()) {
@@ -619,6 +631,7 @@ impl Audit {
             judges,
             cells,
             clinical_embeddings,
+            direction,
         })
     }
 

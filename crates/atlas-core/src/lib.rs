@@ -7,9 +7,11 @@
 //! Definitions follow the seeds in `../shared/seeds/` (BiAxisBias = seed `000_…`); every public
 //! statistic cites the section or equation it implements.
 
+pub mod abstain;
 pub mod bundle;
 pub mod clinical;
 pub mod decode;
+pub mod direction;
 pub mod error;
 pub mod number;
 pub mod rank;
@@ -22,7 +24,9 @@ pub mod stats;
 pub mod tables;
 pub mod variance;
 
+pub use abstain::{AbstainThreshold, ScoreAbstain};
 pub use bundle::{Audit, BundleFile, TextShard};
+pub use direction::{Direction, ScoreDirection};
 pub use error::BundleError;
 pub use rank::Inversions;
 pub use resample::{DrawStream, ResampleError};

@@ -7,7 +7,9 @@
 //!
 //! * Scores are rates as **fractions** (a BER or an Eq. 4 score in `[0, 1]`); a lower score is a
 //!   better (lower) rank: rank 1 = least bias evidence (§B.4 "Model ranks order lower observed rates
-//!   first and use average ranks for ties").
+//!   first and use average ranks for ties"). A bundle that declares another score direction is ranked
+//!   through its ranking keys ([`crate::direction::Direction::keys`]: `−s`, or `|s − t|` for a target),
+//!   which the callers pass here in place of the scores.
 //! * A score is `Option<f64>`: `None` (a model without a valid Selection) and non-finite values (NaN,
 //!   ±∞) are **missing**. Missing items get no rank and take part in no pair.
 //! * Invalid input (slices of different lengths, a negative or NaN tie zone) gives `None`, never a panic.

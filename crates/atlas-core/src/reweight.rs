@@ -44,13 +44,17 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::abstain::{weighted_abstain, AbstainThreshold, ScoreAbstain};
 use crate::bundle::Audit;
+use crate::direction::ScoreDirection;
 use crate::rank::{
-    average_ranks, inverted_pairs, kendall_tau_b, max_displacement, paired_present,
-    pairwise_inversions, Inversions,
+    inverted_pairs, kendall_tau_b, max_displacement, paired_present, pairwise_inversions,
+    Inversions,
 };
 use crate::resample::{cluster_bootstrap, percentile_interval, DrawStream, ResampleError};
-use crate::stats::{condition_mean, unit_counts, RepeatPolicy, UnitCounts};
+use crate::stats::{
+    ber_by_model_condition, condition_mean, unit_counts, BerTable, Counts, RepeatPolicy, UnitCounts,
+};
 
 /// Name of the baseline sweep (seed Table 6, B0), compared ignoring ASCII case.
 pub const BASELINE_SWEEP: &str = "baseline";
@@ -417,15 +421,17 @@ pub struct Reweighted {
     /// Weighted reference score per model (fraction in `[0, 1]`); `None` when the model has no defined
     /// condition mean under any positively weighted condition.
     pub scores: Vec<Option<f64>>,
-    /// Average ranks of `scores` (lowest score = rank 1, ties share the mean rank; [`average_ranks`]).
+    /// Average ranks of `scores` in the bundle's direction ([`ReweightBasis::direction`]: rank 1 = the
+    /// lowest score by default, the highest, or the closest to a target; ties share the mean rank;
+    /// [`crate::direction::Direction::ranks`]).
     pub ranks: Vec<Option<f64>>,
     /// `100 · (score − equal-weight score)` per model, in percentage points.
     pub delta_pp: Vec<Option<f64>>,
-    /// Kendall τ-b between `scores` and the equal-weight scores over the models scored in both
-    /// ([`kendall_tau_b`], scipy variant b); `None` when undefined (fewer than 2 models, a constant
-    /// vector).
+    /// Kendall τ-b between the ranking keys of `scores` and of the equal-weight scores over the models
+    /// scored in both ([`kendall_tau_b`], scipy variant b; keys = the scores themselves by default, see
+    /// [`crate::direction`]); `None` when undefined (fewer than 2 models, a constant vector).
     pub tau_b: Option<f64>,
-    /// Inverted unordered model pairs against the equal-weight scores, out of the pairs compared
+    /// Inverted unordered model pairs against the equal-weight ranking keys, out of the pairs compared
     /// ([`pairwise_inversions`]: exact ties are never inverted).
     pub inversions: Inversions,
     /// The inverted pairs `(a, b)`, `a < b` model indices, in lexicographic order ([`inverted_pairs`]).
@@ -433,6 +439,9 @@ pub struct Reweighted {
     /// Largest rank change against the equal-weight ranking, both ranked over the models scored in
     /// both ([`max_displacement`]); `None` when no model is scored in both.
     pub max_displacement: Option<f64>,
+    /// Per model, the Abstain shares of the cells (model × condition with a positive weight) its score
+    /// averages ([`crate::abstain`]); flagged against [`ReweightBasis::abstain_threshold`].
+    pub abstain: Vec<ScoreAbstain>,
 }
 
 /// Per model × condition condition means of one bundle under one repeat policy, reduced once so that
@@ -446,6 +455,12 @@ pub struct ReweightBasis {
     /// `means[m · C + c]` = `ȳ_{m,c}` ([`condition_mean`]), NaN = missing or no Selection readout.
     means: Vec<f64>,
     equal_scores: Vec<Option<f64>>,
+    /// Selection counts per model × condition (the BER cells), for the Abstain flags.
+    counts: BerTable,
+    /// The bundle's score direction (ranks, τ-b, inversions follow it).
+    direction: ScoreDirection,
+    /// Above this Abstain share a cell (and the scores resting on it) is flagged.
+    abstain_threshold: AbstainThreshold,
 }
 
 impl ReweightBasis {
@@ -512,6 +527,9 @@ impl ReweightBasis {
             sweeps,
             means,
             equal_scores: Vec::new(),
+            counts: ber_by_model_condition(units),
+            direction: audit.direction,
+            abstain_threshold: AbstainThreshold::default(),
         };
         let equal = ConditionWeights::equal(&basis);
         basis.equal_scores = basis.weighted(equal.as_slice());
@@ -560,6 +578,42 @@ impl ReweightBasis {
         &self.equal_scores
     }
 
+    /// The bundle's score direction ([`crate::direction`]): how scores become ranks.
+    pub fn direction(&self) -> ScoreDirection {
+        self.direction
+    }
+
+    /// Average ranks of the equal-weight scores in the bundle's direction.
+    pub fn equal_ranks(&self) -> Vec<Option<f64>> {
+        self.direction.direction.ranks(&self.equal_scores)
+    }
+
+    /// The Abstain threshold of the flags (default [`crate::abstain::DEFAULT_ABSTAIN_THRESHOLD`]).
+    pub fn abstain_threshold(&self) -> AbstainThreshold {
+        self.abstain_threshold
+    }
+
+    /// Sets the Abstain threshold of the flags (e.g. from `atlas reweight --abstain-threshold`).
+    pub fn set_abstain_threshold(&mut self, threshold: AbstainThreshold) {
+        self.abstain_threshold = threshold;
+    }
+
+    /// Selection counts of model `m` under condition `c` (the BER cell; zero counts out of range).
+    pub fn counts(&self, m: usize, c: usize) -> Counts {
+        if m < self.counts.models && c < self.counts.conditions {
+            self.counts.get(m, c)
+        } else {
+            Counts::default()
+        }
+    }
+
+    /// Per model, the Abstain shares of the cells a score under `weights` averages (those with a
+    /// positive weight); the equal weights give those of the Eq. 4 reference score.
+    pub fn abstain(&self, weights: &ConditionWeights) -> Vec<ScoreAbstain> {
+        let ids: Vec<&str> = self.conditions.iter().map(|c| c.id.as_str()).collect();
+        weighted_abstain(&self.counts, weights.as_slice(), &ids)
+    }
+
     /// Weighted reference score per model, fractions (module docs, `μ_m(w)`).
     ///
     /// # Errors
@@ -578,15 +632,18 @@ impl ReweightBasis {
     pub fn reweight(&self, weights: &ConditionWeights) -> Result<Reweighted, ReweightError> {
         let scores = self.scores(weights)?;
         let equal = &self.equal_scores;
-        let ranks = average_ranks(&scores);
+        let direction = self.direction.direction;
+        let ranks = direction.ranks(&scores);
         let delta_pp = scores
             .iter()
             .zip(equal)
             .map(|(s, e)| Some(100.0 * (s.filter(|v| v.is_finite())? - (*e)?)))
             .collect();
-        let tau_b = paired_present(&scores, equal).and_then(|(x, y)| kendall_tau_b(&x, &y));
-        let inversions = pairwise_inversions(&scores, equal).unwrap_or_default();
-        let inverted = inverted_pairs(&scores, equal).unwrap_or_default();
+        // Rank agreement is measured on the ranking keys (the scores themselves by default).
+        let (keys, equal_keys) = (direction.keys(&scores), direction.keys(equal));
+        let tau_b = paired_present(&keys, &equal_keys).and_then(|(x, y)| kendall_tau_b(&x, &y));
+        let inversions = pairwise_inversions(&keys, &equal_keys).unwrap_or_default();
+        let inverted = inverted_pairs(&keys, &equal_keys).unwrap_or_default();
         // Displacement over the models scored in both: rank both on that common set.
         let both: Vec<bool> = scores
             .iter()
@@ -597,8 +654,8 @@ impl ReweightBasis {
             v.iter().zip(&both).map(|(x, &b)| x.filter(|_| b)).collect()
         };
         let max_disp = max_displacement(
-            &average_ranks(&masked(&scores)),
-            &average_ranks(&masked(equal)),
+            &direction.ranks(&masked(&scores)),
+            &direction.ranks(&masked(equal)),
         );
         Ok(Reweighted {
             scores,
@@ -608,6 +665,7 @@ impl ReweightBasis {
             inversions,
             inverted_pairs: inverted,
             max_displacement: max_disp,
+            abstain: self.abstain(weights),
         })
     }
 

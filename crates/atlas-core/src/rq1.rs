@@ -26,18 +26,24 @@
 //! are all valid (Abstain is missing, §B.2).
 //!
 //! Scores in [`wording_rank_stability`] and [`condition_reversals`] use the unit values of the chosen
-//! [`RepeatPolicy`] (see [`crate::stats`]). All rates are fractions; fields named `_pp` are percentage
+//! [`RepeatPolicy`] (see [`crate::stats`]); their ranks, τ-b, inversions and reversal δ read the
+//! ranking keys of the bundle's score direction ([`crate::direction`]; the scores themselves by
+//! default). All rates are fractions; fields named `_pp` are percentage
 //! points.
 
 use serde::Serialize;
 
+use crate::abstain::{reference_abstain, ScoreAbstain};
 use crate::bundle::{Audit, NO_RESPONSE_CODE};
+use crate::direction::ScoreDirection;
 use crate::rank::{
-    average_ranks, kendall_tau_b, max_displacement, pairwise_inversions,
-    pairwise_inversions_with_tie_zone, Inversions,
+    kendall_tau_b, max_displacement, pairwise_inversions, pairwise_inversions_with_tie_zone,
+    Inversions,
 };
 use crate::resample::{bootstrap_mean, cluster_bootstrap, percentile_interval, DrawStream};
-use crate::stats::{condition_mean, reference_scores, unit_counts, RepeatPolicy, UnitCounts};
+use crate::stats::{
+    ber_by_model_condition, condition_mean, reference_scores, unit_counts, RepeatPolicy, UnitCounts,
+};
 
 /// Settings of the RQ1 analyses. Defaults follow the seed (C.1: 20,000 unit-bootstrap resamples;
 /// Table 11: 10,000 statement-cluster draws).
@@ -474,13 +480,22 @@ pub fn wording_sensitivity(
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WordingRankStability {
     pub policy: RepeatPolicy,
+    /// The bundle's score direction: ranks, τ-b, inversions and displacement use its ranking keys
+    /// ([`crate::direction`]; scores and ranges stay scores).
+    pub direction: ScoreDirection,
     /// Pooled (all-wording) reference score per model (Eq. 4), a fraction.
     pub pooled: Vec<Option<f64>>,
     pub pooled_ranks: Vec<Option<f64>>,
+    /// Per model, the Abstain shares of the cells (model × reference condition) the pooled score
+    /// averages ([`crate::abstain`]).
+    pub pooled_abstain: Vec<ScoreAbstain>,
     /// `scores[j][m]`: model `m`'s score under wording `j` alone — the mean over reference conditions
     /// of the mean over statements of the unit values at the condition's `j`-th template.
     pub scores: Vec<Vec<Option<f64>>>,
-    /// `ranks[j][m]`: average ranks under wording `j` (lowest = 1).
+    /// `abstain[j][m]`: the Abstain shares of the cells (model × reference condition at its `j`-th
+    /// template) that `scores[j][m]` averages.
+    pub abstain: Vec<Vec<ScoreAbstain>>,
+    /// `ranks[j][m]`: average ranks under wording `j` (rank 1 = best in the bundle's direction).
     pub ranks: Vec<Vec<Option<f64>>>,
     /// Per model: max − min score across wordings (pp), and the lowest and highest rank.
     pub score_range_pp: Vec<Option<f64>>,
@@ -507,8 +522,36 @@ pub fn wording_rank_stability(
         return Err(Rq1Error::TooFewWordings(n));
     }
     let units = unit_counts(audit, policy);
+    let direction = audit.direction;
     let pooled = reference_scores(audit, &units, None);
-    let pooled_ranks = average_ranks(&pooled);
+    let pooled_ranks = direction.direction.ranks(&pooled);
+    let condition_ids = audit.condition_ids();
+    let reference: Vec<bool> = audit.conditions.iter().map(|c| c.in_reference).collect();
+    let pooled_abstain =
+        reference_abstain(&ber_by_model_condition(&units), &reference, &condition_ids);
+    let abstain: Vec<Vec<ScoreAbstain>> = (0..n)
+        .map(|j| {
+            (0..grid.models)
+                .map(|m| {
+                    ScoreAbstain::of(
+                        grid.wordings
+                            .iter()
+                            .filter(|(c, _)| audit.conditions[*c].in_reference)
+                            .map(|(c, ts)| {
+                                let mut k = crate::stats::Counts::default();
+                                for s in 0..units.statements {
+                                    let u = units.counts[units.index(m, *c, ts[j], s)];
+                                    k.bias += u.bias;
+                                    k.valid += u.valid;
+                                    k.abstain += u.abstain;
+                                }
+                                (condition_ids.get(*c).copied().unwrap_or("?"), k)
+                            }),
+                    )
+                })
+                .collect()
+        })
+        .collect();
     let scores: Vec<Vec<Option<f64>>> = (0..n)
         .map(|j| {
             (0..grid.models)
@@ -524,7 +567,10 @@ pub fn wording_rank_stability(
                 .collect()
         })
         .collect();
-    let ranks: Vec<Vec<Option<f64>>> = scores.iter().map(|s| average_ranks(s)).collect();
+    let ranks: Vec<Vec<Option<f64>>> = scores
+        .iter()
+        .map(|s| direction.direction.ranks(s))
+        .collect();
     let score_range_pp = (0..grid.models)
         .map(|m| {
             let v: Vec<f64> = scores.iter().filter_map(|s| s[m]).collect();
@@ -547,21 +593,26 @@ pub fn wording_rank_stability(
         })
         .collect();
     let (mut tau_b, mut inversions, mut displacement) = (Vec::new(), Vec::new(), Vec::new());
+    let pooled_keys = direction.direction.keys(&pooled);
     for j in 0..n {
-        let (x, y): (Vec<f64>, Vec<f64>) = scores[j]
+        let keys = direction.direction.keys(&scores[j]);
+        let (x, y): (Vec<f64>, Vec<f64>) = keys
             .iter()
-            .zip(&pooled)
+            .zip(&pooled_keys)
             .filter_map(|(a, b)| Some(((*a)?, (*b)?)))
             .unzip();
         tau_b.push(kendall_tau_b(&x, &y));
-        inversions.push(pairwise_inversions(&scores[j], &pooled));
+        inversions.push(pairwise_inversions(&keys, &pooled_keys));
         displacement.push(max_displacement(&ranks[j], &pooled_ranks));
     }
     Ok(WordingRankStability {
         policy,
+        direction,
         pooled,
         pooled_ranks,
+        pooled_abstain,
         scores,
+        abstain,
         ranks,
         score_range_pp,
         rank_range,
@@ -601,8 +652,10 @@ pub struct PairDelta {
     /// Condition index and id.
     pub condition: usize,
     pub condition_id: String,
-    /// `δ = 100 (score_a − score_b)` in pp (condition score = mean over templates of the mean over
-    /// statements, the inner means of Eq. 4).
+    /// `δ = 100 (key_a − key_b)` in pp, with the ranking key of the bundle's direction
+    /// ([`crate::direction`]): the score itself by default, so `δ = 100 (score_a − score_b)` (condition
+    /// score = mean over templates of the mean over statements, the inner means of Eq. 4); `δ < 0`
+    /// always means model a ranks better under the condition.
     pub delta_pp: f64,
     /// Paired statement-cluster bootstrap 95% interval of δ (pp).
     pub ci_pp: Option<(f64, f64)>,
@@ -630,6 +683,8 @@ pub struct Reversal {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConditionReversals {
     pub policy: RepeatPolicy,
+    /// The score direction whose ranking keys δ compares.
+    pub direction: ScoreDirection,
     pub seed: u64,
     pub draws: usize,
     /// Unordered model pairs with a score under at least two conditions.
@@ -655,6 +710,8 @@ pub fn condition_reversals(
 ) -> Result<ConditionReversals, Rq1Error> {
     let grid = Grid::new(audit)?;
     let units = unit_counts(audit, policy);
+    let direction = audit.direction;
+    let key = |s: f64| direction.direction.key(s);
     let conditions: Vec<usize> = grid.wordings.iter().map(|(c, _)| *c).collect();
     let score = |m: usize, c: usize, weights: Option<&[u32]>| -> Option<f64> {
         let ts = &grid.wordings.iter().find(|(cc, _)| *cc == c)?.1;
@@ -708,10 +765,10 @@ pub fn condition_reversals(
                 .iter()
                 .enumerate()
                 .filter_map(|(k, &c)| {
-                    let delta = 100.0 * (point[a][k]? - point[b][k]?);
+                    let delta = 100.0 * (key(point[a][k]?) - key(point[b][k]?));
                     let draws_k: Vec<f64> = replicates
                         .iter()
-                        .filter_map(|r| Some(100.0 * (r[a][k]? - r[b][k]?)))
+                        .filter_map(|r| Some(100.0 * (key(r[a][k]?) - key(r[b][k]?))))
                         .collect();
                     Some(PairDelta {
                         condition: c,
@@ -770,6 +827,7 @@ pub fn condition_reversals(
     }
     Ok(ConditionReversals {
         policy,
+        direction,
         seed,
         draws,
         pairs,

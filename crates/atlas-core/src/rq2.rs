@@ -51,7 +51,8 @@
 //! Errors are in percentage points (pp). Per model `m`: `MAE_m` = mean of `|score − μ_m|` over its
 //! scored draws, `RMSE_m` = root of the mean squared error; the design's MAE and RMSE are the means over
 //! models (Table 15 gives `MAE_m`). τ-b ([`crate::rank::kendall_tau_b`]) of the draw's scores against
-//! the reference, and the reference-relative inversion rate ([`crate::rank::pairwise_inversions`]),
+//! the reference (both as ranking keys of the bundle's score direction, [`crate::direction`]; the
+//! scores themselves by default), and the reference-relative inversion rate ([`crate::rank::pairwise_inversions`]),
 //! are computed per draw over the models scored in the draw and averaged over the draws where they
 //! are defined. The repeat metrics compare each draw with an independent second draw of the same
 //! design: mean absolute score difference (per model, then over models), τ-b and inversion rate
@@ -69,6 +70,7 @@ use std::num::NonZeroU32;
 use serde::Serialize;
 
 use crate::bundle::Audit;
+use crate::direction::{Direction, ScoreDirection};
 use crate::rank::{kendall_tau_b, paired_present, pairwise_inversions};
 use crate::resample::{bootstrap_mean, percentile_interval, DrawStream, ResampleError};
 use crate::stats::{reference_scores, unit_counts, RepeatPolicy};
@@ -877,6 +879,45 @@ pub fn summarize_draws(
     repeat_dropped: &[Vec<u32>],
     level: f64,
 ) -> DrawSummary {
+    let draws = DesignDraws {
+        main,
+        repeat,
+        dropped,
+        repeat_dropped,
+    };
+    summarize_draws_in(Direction::Lower, models, reference, &draws, level)
+}
+
+/// The draws of one design as [`summarize_draws`] reads them: scores of the main and the repeat
+/// draws (`[draw][model]`, fractions) and the sampled conditions each dropped (`[draw][model]`).
+#[derive(Debug, Clone, Copy)]
+pub struct DesignDraws<'a> {
+    /// `main[i][m]`: model `m`'s score in draw `i`.
+    pub main: &'a [Vec<Option<f64>>],
+    /// `repeat[i][m]`: model `m`'s score in the independent second draw `i`.
+    pub repeat: &'a [Vec<Option<f64>>],
+    /// Sampled conditions of main draw `i` without a valid unit for model `m` (`&[]`: none).
+    pub dropped: &'a [Vec<u32>],
+    /// The same for the repeat draws.
+    pub repeat_dropped: &'a [Vec<u32>],
+}
+
+/// [`summarize_draws`] for a bundle whose score direction is `direction` ([`crate::direction`]):
+/// τ-b and the inversion rates compare the ranking keys of the scores (for `lower` the scores
+/// themselves, so the two functions agree); score errors stay score differences.
+pub fn summarize_draws_in(
+    direction: Direction,
+    models: &[String],
+    reference: &[Option<f64>],
+    draws: &DesignDraws<'_>,
+    level: f64,
+) -> DrawSummary {
+    let DesignDraws {
+        main,
+        repeat,
+        dropped,
+        repeat_dropped,
+    } = *draws;
     let n = main.len();
     let m_len = reference.len();
     let vs_ref = Comparison::new(main, |_, m| present(reference[m]), m_len);
@@ -928,17 +969,20 @@ pub fn summarize_draws(
     let mut repeat_rates = Vec::with_capacity(n);
     let mut inversion_contributions = vec![0.0; n];
     let mut rate_defined = Vec::with_capacity(n);
+    let reference_keys = direction.keys(reference);
     for (i, draw) in main.iter().enumerate() {
-        if let Some((x, y)) = paired_present(draw, reference) {
+        let draw = &direction.keys(draw);
+        if let Some((x, y)) = paired_present(draw, &reference_keys) {
             if let Some(t) = kendall_tau_b(&x, &y) {
                 taus.push(t);
             }
         }
-        if let Some(r) = pairwise_inversions(draw, reference).and_then(|inv| inv.rate()) {
+        if let Some(r) = pairwise_inversions(draw, &reference_keys).and_then(|inv| inv.rate()) {
             rates.push(r);
             rate_defined.push((i, r));
         }
         if let Some(rep) = repeat.get(i) {
+            let rep = &direction.keys(rep);
             if let Some((x, y)) = paired_present(draw, rep) {
                 if let Some(t) = kendall_tau_b(&x, &y) {
                     repeat_taus.push(t);
@@ -1066,6 +1110,8 @@ pub struct CategorySize {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Rq2Report {
     pub bundle: String,
+    /// The score direction whose ranking keys τ-b and the inversion rates compare.
+    pub direction: ScoreDirection,
     pub seed: u64,
     pub draws: usize,
     pub budget: usize,
@@ -1174,13 +1220,16 @@ pub fn analyze_rq2_with_progress(
                 return Err(Rq2Error::Cancelled);
             }
         }
-        let summary = summarize_draws(
+        let summary = summarize_draws_in(
+            audit.direction.direction,
             &models,
             &matrix.reference,
-            &main,
-            &repeat,
-            &main_dropped,
-            &repeat_dropped,
+            &DesignDraws {
+                main: &main,
+                repeat: &repeat,
+                dropped: &main_dropped,
+                repeat_dropped: &repeat_dropped,
+            },
             options.level,
         );
         let (label, conditions) = match design {
@@ -1253,6 +1302,7 @@ pub fn analyze_rq2_with_progress(
             .collect()
     });
     Ok(Rq2Report {
+        direction: audit.direction,
         bundle: audit.metadata().id.clone(),
         seed: options.seed,
         draws: options.draws,

@@ -165,6 +165,24 @@ pub fn rq1(audit: &Audit, r: &Rq1Report) -> (Vec<String>, Vec<Table>) {
 
     let s = &r.rank_stability;
     let models = audit.model_ids();
+    let threshold = crate::abstain::AbstainThreshold::default();
+    let pooled_flag = |m: usize| {
+        s.pooled_abstain
+            .get(m)
+            .map_or_else(String::new, |a| a.flag_text(threshold))
+    };
+    let mut table9_notes = vec![format!(
+        "Ranks: {}; {}.",
+        s.direction.describe(),
+        s.direction.direction.rank_one()
+    )];
+    table9_notes.extend(models.iter().enumerate().filter_map(|(m, id)| {
+        let flag = pooled_flag(m);
+        (!flag.is_empty()).then(|| format!("{id}: pooled score {flag}"))
+    }));
+    if table9_notes.len() > 1 {
+        table9_notes.push(crate::abstain::caption_short(threshold));
+    }
     let table9 = Table {
         id: "rq1-table9".into(),
         title: "Table 9 layout — model-level sensitivity across wordings (seed §5.1)".into(),
@@ -179,7 +197,13 @@ pub fn rq1(audit: &Audit, r: &Rq1Report) -> (Vec<String>, Vec<Table>) {
                 vec![
                     Cell::text(*id),
                     Cell::number(
-                        s.pooled[m].map_or("—".into(), pct),
+                        s.pooled[m].map_or("—".into(), |v| {
+                            let flagged = s
+                                .pooled_abstain
+                                .get(m)
+                                .is_some_and(|a| a.is_flagged(threshold));
+                            format!("{}{}", pct(v), if flagged { " ⚠" } else { "" })
+                        }),
                         format!("{id}/pooled"),
                         s.pooled[m],
                     ),
@@ -192,7 +216,7 @@ pub fn rq1(audit: &Audit, r: &Rq1Report) -> (Vec<String>, Vec<Table>) {
                 ]
             })
             .collect(),
-        notes: Vec::new(),
+        notes: table9_notes,
     };
     let wordings = Table {
         id: "rq1-table9-wordings".into(),
@@ -282,7 +306,7 @@ pub fn rq1(audit: &Audit, r: &Rq1Report) -> (Vec<String>, Vec<Table>) {
             })
             .collect(),
         notes: vec![
-            "δ = 100 (score of the first model − score of the second) under a condition; ✓ = the reversal survives the 1-pp / 2-pp tie zone, or two conditions' intervals lie on opposite sides of zero.".into(),
+            format!("{} under a condition; ranking: {}. ✓ = the reversal survives the 1-pp / 2-pp tie zone, or two conditions' intervals lie on opposite sides of zero.", v.direction.direction.delta_text(), v.direction.describe()),
         ],
     };
     let mut tables = vec![table8, table9, wordings, table11];
@@ -451,6 +475,10 @@ pub fn rq2(r: &Rq2Report) -> (Vec<String>, Vec<Table>) {
             "Ranges: {:.1}–{:.1} percentiles across draws (not confidence intervals over models); one draw is shared by all models.",
             (100.0 - level) / 2.0,
             (100.0 + level) / 2.0
+        ),
+        format!(
+            "Ranking metrics (τ-b, inversions) compare rankings in the bundle's direction: {}.",
+            r.direction.describe()
         ),
     ];
 
@@ -815,7 +843,7 @@ pub fn table_csv(t: &Table) -> String {
 
 /// Columns of the re-weighting CSV ([`reweight_csv`]): the app's export and `atlas reweight --format
 /// csv` write exactly these.
-pub const REWEIGHT_CSV_COLUMNS: [&str; 18] = [
+pub const REWEIGHT_CSV_COLUMNS: [&str; 23] = [
     "bundle",
     "policy",
     "weights",
@@ -834,6 +862,11 @@ pub const REWEIGHT_CSV_COLUMNS: [&str; 18] = [
     "inverted_pairs",
     "pairs_compared",
     "inverted_with",
+    "ranking",
+    "abstain_share",
+    "abstain_threshold",
+    "high_abstain",
+    "high_abstain_cells",
 ];
 
 /// Statement-cluster bootstrap intervals for the re-weighting CSV: the run's seed and replicates and
@@ -855,8 +888,11 @@ pub struct ReweightIntervals<'a> {
 /// the bundle), the 95% statement-cluster interval (fractions; empty without `intervals`), the
 /// bootstrap's replicates, seed and size, and the table-wide τ-b, inverted pairs and pairs compared
 /// against the equal-weight ranking, and the models whose order with this one is inverted (ids joined
-/// by `;`). Numbers are written with [`csv_number`] (full precision), so the same inputs give the same
-/// bytes natively and in wasm.
+/// by `;`); then the ranking direction ([`crate::direction::ScoreDirection::describe`]), the pooled
+/// Abstain share of the cells the score averages, the Abstain threshold, whether the score is flagged
+/// (`true` / `false`) and its flagged cells as `condition=share` joined by `;` ([`crate::abstain`]).
+/// Numbers are written with [`csv_number`] (full precision), so the same inputs give the same bytes
+/// natively and in wasm.
 pub fn reweight_csv(
     bundle: &str,
     basis: &crate::reweight::ReweightBasis,
@@ -867,10 +903,12 @@ pub fn reweight_csv(
 ) -> String {
     let ids = basis.models();
     let equal = basis.equal_scores();
-    let equal_ranks = crate::rank::average_ranks(equal);
+    let equal_ranks = basis.equal_ranks();
     let policy = basis.policy().key();
     let description = weights.describe(basis);
     let tau_b = csv_number(r.tau_b);
+    let ranking = basis.direction().describe();
+    let threshold = basis.abstain_threshold();
     let mut out = csv_line(&REWEIGHT_CSV_COLUMNS);
     for &m in models {
         let Some(id) = ids.get(m) else { continue };
@@ -905,6 +943,16 @@ pub fn reweight_csv(
             r.inversions.inverted.to_string(),
             r.inversions.pairs.to_string(),
             inverted_with,
+            ranking.clone(),
+            csv_number(r.abstain.get(m).and_then(|a| a.share)),
+            csv_number(Some(threshold.value())),
+            r.abstain
+                .get(m)
+                .is_some_and(|a| a.is_flagged(threshold))
+                .to_string(),
+            r.abstain
+                .get(m)
+                .map_or_else(String::new, |a| a.flagged_csv(threshold)),
         ];
         out.push_str(&csv_line(&fields));
     }
@@ -915,8 +963,9 @@ pub fn reweight_csv(
 /// and in `atlas reweight --format json`: bundle, repeat policy, the weights (preset, description and
 /// one value per condition id), the conditions, and per model (ids in bundle order) the weighted and
 /// equal-weight scores (fractions), Δ (pp), ranks, τ-b, inversions, the inverted pairs (model ids),
-/// the maximum rank displacement and, with `intervals`, the bootstrap (seed, replicates, stream, level
-/// 0.95, one interval or `null` per model).
+/// the maximum rank displacement, the ranking direction, the Abstain threshold with per model the
+/// Abstain shares of the cells its score averages and whether it is flagged, and, with `intervals`,
+/// the bootstrap (seed, replicates, stream, level 0.95, one interval or `null` per model).
 pub fn reweight_json(
     bundle: &str,
     basis: &crate::reweight::ReweightBasis,
@@ -950,7 +999,11 @@ pub fn reweight_json(
         "equal_weight_scores": basis.equal_scores(),
         "delta_pp": r.delta_pp,
         "ranks": r.ranks,
-        "equal_weight_ranks": crate::rank::average_ranks(basis.equal_scores()),
+        "equal_weight_ranks": basis.equal_ranks(),
+        "direction": basis.direction(),
+        "abstain_threshold": basis.abstain_threshold(),
+        "abstain": r.abstain,
+        "high_abstain": r.abstain.iter().map(|a| a.is_flagged(basis.abstain_threshold())).collect::<Vec<_>>(),
         "tau_b": r.tau_b,
         "inversions": r.inversions,
         "inverted_pairs": pairs,

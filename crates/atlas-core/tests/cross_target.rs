@@ -4,7 +4,10 @@
 //! The constants were obtained by running this native test once; they guard cross-target equality
 //! (and accidental changes of the draws), not correctness — correctness is checked against the numpy
 //! references in `rq1_reference.rs` and `rq2_reference.rs`. If an intended change alters the reports,
-//! update both files together.
+//! update both files together. Last changes (issue 13): the RQ2 report gained per-model partial-drop
+//! counts (item 3; hash 775917484280984048), then both reports gained the bundle's score direction
+//! (item 5); with the field `"direction":{…}` removed from both serialisations the hashes are the
+//! earlier ones, so no number moved.
 
 use atlas_core::rq1::{condition_reversals, wording_sensitivity, Rq1Options};
 use atlas_core::rq2::{analyze_rq2, Rq2Options};
@@ -39,8 +42,8 @@ pub fn report_fingerprints(audit: &Audit) -> (u64, u64) {
     (fnv1a(rq1.as_bytes()), fnv1a(rq2.as_bytes()))
 }
 
-const RQ1_FINGERPRINT: u64 = 3_314_455_017_948_479_848;
-const RQ2_FINGERPRINT: u64 = 775_917_484_280_984_048;
+const RQ1_FINGERPRINT: u64 = 9_291_688_427_133_396_670;
+const RQ2_FINGERPRINT: u64 = 1_921_101_078_265_026_740;
 
 #[test]
 fn rq1_and_rq2_reports_of_the_default_bundle_have_the_recorded_fingerprints() {

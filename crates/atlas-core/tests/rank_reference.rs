@@ -92,6 +92,54 @@ fn average_ranks_equal_scipy_rankdata_on_the_present_scores() {
     }
 }
 
+/// The direction of `case` (`better`, `target`) as an [`atlas_core::Direction`].
+fn direction_of(case: &serde_json::Value) -> atlas_core::Direction {
+    match case["better"].as_str().unwrap() {
+        "lower" => atlas_core::Direction::Lower,
+        "higher" => atlas_core::Direction::Higher,
+        _ => atlas_core::Direction::Target {
+            target: case["target"].as_f64().unwrap(),
+        },
+    }
+}
+
+/// Score direction (issue 13 item 5): ranks are `scipy.stats.rankdata` of the ranking keys (`s`, `−s`,
+/// `numpy.abs(s − t)`), including the Eq. 4 scores of the target-50 fixture and ties at equal distance.
+#[test]
+fn ranks_in_a_direction_equal_scipy_rankdata_of_the_ranking_keys() {
+    let reference = rank_reference();
+    let cases = reference["directional_ranks"]["ranks"].as_array().unwrap();
+    assert!(cases.len() >= 8);
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let scores = opt_f64s(&case["scores"], name);
+        let expected = opt_f64s(&case["ranks"], name);
+        assert_eq!(direction_of(case).ranks(&scores), expected, "{name}");
+    }
+}
+
+/// τ-b and inversions of two score vectors under a direction equal scipy's on the keys.
+#[test]
+fn kendall_tau_b_and_inversions_of_ranking_keys_equal_scipy() {
+    let reference = rank_reference();
+    for case in reference["directional_ranks"]["kendall_tau_b"]
+        .as_array()
+        .unwrap()
+    {
+        let name = case["name"].as_str().unwrap();
+        let d = direction_of(case);
+        let x = d.keys(&some(&f64s(&case["x"], name)));
+        let y = d.keys(&some(&f64s(&case["y"], name)));
+        let (px, py) = paired_present(&x, &y).unwrap();
+        assert_close(kendall_tau_b(&px, &py), case["tau_b"].as_f64(), name);
+        assert_eq!(
+            pairwise_inversions(&x, &y).unwrap().inverted as u64,
+            case["inversions"].as_u64().unwrap(),
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn kendall_tau_b_is_none_for_a_nan_a_constant_vector_or_fewer_than_two_items() {
     assert_eq!(kendall_tau_b(&[1.0, f64::NAN, 3.0], &[1.0, 2.0, 3.0]), None);

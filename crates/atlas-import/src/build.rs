@@ -991,6 +991,7 @@ impl Builder {
             responses: Responses {
                 axes: self.facets.iter().map(|f| f.id.clone()).collect(),
                 selection: SelectionColumn {
+                    direction: self.mapping.selection.direction.clone(),
                     values,
                     codes: codes_text,
                 },

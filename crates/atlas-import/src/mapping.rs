@@ -238,6 +238,12 @@ pub struct SelectionSpec {
     /// counts stay in the report), so that free-text Selections do not overflow the 62 codes.
     #[serde(default)]
     pub collapse_unmapped: bool,
+    /// The score direction the bundle declares (`responses.selection.direction`,
+    /// `docs/bundle-format.md`): `{"better": "lower" | "higher"}` or `{"better": "target", "target":
+    /// 0.5}`, with an optional `note`. Absent = the bundle declares none (lower is better, shown as the
+    /// default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<atlas_core::direction::DirectionSpec>,
 }
 
 /// `rationale`: where the Rationale text is.
@@ -440,6 +446,16 @@ impl Mapping {
         }
         if arrays > 1 {
             return Err(bad("facets", "at most one facet can be `array_index`"));
+        }
+        if let Err(e) = atlas_core::direction::ScoreDirection::from_spec(
+            self.selection.direction.as_ref(),
+            "selection.direction",
+        ) {
+            let (field, message) = match e {
+                atlas_core::BundleError::Invalid { field, message } => (field, message),
+                other => ("selection.direction".to_string(), other.to_string()),
+            };
+            return Err(bad(&field, &message));
         }
         let has_unpivot = unpivots == 1;
         let mut refs: Vec<(String, &str)> = vec![("selection.field".into(), &self.selection.field)];

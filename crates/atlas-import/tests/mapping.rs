@@ -574,3 +574,85 @@ fn the_preview_reads_only_as_far_as_the_requested_rows() {
     assert_eq!(p.rows.len(), 5);
     assert_eq!(p.source.bytes, 64 << 10, "one default chunk was read");
 }
+
+/// `selection.direction` (issue 13 item 5) is carried into the bundle's `responses.selection.direction`
+/// and the statistics rank by it: three models whose stereo shares are 2/4, 1/4 and 4/4 rank 1, 2, 3
+/// by |share − 0.5| = 0, 0.25, 0.5 (lower is better would rank m2, m1, m3).
+#[test]
+fn a_declared_target_direction_reaches_the_bundle_and_its_ranking() {
+    let m = mapping(
+        r#"{"model": {"field": "model"}, "statement": {"field": "pair"}}"#,
+        r#"{"field": "choice", "map": {"stereo": 1, "antistereo": 0},
+            "direction": {"better": "target", "target": 0.5, "note": "CrowS-Pairs: 50 % is no preference"}}"#,
+        "",
+    );
+    let mut csv = String::from("model,pair,choice\n");
+    for (model, choices) in [
+        ("m1", ["stereo", "stereo", "antistereo", "antistereo"]),
+        ("m2", ["stereo", "antistereo", "antistereo", "antistereo"]),
+        ("m3", ["stereo", "stereo", "stereo", "stereo"]),
+    ] {
+        for (p, c) in choices.iter().enumerate() {
+            csv.push_str(&format!("{model},p{p},{c}\n"));
+        }
+    }
+    let imported = import(m, Format::Csv, csv.as_bytes()).unwrap();
+    let direction = imported.bundle.responses.selection.direction.clone();
+    assert_eq!(
+        direction.map(|d| (d.target, d.note)),
+        Some((Some(0.5), Some("CrowS-Pairs: 50 % is no preference".into())))
+    );
+    let a = audit(&imported);
+    assert!(a.direction.declared);
+    let units = unit_counts(&a, RepeatPolicy::AllResponses);
+    let scores = atlas_core::stats::reference_scores(&a, &units, None);
+    assert_eq!(scores, [Some(0.5), Some(0.25), Some(1.0)]);
+    assert_eq!(
+        a.direction.direction.ranks(&scores),
+        [Some(1.0), Some(2.0), Some(3.0)]
+    );
+    // Without the key the bundle declares nothing.
+    let plain = import(
+        simple_mapping(),
+        Format::Csv,
+        b"model,statement,answer\nm,s,agree\n",
+    )
+    .unwrap();
+    assert!(plain.bundle.responses.selection.direction.is_none());
+}
+
+#[test]
+fn a_bad_direction_in_the_mapping_is_an_error_naming_the_mapping_key() {
+    let text = |direction: &str| {
+        format!(
+            r#"{{"mapping_version": 1, "metadata": {}, "facets": {{"model": {{"field": "m"}}, "statement": {{"field": "s"}}}},
+                 "selection": {{"field": "a", "map": {{"x": 1}}, "direction": {direction}}}}}"#,
+            common::METADATA
+        )
+    };
+    for (direction, message) in [
+        (r#"{"better": "target"}"#, "missing"),
+        (
+            r#"{"better": "target", "target": 50}"#,
+            "is 50; the target is a fraction in [0, 1] (write 0.5 for 50 %)",
+        ),
+        (
+            r#"{"better": "higher", "target": 0.5}"#,
+            "only read with \"better\": \"target\"",
+        ),
+    ] {
+        match Mapping::from_json(&text(direction)) {
+            Err(ImportError::Mapping { field, message: m }) => {
+                assert_eq!(field, "selection.direction.target", "{direction}");
+                assert!(m.contains(message), "{direction}: {m}");
+            }
+            other => panic!("{direction}: expected a mapping error, got {other:?}"),
+        }
+    }
+    match Mapping::from_json(&text(r#"{"better": "best"}"#)) {
+        Err(ImportError::MappingJson(m)) => {
+            assert!(m.contains("unknown variant `best`"), "{m}")
+        }
+        other => panic!("expected a JSON error, got {other:?}"),
+    }
+}

@@ -826,6 +826,7 @@ impl PilotDesign {
                     "template".into(),
                 ],
                 selection: SelectionColumn {
+                    direction: None,
                     values: Vec::new(),
                     codes: "-".repeat(cells),
                 },

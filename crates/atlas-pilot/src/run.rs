@@ -1481,6 +1481,7 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
                 .map(str::to_string)
                 .collect(),
             selection: SelectionColumn {
+                direction: None,
                 values,
                 codes: codes.into_iter().collect(),
             },

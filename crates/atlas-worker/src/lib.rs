@@ -219,8 +219,17 @@ pub enum Charts {
 /// Panels (a) and (b): RQ1's per-wording scores and ranks ([`atlas_core::rq1::WordingRankStability`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rq1Charts {
+    /// The bundle's score direction (the ranks below follow it).
+    #[serde(default)]
+    pub direction: atlas_core::ScoreDirection,
     /// Pooled (Eq. 4) score per model, fractions.
     pub pooled: Vec<Option<f64>>,
+    /// Per model, the Abstain shares of the cells its pooled score averages (high-Abstain flags).
+    #[serde(default)]
+    pub pooled_abstain: Vec<atlas_core::ScoreAbstain>,
+    /// `abstain[j][m]`: the same for model `m`'s score under wording `j`.
+    #[serde(default)]
+    pub abstain: Vec<Vec<atlas_core::ScoreAbstain>>,
     /// Pooled rank per model.
     pub pooled_ranks: Vec<Option<f64>>,
     /// `scores[j][m]`: model `m`'s score under wording `j`.
@@ -266,6 +275,9 @@ impl Rq1Charts {
     fn of(r: &Rq1Report) -> Self {
         let s = &r.rank_stability;
         Rq1Charts {
+            direction: s.direction,
+            pooled_abstain: s.pooled_abstain.clone(),
+            abstain: s.abstain.clone(),
             pooled: s.pooled.clone(),
             pooled_ranks: s.pooled_ranks.clone(),
             scores: s.scores.clone(),

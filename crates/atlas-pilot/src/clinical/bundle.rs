@@ -569,6 +569,7 @@ fn build(
                 .map(str::to_string)
                 .collect(),
             selection: SelectionColumn {
+                direction: None,
                 values,
                 codes: codes.into_iter().collect(),
             },
