@@ -188,6 +188,32 @@ pub struct FormState {
     pub timeout_s: String,
     /// The bundle's title.
     pub title: String,
+    /// The longest server wait (`Retry-After`) honoured without pausing, seconds.
+    #[serde(default = "default_max_wait_s")]
+    pub max_wait_s: String,
+}
+
+/// The default longest server wait of the forms, seconds
+/// ([`atlas_pilot::retry::DEFAULT_MAX_WAIT_MS`]).
+pub(crate) fn default_max_wait_s() -> String {
+    (atlas_pilot::retry::DEFAULT_MAX_WAIT_MS / 1000).to_string()
+}
+
+/// `settings` with the longest server wait typed in `max_wait_s`: whole seconds, 0 to 86,400 (0:
+/// every `Retry-After` pauses the run).
+///
+/// # Errors
+/// Not a whole number, or above a day, naming the field.
+pub(crate) fn with_max_wait(mut settings: Settings, max_wait_s: &str) -> Result<Settings, String> {
+    let limit = atlas_pilot::retry::MAX_MAX_WAIT_MS / 1000;
+    let s: u64 = num(max_wait_s, "longest server wait")?;
+    if s > limit {
+        return Err(format!(
+            "longest server wait: between 0 and {limit} seconds (a day)"
+        ));
+    }
+    settings.max_wait_ms = s * 1000;
+    Ok(settings)
 }
 
 impl Default for FormState {
@@ -226,6 +252,7 @@ impl Default for FormState {
             concurrency: "4".into(),
             timeout_s: "60".into(),
             title: "My pilot audit".into(),
+            max_wait_s: default_max_wait_s(),
         }
     }
 }
@@ -266,6 +293,7 @@ pub(crate) fn limits_of(max_calls: &str, max_cost: &str) -> Result<Limits, Strin
 /// A field that does not parse or is out of range.
 pub fn settings(form: &FormState) -> Result<Settings, String> {
     run_settings(&form.concurrency, &form.timeout_s)
+        .and_then(|s| with_max_wait(s, &form.max_wait_s))
 }
 
 /// Run settings from the typed concurrency (1 to 64) and per-call timeout (1 to 600 s).
@@ -284,6 +312,7 @@ pub(crate) fn run_settings(concurrency: &str, timeout_s: &str) -> Result<Setting
     Ok(Settings {
         concurrency,
         timeout_ms: (timeout_s * 1000.0) as u32,
+        max_wait_ms: atlas_pilot::retry::DEFAULT_MAX_WAIT_MS,
     })
 }
 
@@ -491,6 +520,7 @@ pub fn PilotPanel() -> impl IntoView {
                         let settings = settings(&form.get_untracked()).unwrap_or(Settings {
                             concurrency: 4,
                             timeout_ms: 60_000,
+                            max_wait_ms: atlas_pilot::retry::DEFAULT_MAX_WAIT_MS,
                         });
                         install_restored(
                             Work::Pilot(Rc::new(plan)),
@@ -663,8 +693,9 @@ pub fn PilotPanel() -> impl IntoView {
                 <div class="error" role="alert" id="pilot-error">{m}</div>
             })}
             {move || out.snapshot.get().map(|s| view! {
-                <RunView snapshot=s/>
-                <RunControls kind=Kind::Pilot prefix="pilot" open_label="Open as bundle in every view"
+                <crate::run_controls::RunNotices prefix="pilot" snapshot=s.clone()/>
+                <RunView snapshot=s.clone()/>
+                <RunControls kind=Kind::Pilot prefix="pilot" snapshot=s open_label="Open as bundle in every view"
                     discard_label="Discard the run" error=action_error restored
                     on_open=do_open on_download=do_download on_discard=do_discard/>
             })}
@@ -921,6 +952,7 @@ pub(crate) fn provider_row(rows: Rows, keys: Keys, i: usize) -> impl IntoView {
             <span class="key-mask" id=format!("pilot-key-mask-{id}")>
                 {let id = id.clone(); move || keys.masked.with(|m| m.get(&id).cloned()).map(|m| format!("key: {m}")).unwrap_or_else(|| "no key (fine for local servers)".into())}
             </span>
+            " "{crate::connection_test::test_button(id.clone(), move || rows.get_untracked(i).ok_or_else(|| "this row is gone".to_string()).and_then(|r| r.provider()), keys)}
             <br/>
             <label>"Price per 1M input tokens "
                 <input type="text" size="6" id=format!("pilot-price-in-{id}") prop:value=field("price_in")
@@ -1027,6 +1059,9 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
                 {text_field(form, "pilot-timeout", "timeout per call (s)", |f| f.timeout_s.clone(), |f, v| f.timeout_s = v)}" "
                 {text_field(form, "pilot-title", "bundle title", |f| f.title.clone(), |f, v| f.title = v)}
             </div>
+            <div>
+                {text_field(form, "pilot-max-wait", "longest server wait (Retry-After, s; longer pauses the run)", |f| f.max_wait_s.clone(), |f, v| f.max_wait_s = v)}
+            </div>
         </fieldset>
     }
 }
@@ -1064,6 +1099,7 @@ fn RunView(snapshot: Snapshot) -> impl IntoView {
             {(j.total > 0).then(|| view! { <span>{format!("; judge calls {} of {} done ({} failed)", j.done(), j.total, j.failed)}</span> })}
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
+        <div class="scroll">
         <table class="pilot-results" id="pilot-results">
             <caption>"Responses (model text shown as text)"</caption>
             <thead><tr>
@@ -1083,5 +1119,6 @@ fn RunView(snapshot: Snapshot) -> impl IntoView {
                 }}).collect_view()}
             </tbody>
         </table>
+        </div>
     }
 }

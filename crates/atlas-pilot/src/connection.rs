@@ -208,7 +208,7 @@ impl NetworkCause {
             NetworkCause::Dns => "host name not found (DNS)",
             NetworkCause::Tls => "TLS / certificate failure",
             NetworkCause::Dropped => "connection dropped",
-            NetworkCause::Unknown => "no detail given",
+            NetworkCause::Unknown => "no cause given",
         }
     }
 }
