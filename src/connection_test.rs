@@ -164,7 +164,7 @@ pub async fn test_connection(provider: &Provider, key: &SecretKey) -> Diagnosis 
         Ok(r) => r,
         Err(e) => {
             return Diagnosis {
-                reason: Reason::BadUrl,
+                reason: Reason::CannotBuild,
                 status: None,
                 latency_ms: 0,
                 headline: format!("The call cannot be made: {}", key.scrub(&e.to_string())),
@@ -232,7 +232,8 @@ pub async fn diagnose_network_failure(
 }
 
 /// A provider row's "Test connection" button (`pilot-test-{row}`) and its result
-/// (`pilot-test-result-{row}`, with `data-reason` = [`Reason::key`], `data-status`, `data-latency`):
+/// (`pilot-test-result-{row}`, with `data-reason` = [`Reason::key`], `data-status`, `data-latency`,
+/// and `data-run`, the number of tests done on the row):
 /// the headline (status, latency, the provider's message or the reason) and the advice. `provider`
 /// reads the row when clicked; the key is the row's in [`Keys`].
 pub fn test_button(
@@ -242,17 +243,23 @@ pub fn test_button(
 ) -> impl IntoView {
     let result = RwSignal::new(None::<Result<Diagnosis, String>>);
     let busy = RwSignal::new(false);
+    // Tests done on this row (`data-run` of the result), so a new result is told from the last one.
+    let runs = RwSignal::new(0u32);
     let row_for_click = row.clone();
     let result_id = format!("pilot-test-result-{row}");
     let on_click = move |_| {
         let key = keys.get(&row_for_click);
         match provider() {
-            Err(e) => result.set(Some(Err(e))),
+            Err(e) => {
+                runs.update(|n| *n += 1);
+                result.set(Some(Err(e)));
+            }
             Ok(p) => {
                 busy.set(true);
                 result.set(None);
                 spawn_local(async move {
                     let d = test_connection(&p, &key).await;
+                    runs.update(|n| *n += 1);
                     result.set(Some(Ok(d)));
                     busy.set(false);
                 });
@@ -270,14 +277,15 @@ pub fn test_button(
                 let class = if d.reason == Reason::Ok { "connection-test ok" } else { "connection-test failed" };
                 view! {
                     <div class=class id=result_id.clone() role="status" data-reason=d.reason.key()
-                        data-status=status data-latency=d.latency_ms>
+                        data-status=status data-latency=d.latency_ms data-run=move || runs.get()>
                         <strong>{d.headline}</strong>
                         <ul>{d.advice.into_iter().map(|a| view! { <li>{a}</li> }).collect_view()}</ul>
                     </div>
                 }.into_any()
             }
             Err(e) => view! {
-                <div class="connection-test failed error" id=result_id.clone() role="status" data-reason="bad_row">{e}</div>
+                <div class="connection-test failed error" id=result_id.clone() role="status" data-reason="cannot_build"
+                    data-run=move || runs.get()>{e}</div>
             }.into_any(),
         })}
     }

@@ -18,7 +18,7 @@
 //!   preflight): when it resolves, the server does send `Access-Control-Allow-Origin` on its answers,
 //!   so what failed was the preflight (`OPTIONS`) that the real request's headers require;
 //! * the URL itself: a port on the Fetch standard's **bad port** list ([`BAD_PORTS`]) is refused by
-//!   Chromium (`net::ERR_UNSAFE_PORT`) and Firefox before any packet is sent; a loopback or IP-literal
+//!   Chromium (`net::ERR_UNSAFE_PORT`) before any packet is sent; a loopback or IP-literal
 //!   host involves no DNS; `http:` involves no TLS; an `http:` URL from an `https:` page to a host
 //!   that is not loopback is blocked as mixed content; `navigator.onLine` false means offline.
 //!
@@ -38,19 +38,24 @@ use crate::provider::{
     RequestError, SecretKey,
 };
 
-/// The Fetch standard's bad ports (<https://fetch.spec.whatwg.org/#port-blocking>, the list as of
-/// 2024, with 4190 and 6679 added by whatwg/fetch#1663): a request to one of them over `http:` or
-/// `https:` is refused by the browser before it is sent (Chromium: `net::ERR_UNSAFE_PORT`, its
-/// `kRestrictedPorts`).
-pub const BAD_PORTS: [u16; 82] = [
+/// The ports browsers refuse to connect to over `http:` and `https:` before anything is sent: the
+/// Fetch standard's bad ports (<https://fetch.spec.whatwg.org/#port-blocking>) as Chromium refuses
+/// them (`net::ERR_UNSAFE_PORT`; all 80 checked in Chromium 156 by `tests/e2e/pilot_failures.mjs`).
+/// The standard's list also has [`FETCH_ONLY_BAD_PORTS`].
+pub const BAD_PORTS: [u16; 80] = [
     1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102,
     103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465,
     512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993,
-    995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668,
-    6669, 6679, 6697, 10080,
+    995, 1719, 1720, 1723, 2049, 3659, 4045, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669,
+    6697, 10080,
 ];
 
-/// Whether a browser refuses to connect to `port` ([`BAD_PORTS`]).
+/// Bad ports the Fetch standard added in 2024 (4190 sieve, 6679 osaut; whatwg/fetch#1663) that
+/// Chromium 156 still connects to: browsers that follow the standard refuse them, so a failed call to
+/// one of them gets that possibility in its advice.
+pub const FETCH_ONLY_BAD_PORTS: [u16; 2] = [4190, 6679];
+
+/// Whether browsers refuse to connect to `port` ([`BAD_PORTS`]).
 pub fn is_bad_port(port: u16) -> bool {
     BAD_PORTS.binary_search(&port).is_ok()
 }
@@ -347,12 +352,16 @@ pub enum Reason {
     Unreachable,
     /// The base URL is not `http(s)://host…`.
     BadUrl,
+    /// The request cannot be built (no model name, a bad base URL, a key missing for a provider that
+    /// needs one, …): nothing was sent.
+    CannotBuild,
 }
 
 impl Reason {
     /// Machine name, the `data-reason` the end-to-end tests read: `ok`, `http_error`,
     /// `wrong_response`, `timeout`, `blocked_port`, `mixed_content`, `offline`, `cors`,
-    /// `cors_preflight`, `connection_refused`, `dns`, `tls`, `dropped`, `unreachable`, `bad_url`.
+    /// `cors_preflight`, `connection_refused`, `dns`, `tls`, `dropped`, `unreachable`, `bad_url`,
+    /// `cannot_build`.
     pub fn key(self) -> &'static str {
         match self {
             Reason::Ok => "ok",
@@ -370,6 +379,7 @@ impl Reason {
             Reason::Dropped => "dropped",
             Reason::Unreachable => "unreachable",
             Reason::BadUrl => "bad_url",
+            Reason::CannotBuild => "cannot_build",
         }
     }
 }
@@ -587,6 +597,12 @@ fn classify_browser_failure(
         d.advice
             .push("Reconnect to the network, then test again.".into());
         return;
+    }
+    if FETCH_ONLY_BAD_PORTS.contains(&endpoint.port) {
+        d.advice.push(format!(
+            "Port {} is on the Fetch standard's list of bad ports since 2024: browsers that follow it refuse to connect (Chromium 156 does not yet); if the server runs, try another port.",
+            endpoint.port
+        ));
     }
     if is_bad_port(endpoint.port) {
         d.reason = Reason::BlockedPort;

@@ -968,7 +968,7 @@ impl RunState {
             }
         }
         // A stable sort keeps the order of first appearance among equal counts.
-        groups.sort_by(|a, b| b.count.cmp(&a.count));
+        groups.sort_by_key(|g| std::cmp::Reverse(g.count));
         groups
     }
 

@@ -6,7 +6,7 @@
 
 use atlas_pilot::connection::{
     cors_request_headers, diagnose, is_bad_port, network_cause, test_request, ConnectionFacts,
-    Endpoint, NetworkCause, ProbeResult, Reason, BAD_PORTS,
+    Endpoint, NetworkCause, ProbeResult, Reason, BAD_PORTS, FETCH_ONLY_BAD_PORTS,
 };
 use atlas_pilot::provider::{Provider, ProviderKind, SecretKey};
 
@@ -55,7 +55,9 @@ fn shown(d: &atlas_pilot::connection::Diagnosis) -> String {
 #[test]
 fn the_bad_port_list_is_the_fetch_standards_and_sorted_for_the_lookup() {
     // The Fetch standard's "bad port" list as written in web-platform-tests
-    // fetch/api/request/request-bad-port.any.js (2024, after whatwg/fetch#1663 added 4190 and 6679).
+    // fetch/api/request/request-bad-port.any.js (2024, after whatwg/fetch#1663 added 4190 and 6679):
+    // BAD_PORTS is that list without the two, which Chromium 156 does not refuse
+    // (tests/e2e/pilot_failures.mjs), and FETCH_ONLY_BAD_PORTS the two.
     let wpt: [u16; 82] = [
         1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101,
         102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389,
@@ -63,9 +65,16 @@ fn the_bad_port_list_is_the_fetch_standards_and_sorted_for_the_lookup() {
         989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665,
         6666, 6667, 6668, 6669, 6679, 6697, 10080,
     ];
-    assert_eq!(BAD_PORTS, wpt);
+    let mut both: Vec<u16> = BAD_PORTS
+        .iter()
+        .chain(&FETCH_ONLY_BAD_PORTS)
+        .copied()
+        .collect();
+    both.sort_unstable();
+    assert_eq!(both, wpt);
     assert!(BAD_PORTS.windows(2).all(|w| w[0] < w[1]));
-    assert!(wpt.iter().all(|&p| is_bad_port(p)));
+    assert!(BAD_PORTS.iter().all(|&p| is_bad_port(p)));
+    assert!(!is_bad_port(4190) && !is_bad_port(6679));
     for ok in [80, 443, 3000, 5000, 8000, 8080, 8765, 11434, 65535] {
         assert!(!is_bad_port(ok), "{ok}");
     }
@@ -249,6 +258,15 @@ fn in_a_browser_a_port_on_the_bad_port_list_is_named_as_blocked() {
         .headline
         .contains("Port 6000 is blocked by the browser (net::ERR_UNSAFE_PORT)"));
     assert!(d.text().contains("another port"));
+    // 4190: Chromium connects; nothing listens here, and the advice names the standard's list.
+    let p = local(4190);
+    let mut f = facts(&p, Some(PAGE), rejected());
+    f.no_cors = Some(rejected());
+    let d = diagnose(&p, &SecretKey::new(KEY), &f);
+    assert_eq!(d.reason, Reason::ConnectionRefused);
+    assert!(d
+        .text()
+        .contains("Port 4190 is on the Fetch standard's list of bad ports since 2024"));
 }
 
 #[test]
