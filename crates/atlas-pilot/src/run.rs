@@ -26,16 +26,18 @@
 //! model or judge id of [`Job::provider_of`]): when, before any call of a provider has answered,
 //! [`EARLY_STOP_CALLS`] (3) distinct calls in a row fail the same way ([`FailureReason::group_key`])
 //! with a failure that says the provider is unusable ([`FailureReason::counts_for_early_stop`]:
-//! network errors, timeouts, bodies that are not JSON or not the provider's shape, HTTP 401, 402,
-//! 404, 405, 407), the provider is **stopped early**: its pending calls fail at once — those never
-//! sent with the kind `stopped_early`, those already tried keeping their own reason — and calls in
-//! flight fail without retries when they come back, with one message ([`EarlyStop`]) naming the
-//! reason and the count. Rate limits (429) and server errors (5xx) never stop a provider: they say
-//! "later", and keep their retries and `Retry-After`; HTTP 400, 403 and 422 neither, since they can
-//! depend on the prompt (content filters, moderation). Three calls, because one failure can be a blip
-//! and two the same coincidence, while three distinct calls failing identically before anything
-//! answered is a provider that does not work; with `concurrency` calls at once at most
-//! `3 + concurrency − 1` attempts go to a dead provider instead of 5 per call.
+//! network errors, bodies that are not JSON or not the provider's shape, HTTP 401, 402, 404, 405,
+//! 407), the provider is **stopped early**: its pending calls fail at once — those never sent with
+//! the kind `stopped_early`, those already tried keeping their own reason — and calls in flight fail
+//! without retries when they come back, with one message ([`EarlyStop`]) naming the reason and the
+//! count. Rate limits (429) and server errors (5xx) never stop a provider: they say "later", and keep
+//! their retries and `Retry-After`; HTTP 400, 403 and 422 neither, since they can depend on the
+//! prompt (content filters, moderation); timeouts neither: the server took the call and may only be
+//! slow (a local model on a busy machine answers after the first calls time out). Three calls,
+//! because one failure can be a blip and two the same coincidence, while three distinct calls
+//! failing identically before anything answered is a provider that does not work; with
+//! `concurrency` calls at once a dead provider then gets a handful of attempts (the three calls, any
+//! of their retries that came due meanwhile, the calls in flight) instead of 5 for every call.
 //! [`RunState::retry_failed`] clears the watch, so a fixed provider gets a fresh start.
 //! [`RunState::failure_groups`] groups the finally failed calls by reason (count, first example).
 //!
@@ -162,12 +164,13 @@ impl FailureReason {
     }
 
     /// Whether this failure says the provider is unusable, so that [`EARLY_STOP_CALLS`] of them in
-    /// a row stop it (module docs, "Early stop"): network errors, timeouts, `malformed` and
+    /// a row stop it (module docs, "Early stop"): network errors, `malformed` and
     /// `unexpected_shape` bodies, and HTTP 401, 402, 404, 405, 407. Not rate limits, server errors
-    /// (they say "later"), HTTP 400, 403, 422 (they can depend on the prompt), interruptions.
+    /// (they say "later"), HTTP 400, 403, 422 (they can depend on the prompt), timeouts (a slow
+    /// server is not a broken one), interruptions.
     pub fn counts_for_early_stop(&self) -> bool {
         match self.kind.as_str() {
-            "network" | "timeout" | "malformed" | "unexpected_shape" => true,
+            "network" | "malformed" | "unexpected_shape" => true,
             "client" => matches!(self.status, Some(401 | 402 | 404 | 405 | 407)),
             _ => false,
         }
@@ -1245,7 +1248,6 @@ fn early_stop_message(
             ),
             NetworkCause::Unknown => " A browser reports a refused connection, a DNS or TLS failure, a blocked port and a CORS refusal alike; \"Test connection\" on the provider's row tells them apart.".to_string(),
         },
-        "timeout" => " The server does not answer in time: check it, or allow a longer timeout per call.".to_string(),
         "client" => match first.status {
             Some(401) => " Check the key.".to_string(),
             Some(404) => " Check the base URL (with its version path, e.g. /v1) and the model name.".to_string(),

@@ -318,7 +318,7 @@ fn a_provider_that_answered_once_is_never_stopped_early() {
 }
 
 #[test]
-fn calls_failing_in_different_ways_restart_the_count_and_rate_limits_never_count() {
+fn calls_failing_in_different_ways_restart_the_count_and_rate_limits_and_timeouts_never_count() {
     // m-a: call 1 refused, calls 2–4 get HTTP 401, each once (not retryable). The 401s are three in a
     // row after the refusal, so the stop comes with call 4 and names the 401; 16 − 4 = 12 unsent.
     let plan = build_plan(small_design()).unwrap();
@@ -383,12 +383,24 @@ fn calls_failing_in_different_ways_restart_the_count_and_rate_limits_never_count
     );
     assert!(state.early_stops().is_empty());
     assert_eq!(log.attempts.get("m-a"), Some(&32));
+
+    // Timeouts neither: a slow server is not a broken one. Every m-a call times out twice.
+    let mut state = RunState::new(&plan);
+    let log = drive(&plan, &mut state, &policy, 2, |plan, state, provider, id, _| {
+        if provider == "m-a" {
+            AttemptOutcome::TimedOut
+        } else {
+            answer(plan, state, id)
+        }
+    });
+    assert!(state.early_stops().is_empty());
+    assert_eq!(log.attempts.get("m-a"), Some(&32));
 }
 
 #[test]
 fn a_judge_stopped_early_gets_no_more_calls_and_retry_failed_starts_the_watch_again() {
-    // The audited models answer; judge j2 (Gemini) times out on its first three calls (one attempt
-    // each): j2 is stopped, its other judge calls fail unsent; j1 answers all.
+    // The audited models answer; judge j2 (Gemini) answers its first three calls 404 (an unknown
+    // model; one attempt each): j2 is stopped, its other judge calls fail unsent; j1 answers all.
     let plan = build_plan(small_design()).unwrap();
     let mut state = RunState::new(&plan);
     let policy = BackoffPolicy {
@@ -401,7 +413,11 @@ fn a_judge_stopped_early_gets_no_more_calls_and_retry_failed_starts_the_watch_ag
         &policy,
         1,
         |plan, state, provider, id, _| match provider {
-            "j2" => AttemptOutcome::TimedOut,
+            "j2" => AttemptOutcome::Response {
+                status: 404,
+                headers: Vec::new(),
+                body: r#"{"error": {"code": 404, "message": "models/gemini-judge is not found for API version v1beta", "status": "NOT_FOUND"}}"#.into(),
+            },
             _ => answer(plan, state, id),
         },
     );
@@ -416,7 +432,7 @@ fn a_judge_stopped_early_gets_no_more_calls_and_retry_failed_starts_the_watch_ag
         .iter()
         .map(|s| failed_reason(s).map_or("-", |r| r.kind.as_str()))
         .collect();
-    assert_eq!(kinds.iter().filter(|k| **k == "timeout").count(), 3);
+    assert_eq!(kinds.iter().filter(|k| **k == "client").count(), 3);
     assert_eq!(kinds.iter().filter(|k| **k == STOPPED_EARLY).count(), 29);
     assert!(state
         .judge_calls
@@ -424,10 +440,15 @@ fn a_judge_stopped_early_gets_no_more_calls_and_retry_failed_starts_the_watch_ag
         .filter(|j| j.judge == "j1")
         .all(|j| matches!(j.status, CallStatus::Answered { .. })));
     let stop = state.early_stops()[0];
-    assert!(stop
-        .message
-        .contains("no answer within the timeout per call"));
-    assert!(stop.message.contains("longer timeout per call"));
+    assert!(
+        stop.message.contains("HTTP 404 — not found (base URL or model)")
+            && stop.message.contains("models/gemini-judge is not found")
+            && stop
+                .message
+                .contains("Check the base URL (with its version path, e.g. /v1) and the model name."),
+        "{}",
+        stop.message
+    );
 
     // The stop survives a save and reload.
     let reloaded = RunState::from_json(&state.to_json().unwrap()).unwrap();
