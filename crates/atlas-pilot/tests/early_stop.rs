@@ -386,13 +386,19 @@ fn calls_failing_in_different_ways_restart_the_count_and_rate_limits_and_timeout
 
     // Timeouts neither: a slow server is not a broken one. Every m-a call times out twice.
     let mut state = RunState::new(&plan);
-    let log = drive(&plan, &mut state, &policy, 2, |plan, state, provider, id, _| {
-        if provider == "m-a" {
-            AttemptOutcome::TimedOut
-        } else {
-            answer(plan, state, id)
-        }
-    });
+    let log = drive(
+        &plan,
+        &mut state,
+        &policy,
+        2,
+        |plan, state, provider, id, _| {
+            if provider == "m-a" {
+                AttemptOutcome::TimedOut
+            } else {
+                answer(plan, state, id)
+            }
+        },
+    );
     assert!(state.early_stops().is_empty());
     assert_eq!(log.attempts.get("m-a"), Some(&32));
 }
@@ -412,13 +418,15 @@ fn a_judge_stopped_early_gets_no_more_calls_and_retry_failed_starts_the_watch_ag
         &mut state,
         &policy,
         1,
-        |plan, state, provider, id, _| match provider {
+        |plan, state, provider, id, _| {
+            match provider {
             "j2" => AttemptOutcome::Response {
                 status: 404,
                 headers: Vec::new(),
                 body: r#"{"error": {"code": 404, "message": "models/gemini-judge is not found for API version v1beta", "status": "NOT_FOUND"}}"#.into(),
             },
             _ => answer(plan, state, id),
+        }
         },
     );
     let j2: Vec<&CallStatus> = state
@@ -441,11 +449,12 @@ fn a_judge_stopped_early_gets_no_more_calls_and_retry_failed_starts_the_watch_ag
         .all(|j| matches!(j.status, CallStatus::Answered { .. })));
     let stop = state.early_stops()[0];
     assert!(
-        stop.message.contains("HTTP 404 — not found (base URL or model)")
+        stop.message
+            .contains("HTTP 404 — not found (base URL or model)")
             && stop.message.contains("models/gemini-judge is not found")
-            && stop
-                .message
-                .contains("Check the base URL (with its version path, e.g. /v1) and the model name."),
+            && stop.message.contains(
+                "Check the base URL (with its version path, e.g. /v1) and the model name."
+            ),
         "{}",
         stop.message
     );
