@@ -5,7 +5,8 @@
 #
 #   scripts/llm.sh install        # idempotent: venv + llama-cpp-python[server] (builds llama.cpp, ~20 min
 #                                 # on 2 cores the first time) + the model file, all under ~/.cache/audit-atlas
-#   scripts/llm.sh start [PORT]   # starts the server (default port 8765), waits until it answers, prints the base URL
+#   scripts/llm.sh start [PORT]   # starts the server, waits until it answers, prints the base URL; without
+#                                 # PORT (or when PORT is taken) it binds a free port: the printed URL says which
 #   scripts/llm.sh stop           # stops it
 #   scripts/llm.sh status
 set -euo pipefail
@@ -45,24 +46,59 @@ PY
 
 running() { [ -f "$PIDFILE" ] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; }
 
+# A free port on 127.0.0.1 at or after $1 (0: any free port the kernel picks). Checking by binding
+# leaves a short window before the server binds; start() retries on the next port when that is lost.
+free_port() {
+  python3 - "$1" <<'PY'
+import socket, sys
+want = int(sys.argv[1])
+for port in ([0] if want == 0 else range(want, min(want + 50, 65536))):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    else:
+        print(s.getsockname()[1])
+        sys.exit(0)
+    finally:
+        s.close()
+sys.exit(1)
+PY
+}
+
 start() {
-  local port="${1:-8765}"
+  local want="${1:-0}" port attempt
   install
   if running; then say "already running (pid $(cat "$PIDFILE"))"; echo "http://127.0.0.1:$(cat "$DIR/server.port")/v1"; return; fi
-  say "starting the server on 127.0.0.1:$port (log: $LOG)"
-  nohup "$VENV/bin/python" -m llama_cpp.server --model "$MODEL" --host 127.0.0.1 --port "$port" \
-    --n_ctx 2048 --n_threads 2 --seed 0 >"$LOG" 2>&1 &
-  echo $! >"$PIDFILE"
-  echo "$port" >"$DIR/server.port"
-  for _ in $(seq 1 120); do
-    if curl -fsS "http://127.0.0.1:$port/v1/models" >/dev/null 2>&1; then
-      echo "http://127.0.0.1:$port/v1"
-      return
-    fi
-    running || { say "the server exited; its log:"; tail -20 "$LOG" >&2; exit 1; }
-    sleep 1
+  for attempt in 1 2 3 4 5; do
+    port=$(free_port "$want") || { say "no free port at or after $want"; exit 1; }
+    [ "$want" = 0 ] || [ "$port" = "$want" ] || say "port $want is taken; using $port"
+    say "starting the server on 127.0.0.1:$port (log: $LOG)"
+    # llama_cpp.server reads its settings from the environment (pydantic): a CACHE or MODEL variable
+    # of the caller's would change or break it, so the server starts without them.
+    nohup env -u CACHE -u MODEL -u PORT -u HOST "$VENV/bin/python" -m llama_cpp.server --model "$MODEL" --host 127.0.0.1 --port "$port" \
+      --n_ctx 2048 --n_threads 2 --seed 0 >"$LOG" 2>&1 &
+    echo $! >"$PIDFILE"
+    echo "$port" >"$DIR/server.port"
+    for _ in $(seq 1 120); do
+      if running && curl -fsS "http://127.0.0.1:$port/v1/models" >/dev/null 2>&1; then
+        echo "http://127.0.0.1:$port/v1"
+        return
+      fi
+      if ! running; then
+        if grep -qi 'address already in use' "$LOG"; then
+          say "port $port was taken before the server bound it; trying another"
+          [ "$want" = 0 ] || want=$((port + 1))
+          continue 2
+        fi
+        say "the server exited; its log:"; tail -20 "$LOG" >&2; rm -f "$PIDFILE"; exit 1
+      fi
+      sleep 1
+    done
+    say "the server did not answer within 120 s"; tail -20 "$LOG" >&2; stop; exit 1
   done
-  say "the server did not answer within 120 s"; tail -20 "$LOG" >&2; stop; exit 1
+  say "could not bind a port after 5 attempts"; rm -f "$PIDFILE"; exit 1
 }
 
 stop() {
@@ -72,7 +108,7 @@ stop() {
 
 case "${1:-}" in
   install) install ;;
-  start) start "${2:-8765}" ;;
+  start) start "${2:-0}" ;;
   stop) stop ;;
   status) if running; then echo "running: http://127.0.0.1:$(cat "$DIR/server.port")/v1 (pid $(cat "$PIDFILE"))"; else echo "not running"; fi ;;
   *) echo "usage: scripts/llm.sh install|start [PORT]|stop|status" >&2; exit 2 ;;

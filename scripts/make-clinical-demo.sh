@@ -10,7 +10,7 @@
 #
 # The run state is kept in $CLINICAL_DEMO_WORK (default target/clinical-demo): interrupted, the script
 # resumes where it stopped (same port: the base URL is part of the design). The model server is started
-# on port ${CLINICAL_LLM_PORT:-8767} unless one is running (then it is reused and left running); a
+# on a free port (or $CLINICAL_LLM_PORT) unless one is running (then it is reused and left running); a
 # server this script started is stopped at the end. Sampling at temperature 0.7 on llama.cpp is not
 # bit-reproducible, so a re-run gives a bundle of the same design with other texts. The bundle step
 # alone (no model calls) is:
@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 D=static/bundles/clinical-demo-smollm2
-PORT="${CLINICAL_LLM_PORT:-8767}"
+PORT="${CLINICAL_LLM_PORT:-0}"   # 0: a free port
 WORK="${CLINICAL_DEMO_WORK:-target/clinical-demo}"
 ATLAS="${CARGO_TARGET_DIR:-target}/release/atlas"
 SHARED="${AUDIT_ATLAS_SHARED:-../shared}"

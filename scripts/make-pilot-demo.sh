@@ -8,14 +8,14 @@
 #   scripts/make-pilot-demo.sh          # ~10 min of audited calls + ~15 min of judge calls on 2 cores
 #
 # The run state is kept in $PILOT_DEMO_WORK (default target/pilot-demo): interrupted, the script resumes
-# where it stopped. The model's base URL is the running server's (scripts/llm.sh start PORT, default
-# 8766); the committed design.json was made with http://127.0.0.1:8766/v1. Sampling at temperature 0.7
+# where it stopped. The model's base URL is the running server's (scripts/llm.sh start, a free port
+# or $PILOT_LLM_PORT); the committed design.json was made with http://127.0.0.1:8766/v1. Sampling at temperature 0.7
 # on llama.cpp is not bit-reproducible across machines and thread timings, so a re-run gives a bundle of
 # the same design with other texts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 D=static/bundles/pilot-demo-smollm2
-PORT="${PILOT_LLM_PORT:-8766}"
+PORT="${PILOT_LLM_PORT:-0}"   # 0: a free port
 WORK="${PILOT_DEMO_WORK:-target/pilot-demo}"
 ATLAS="${CARGO_TARGET_DIR:-target}/release/atlas"
 mkdir -p "$WORK"

@@ -5,10 +5,10 @@
 # running, runs `cargo test -p atlas-cli --test pilot_faults -- --ignored --nocapture`, and stops what
 # it started. The test's counts (answered, failed by reason, retries per fault) are printed.
 #
-#   scripts/pilot-faults.sh            # server on port ${PILOT_LLM_PORT:-8765} unless one is running
+#   scripts/pilot-faults.sh            # server on a free port (or $PILOT_LLM_PORT) unless one is running
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PORT="${PILOT_LLM_PORT:-8765}"
+PORT="${PILOT_LLM_PORT:-0}"   # 0: a free port
 WORK=$(mktemp -d)
 STARTED_LLM=0
 PROXY_PID=""

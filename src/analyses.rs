@@ -6,12 +6,14 @@
 
 use std::sync::Arc;
 
+use atlas_core::number::WholeRule;
 use atlas_worker::{Outcome, Request, Rq1Settings, Rq2Settings, Table};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::app::{thousands, AtlasState, Loaded};
 use crate::loader::now_ms;
+use crate::number_field::{message, NumberInput};
 use crate::worker::{AnalysisRun, WorkerEvent};
 
 /// Which analysis a panel runs.
@@ -31,40 +33,55 @@ impl Analysis {
     }
 }
 
-/// One setting of a panel: its id suffix, label, help text and current text.
+/// One setting of a panel: its id suffix, label, help text, reading rule and current text.
 #[derive(Clone, Copy)]
 struct Field {
     id: &'static str,
     label: &'static str,
     help: &'static str,
+    rule: WholeRule,
     value: RwSignal<String>,
 }
+
+/// Bootstrap sizes and draws: 1 to 10 million (a run of that size takes minutes in the worker).
+const COUNT: WholeRule = WholeRule::between(1, 10_000_000);
 
 impl Field {
     fn new(
         id: &'static str,
         label: &'static str,
         help: &'static str,
+        rule: WholeRule,
         value: impl ToString,
     ) -> Self {
         Field {
             id,
             label,
             help,
+            rule,
             value: RwSignal::new(value.to_string()),
         }
     }
 
-    /// The field as a whole number of at least `min`.
-    fn parse<T: std::str::FromStr + PartialOrd>(&self, min: T) -> Result<T, String> {
-        let text = self.value.get_untracked();
-        match text.trim().replace([',', '_', ' '], "").parse::<T>() {
-            Ok(v) if v >= min => Ok(v),
-            _ => Err(format!(
-                "{}: {text:?} is not a whole number in range",
-                self.label
-            )),
-        }
+    /// Why the text cannot be used, as the inline message shows it.
+    fn problem(&self) -> Option<String> {
+        let rule = self.rule;
+        self.value
+            .with(|t| rule.read(t).err())
+            .map(|e| message(self.label, &e))
+    }
+
+    /// The field's value.
+    fn parse(&self) -> Result<u64, String> {
+        self.rule
+            .value(&self.value.get_untracked())
+            .map_err(|e| message(self.label, &e))
+    }
+
+    /// The field's value as a count.
+    fn count(&self) -> Result<usize, String> {
+        let v = self.parse()?;
+        usize::try_from(v).map_err(|_| format!("{}: {v} is too large", self.label))
     }
 }
 
@@ -111,17 +128,25 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>) -> impl IntoView {
         Analysis::Rq1 => {
             let d = Rq1Settings::default();
             vec![
-                Field::new("seed", "Seed", "of every bootstrap draw", d.seed),
+                Field::new(
+                    "seed",
+                    "Seed",
+                    "of every bootstrap draw",
+                    WholeRule::any(),
+                    d.seed,
+                ),
                 Field::new(
                     "unit-reps",
                     "Unit-bootstrap resamples",
                     "paired wording difference (C.1: 20,000)",
+                    COUNT,
                     d.unit_bootstrap_reps,
                 ),
                 Field::new(
                     "cluster-reps",
                     "Statement-cluster draws",
                     "intervals of Tables 8 and 11 (10,000)",
+                    COUNT,
                     d.cluster_bootstrap_reps,
                 ),
             ]
@@ -129,18 +154,26 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>) -> impl IntoView {
         Analysis::Rq2 => {
             let d = Rq2Settings::default();
             vec![
-                Field::new("seed", "Seed", "of every stream (D.2: 20260722)", d.seed),
-                Field::new("draws", "Draws per design", "D.2: 10,000", d.draws),
+                Field::new(
+                    "seed",
+                    "Seed",
+                    "of every stream (D.2: 20260722)",
+                    WholeRule::any(),
+                    d.seed,
+                ),
+                Field::new("draws", "Draws per design", "D.2: 10,000", COUNT, d.draws),
                 Field::new(
                     "budget",
                     "Budget B",
                     "responses per model per audit (§3.5: 200)",
+                    COUNT,
                     d.budget,
                 ),
                 Field::new(
                     "bootstrap",
                     "Contrast bootstrap",
                     "replicates (D.2: 2,000)",
+                    COUNT,
                     d.bootstrap_reps,
                 ),
             ]
@@ -157,30 +190,34 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>) -> impl IntoView {
         let fields = fields.clone();
         move || -> Result<Request, String> {
             let policy = state.policy.get_untracked();
-            let seed = fields[0].parse(0u64)?;
+            let field = |i: usize| fields.get(i).ok_or("a setting is missing");
+            let seed = field(0)?.parse()?;
             Ok(match analysis {
                 Analysis::Rq1 => Request::Rq1(Rq1Settings {
                     seed,
                     policy,
-                    unit_bootstrap_reps: fields[1].parse(1usize)?,
-                    cluster_bootstrap_reps: fields[2].parse(1usize)?,
+                    unit_bootstrap_reps: field(1)?.count()?,
+                    cluster_bootstrap_reps: field(2)?.count()?,
                 }),
                 Analysis::Rq2 => Request::Rq2(Rq2Settings {
                     seed,
                     policy,
-                    draws: fields[1].parse(1usize)?,
-                    budget: fields[2].parse(1usize)?,
-                    bootstrap_reps: fields[3].parse(1usize)?,
+                    draws: field(1)?.count()?,
+                    budget: field(2)?.count()?,
+                    bootstrap_reps: field(3)?.count()?,
                 }),
             })
         }
     };
     let results = use_context::<crate::explorer::AnalysisResults>();
+    // Settings that cannot be used stop a Run with a message; the last results stay.
+    let settings_error = RwSignal::new(None::<String>);
     let start = move |_| {
         let request = match request() {
             Ok(r) => r,
-            Err(message) => return run_state.set(RunState::Failed(message)),
+            Err(message) => return settings_error.set(Some(message)),
         };
+        settings_error.set(None);
         let started = now_ms();
         // Drop the finished run a moment later, never from inside its own message handler.
         let finish = move || {
@@ -245,16 +282,16 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>) -> impl IntoView {
         .map(|f| {
             let id = format!("{key}-{}", f.id);
             let value = f.value;
+            let f = *f;
             view! {
                 <label class="setting">
                     <span class="name">{f.label}</span>
-                    <input
-                        type="text"
-                        inputmode="numeric"
+                    <NumberInput
                         id=id
-                        prop:value=move || value.get()
-                        on:input=move |ev| value.set(event_target_value(&ev))
-                        prop:disabled=running
+                        shown=value
+                        on_text=Callback::new(move |v| value.set(v))
+                        problem=Signal::derive(move || f.problem())
+                        disabled=Signal::derive(running)
                     />
                     <span class="hint">{f.help}</span>
                 </label>
@@ -275,6 +312,12 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>) -> impl IntoView {
                 <button id=format!("{key}-run") on:click=start prop:disabled=running>
                     {move || if matches!(run_state.get(), RunState::Done { .. }) { "Run again" } else { "Run" }}
                 </button>
+                {move || settings_error.get().map(|message| view! {
+                    <p class="error" role="alert" id=format!("{key}-settings-error")>
+                        <strong>"Not run: "</strong>{message}
+                        {matches!(run_state.get_untracked(), RunState::Done { .. }).then_some(". The results below are those of the last run.")}
+                    </p>
+                })}
                 {move || match run_state.get() {
                     RunState::Idle => None,
                     RunState::Running { done, total, stage } => {

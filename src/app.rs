@@ -7,7 +7,7 @@ use atlas_charts::{draw_ber_by_model_condition, BerByModelCondition};
 use atlas_core::stats::{
     average_ranks, ber_by_model_condition, reference_scores, unit_counts, BerTable, RepeatPolicy,
 };
-use atlas_core::Audit;
+use atlas_core::{Audit, BundleError};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use plotters::prelude::IntoDrawingArea;
@@ -15,7 +15,9 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsValue;
 
 use crate::analyses::Analyses;
-use crate::loader::{fetch_bytes, now_ms, read_blob, resolve_url};
+use crate::loader::{
+    fetch_bytes_with_signal, now_ms, read_blob, resolve_url, LoadError, LoadGate, LoadTicket,
+};
 
 /// Path of the default bundle, relative to the page.
 pub const DEFAULT_BUNDLE: &str = "static/bundles/decodingtrust-stereotype/bundle.json";
@@ -59,96 +61,190 @@ pub struct AtlasState {
     pub policy: RwSignal<RepeatPolicy>,
     /// Whether the reader has acknowledged the bundle's content warning.
     pub warning_acknowledged: RwSignal<bool>,
+    /// Which open is current: every way of opening a bundle ([`load_url`](Self::load_url),
+    /// [`load_file`](Self::load_file), [`open_bytes`](Self::open_bytes)) takes its ticket here, so
+    /// the last open asked for wins and an older one is aborted or its result discarded.
+    gate: StoredValue<LoadGate, LocalStorage>,
+}
+
+/// The progress callback an asynchronous open's reader gets: `(bytes received, total if known)`.
+pub type Progress = Box<dyn Fn(u64, Option<u64>)>;
+
+impl Default for AtlasState {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl AtlasState {
-    fn new() -> Self {
+    /// Fresh state: nothing loaded, no load in progress, default repeat policy.
+    pub fn new() -> Self {
         AtlasState {
             loaded: RwSignal::new(None),
             status: RwSignal::new(LoadStatus::Idle),
             error: RwSignal::new(None),
             policy: RwSignal::new(RepeatPolicy::default()),
             warning_acknowledged: RwSignal::new(false),
+            gate: StoredValue::new_local(LoadGate::new()),
         }
     }
 
-    /// Fetches and parses the bundle at `url`; on failure the current bundle stays and the error is set.
+    /// Fetches and parses the bundle at `url` (resolved against the page); on failure the current
+    /// bundle stays and the error is set. A later open aborts the fetch.
     pub fn load_url(self, url: String) {
         let page = web_sys::window()
             .and_then(|w| w.location().href().ok())
             .unwrap_or_default();
         let absolute = resolve_url(&url, &page).unwrap_or(url);
-        spawn_local(async move {
-            let started = now_ms();
-            let bytes = fetch_bytes(&absolute, self.progress(&absolute)).await;
-            self.finish(absolute.clone(), Some(absolute), bytes, now_ms() - started);
-        });
+        let fetched = absolute.clone();
+        self.load_with(
+            absolute.clone(),
+            Some(absolute),
+            move |signal, progress| async move {
+                fetch_bytes_with_signal(&fetched, signal.as_ref(), progress).await
+            },
+        );
     }
 
-    /// Reads and parses a local file (picker or drop).
+    /// Reads and parses a local file (picker or drop). A later open stops the reading.
     pub fn load_file(self, file: web_sys::File) {
-        spawn_local(async move {
-            let source = format!("file: {}", file.name());
-            let started = now_ms();
-            let bytes = read_blob(&file, self.progress(&source)).await;
-            self.finish(source, None, bytes, now_ms() - started);
+        let source = format!("file: {}", file.name());
+        self.load_with(source, None, move |signal, progress| async move {
+            read_blob(&file, signal.as_ref(), progress).await
         });
     }
 
-    /// A progress callback that shows `source` being read.
-    fn progress(self, source: &str) -> impl Fn(u64, Option<u64>) {
-        let source = source.to_string();
-        move |received, total| {
-            self.status.set(LoadStatus::Reading {
-                source: source.clone(),
-                received,
-                total,
-            })
-        }
+    /// The asynchronous open behind [`load_url`](Self::load_url) and [`load_file`](Self::load_file):
+    /// begins a new generation (aborting the load in progress, clearing the last error, showing
+    /// `source` as loading), runs `read(abort signal, progress)`, and — only if no later open began
+    /// meanwhile — parses and shows the bundle, or shows the error while the loaded bundle stays. A
+    /// superseded load's bytes, bundle or error never reach the page.
+    pub fn load_with<F, Fut>(self, source: String, base_url: Option<String>, read: F)
+    where
+        F: FnOnce(Option<web_sys::AbortSignal>, Progress) -> Fut,
+        Fut: std::future::Future<Output = Result<Vec<u8>, LoadError>> + 'static,
+    {
+        let Some(ticket) = self.begin(&source, true) else {
+            return;
+        };
+        let reading = read(ticket.signal().cloned(), self.progress(&ticket, &source));
+        spawn_local(async move {
+            let started = now_ms();
+            let bytes = reading.await;
+            let read_ms = now_ms() - started;
+            if !self
+                .gate
+                .try_update_value(|g| g.settle(&ticket))
+                .unwrap_or(false)
+            {
+                return;
+            }
+            let shown = bytes.map_err(|e| e.to_string()).and_then(|bytes| {
+                self.parse_and_show(source.clone(), base_url, Arc::from(bytes), read_ms)
+                    .map_err(|e| e.to_string())
+            });
+            if let Err(message) = shown {
+                self.status.set(LoadStatus::Idle);
+                self.error
+                    .set(Some(format!("Could not load {source}: {message}")));
+            }
+        });
     }
 
-    fn finish(
+    /// Opens a bundle whose bytes are already in the tab (an import, a pilot run, judge coding, a
+    /// clinical pilot): supersedes the load in progress (aborted, its result discarded), parses and
+    /// validates `bytes`, and on success shows the bundle with a fresh content-warning
+    /// acknowledgement. `read_ms` is how long producing the bytes took (shown in the metadata).
+    ///
+    /// # Errors
+    /// The [`atlas_core::BundleError`] of a bundle that does not parse; nothing on the page changes
+    /// then except that the load in progress (if any) has been aborted — the bundle already loaded
+    /// stays. The caller shows the message where the reader asked.
+    pub fn open_bytes(
         self,
         source: String,
         base_url: Option<String>,
-        bytes: Result<Vec<u8>, crate::loader::LoadError>,
+        bytes: Arc<[u8]>,
         read_ms: f64,
-    ) {
-        let bytes = match bytes {
-            Ok(bytes) => bytes,
-            Err(e) => return self.fail(&source, &e.to_string()),
-        };
+    ) -> Result<Arc<Loaded>, BundleError> {
+        if let Some(ticket) = self.begin(&source, false) {
+            self.gate.try_update_value(|g| g.settle(&ticket));
+        }
+        self.parse_and_show(source, base_url, bytes, read_ms)
+    }
+
+    /// Starts a new open (aborting the previous one): the last error goes, the status shows `source`
+    /// as loading (`reading`) or nothing. `None` once the page's state is gone.
+    fn begin(self, source: &str, reading: bool) -> Option<LoadTicket> {
+        let ticket = self.gate.try_update_value(LoadGate::begin)?;
+        self.error.set(None);
+        self.status.set(if reading {
+            LoadStatus::Reading {
+                source: source.to_string(),
+                received: 0,
+                total: None,
+            }
+        } else {
+            LoadStatus::Idle
+        });
+        Some(ticket)
+    }
+
+    /// A progress callback that shows `source` being read, while `ticket` is the current open.
+    fn progress(self, ticket: &LoadTicket, source: &str) -> Progress {
+        let source = source.to_string();
+        let ticket = ticket.clone();
+        Box::new(move |received, total| {
+            if self
+                .gate
+                .try_with_value(|g| g.is_current(&ticket))
+                .unwrap_or(false)
+            {
+                self.status.set(LoadStatus::Reading {
+                    source: source.clone(),
+                    received,
+                    total,
+                })
+            }
+        })
+    }
+
+    /// Parses `bytes` and, if they are a valid bundle, shows it: the one place a [`Loaded`] is built
+    /// and set (with the content-warning reset and the error cleared). Always leaves the status idle.
+    fn parse_and_show(
+        self,
+        source: String,
+        base_url: Option<String>,
+        bytes: Arc<[u8]>,
+        read_ms: f64,
+    ) -> Result<Arc<Loaded>, BundleError> {
         self.status.set(LoadStatus::Parsing {
             source: source.clone(),
         });
         let started = now_ms();
         let parsed = Audit::from_bytes(&bytes);
         let parse_ms = now_ms() - started;
-        match parsed {
-            Ok(audit) => {
-                let loaded = Loaded {
-                    audit,
-                    source,
-                    base_url,
-                    data: Arc::from(bytes),
-                    read_ms,
-                    parse_ms,
-                };
-                publish_timing(&loaded);
-                self.error.set(None);
-                self.warning_acknowledged.set(false);
-                self.loaded.set(Some(Arc::new(loaded)));
-            }
-            Err(e) => self.fail(&source, &e.to_string()),
-        }
         self.status.set(LoadStatus::Idle);
+        let loaded = Arc::new(Loaded {
+            audit: parsed?,
+            source,
+            base_url,
+            data: bytes,
+            read_ms,
+            parse_ms,
+        });
+        publish_timing(&loaded);
+        self.error.set(None);
+        self.warning_acknowledged.set(false);
+        self.loaded.set(Some(loaded.clone()));
+        Ok(loaded)
     }
+}
 
-    fn fail(self, source: &str, message: &str) {
-        self.status.set(LoadStatus::Idle);
-        self.error
-            .set(Some(format!("Could not load {source}: {message}")));
-    }
+/// The default bundle's absolute URL for this page (the `source` of a [`Loaded`] opened from it).
+pub fn default_bundle_url() -> Option<String> {
+    let page = web_sys::window().and_then(|w| w.location().href().ok())?;
+    resolve_url(DEFAULT_BUNDLE, &page)
 }
 
 /// Exposes the last load's timings as `window.__atlasLoad` (read by the end-to-end test).
@@ -305,13 +401,26 @@ fn LoadPanel() -> impl IntoView {
                 }.into_any()),
             }}
             {move || state.error.get().map(|message| {
-                let kept = state.loaded.with(|l| l.as_ref().map(|l| l.audit.metadata().id.clone()));
+                let kept = state.loaded.with(|l| l.as_ref().map(|l| (l.audit.metadata().id.clone(), l.source.clone())));
+                // A way back to the default bundle unless it is the one shown (a failed `?bundle=` link
+                // leaves nothing loaded).
+                let default = default_bundle_url();
+                let offer_default = kept.as_ref().is_none_or(|(_, source)| Some(source) != default.as_ref());
                 view! {
                     <div class="error" role="alert" id="load-error">
                         <strong>"Bundle not loaded. "</strong>
                         <span class="message">{message}</span>
-                        {kept.map(|id| view! { <p>{format!("The bundle already loaded ({id}) is unchanged and still shown below.")}</p> })}
-                        <button on:click=move |_| state.error.set(None)>"Dismiss"</button>
+                        {match kept {
+                            Some((id, _)) => view! { <p>{format!("The bundle already loaded ({id}) is unchanged and still shown below.")}</p> }.into_any(),
+                            None => view! { <p>"No bundle is open."</p> }.into_any(),
+                        }}
+                        {offer_default.then(|| view! {
+                            <button id="open-default" on:click=move |_| state.load_url(DEFAULT_BUNDLE.to_string())>
+                                "Open the default bundle"
+                            </button>
+                            " "
+                        })}
+                        <button id="load-error-dismiss" on:click=move |_| state.error.set(None)>"Dismiss"</button>
                     </div>
                 }
             })}

@@ -121,6 +121,23 @@ impl ChartSpec {
         }
     }
 
+    /// The caption drawn above the chart (also the canvas's `data-caption`).
+    pub fn caption(&self) -> &str {
+        match self {
+            ChartSpec::WordingScores(d) => &d.caption,
+            ChartSpec::ScoreRanges(d) => &d.caption,
+            ChartSpec::RankPaths(d) => &d.caption,
+            ChartSpec::PairFlips(d, _) => &d.caption,
+            ChartSpec::Distributions(d) => &d.caption,
+            ChartSpec::SelectionVsRationale(d) => &d.caption,
+            ChartSpec::Composition(d) => &d.caption,
+            ChartSpec::Coverage(d) => &d.caption,
+            ChartSpec::RateBars(d) => &d.caption,
+            ChartSpec::Stacked(d) => &d.caption,
+            ChartSpec::HeatMap(d) => &d.caption,
+        }
+    }
+
     /// Canvas size in pixels (rows grow with the models).
     pub fn size(&self) -> (u32, u32) {
         let rows = |n: usize, per: u32| 90 + per * n.max(1) as u32;
@@ -129,7 +146,8 @@ impl ChartSpec {
             ChartSpec::ScoreRanges(d) => (720, rows(d.models.len(), 34)),
             ChartSpec::RankPaths(d) => (720, (120 + 30 * d.models.len() as u32).max(320)),
             ChartSpec::PairFlips(d, _) => (900, (140 + 44 * d.models.len() as u32).clamp(260, 620)),
-            ChartSpec::Distributions(_) | ChartSpec::Coverage(_) => (720, 360),
+            // Wide enough for the caption with the RQ2 settings and the exclusion counts.
+            ChartSpec::Distributions(_) | ChartSpec::Coverage(_) => (900, 380),
             ChartSpec::SelectionVsRationale(_) => (560, 520),
             ChartSpec::Composition(d) => (720, rows(d.models.len(), 34)),
             ChartSpec::RateBars(d) => (
@@ -648,7 +666,11 @@ pub fn EvidenceAtlas() -> impl IntoView {
             values: c.mae_pp.clone(),
             axis_label: "score MAE per draw (pp)".into(),
             strip_points: DEFAULT_STRIP_POINTS,
-            caption: format!("(e) score error per design · {}", rq2_caption(&f)),
+            caption: format!(
+                "(e) score error per design · {} · {}",
+                rq2_caption(&f),
+                c.exclusions
+            ),
         }))
     });
     let panel_f: Spec = Memo::new(move |_| {
@@ -658,7 +680,11 @@ pub fn EvidenceAtlas() -> impl IntoView {
             values: c.inversions_pct.clone(),
             axis_label: "inversions vs reference per draw (% of pairs)".into(),
             strip_points: DEFAULT_STRIP_POINTS,
-            caption: format!("(f) inversions per design · {}", rq2_caption(&f)),
+            caption: format!(
+                "(f) inversions per design · {} · {}",
+                rq2_caption(&f),
+                c.exclusions
+            ),
         }))
     });
     let panel_k: Spec = Memo::new(move |_| {
@@ -668,7 +694,11 @@ pub fn EvidenceAtlas() -> impl IntoView {
             mean: c.coverage.iter().map(|p| p.mae_pp).collect(),
             range: c.coverage.iter().map(|p| p.mae_range).collect(),
             axis_label: "score MAE (pp)".into(),
-            caption: format!("coverage curve · {}", rq2_caption(&f)),
+            caption: format!(
+                "coverage curve · {} · {}",
+                rq2_caption(&f),
+                c.coverage_exclusions
+            ),
         }))
     });
     // (g) and (h): the first judge column, computed once per bundle.
@@ -954,6 +984,7 @@ fn ChartCanvas(
                 aria-label=format!("{what} Use the arrow keys to read each mark; the table below holds the same values.{activate_hint}")
                 aria-describedby=format!("{panel}-tip")
                 data-marks=move || hits.with(Vec::len).to_string()
+                data-caption=move || spec.with(|s| s.as_ref().map_or(String::new(), |s| s.caption().to_string()))
                 on:pointermove=on_move
                 on:pointerleave=move |_| tip.set(None)
                 on:click=on_click

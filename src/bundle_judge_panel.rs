@@ -24,7 +24,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use atlas_core::bundle::BundleFile;
-use atlas_core::{Audit, TextShard};
+use atlas_core::number::Rule;
+use atlas_core::TextShard;
 use atlas_pilot::bundle_judge::{lookup_text, BundleRef, Planned};
 use atlas_pilot::{
     merge_judge_columns, plan_bundle_judging, BundleJudgeDesign, BundleJudgePlan, JudgeScope,
@@ -36,7 +37,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::{thousands, AtlasState, Loaded};
 use crate::pilot_panel::{
-    duration, form_field, limits_of, num, provider_row, run_settings, ProviderRow, Rows,
+    duration, form_number_field, limits_of, provider_row, rules, run_settings, whole, ProviderRow,
+    Rows,
 };
 use crate::pilot_runner::{self as runner, judging_row_id, Kind, Outputs, Phase, Snapshot, Work};
 use crate::pilot_store::{self as store, Keys};
@@ -96,7 +98,7 @@ impl Default for JudgingForm {
 /// # Errors
 /// A message naming the field.
 pub fn design(form: &JudgingForm) -> Result<BundleJudgeDesign, String> {
-    let seed: u64 = num(&form.seed, "seed")?;
+    let seed: u64 = whole(&form.seed, rules::SEED, "seed")?;
     let judges = form
         .judges
         .iter()
@@ -111,11 +113,11 @@ pub fn design(form: &JudgingForm) -> Result<BundleJudgeDesign, String> {
     let scope = match form.scope.as_str() {
         "all" => JudgeScope::All,
         "sample" => JudgeScope::Sample {
-            n: num(&form.n, "number of cells")?,
+            n: whole(&form.n, rules::COUNT, "number of cells")?,
             seed,
         },
         _ => JudgeScope::First {
-            n: num(&form.n, "number of cells")?,
+            n: whole(&form.n, rules::COUNT, "number of cells")?,
         },
     };
     Ok(BundleJudgeDesign {
@@ -421,18 +423,11 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
         action_error.set(None);
         let result = make_result().and_then(|(base, merged)| {
             let bytes = serde_json::to_vec(&merged).map_err(|e| e.to_string())?;
-            let started = crate::loader::now_ms();
-            let audit = Audit::from_bytes(&bytes)
+            let source = format!("judged: {}", base.source);
+            let loaded = state
+                .open_bytes(source, base.base_url.clone(), Arc::from(bytes), 0.0)
                 .map_err(|e| format!("the bundle with the new columns does not open: {e}"))?;
-            judged.set_value(Some(base.clone()));
-            let loaded = Loaded {
-                audit,
-                source: format!("judged: {}", base.source),
-                base_url: base.base_url.clone(),
-                data: Arc::from(bytes),
-                read_ms: 0.0,
-                parse_ms: crate::loader::now_ms() - started,
-            };
+            judged.set_value(Some(base));
             Ok(loaded)
         });
         match result {
@@ -442,9 +437,6 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                     "Opened bundle {} with {n} judge columns in every view above.",
                     loaded.audit.metadata().id
                 )));
-                state.error.set(None);
-                state.warning_acknowledged.set(false);
-                state.loaded.set(Some(Arc::new(loaded)));
             }
             Err(e) => action_error.set(Some(e)),
         }
@@ -505,11 +497,13 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
             }
         })
     };
-    let field =
-        move |id: &'static str,
-              label: &'static str,
-              get: fn(&JudgingForm) -> String,
-              set: fn(&mut JudgingForm, String)| form_field(form, id, label, 8, get, set);
+    let field = move |id: &'static str,
+                      label: &'static str,
+                      rule: Rule,
+                      get: fn(&JudgingForm) -> String,
+                      set: fn(&mut JudgingForm, String)| {
+        form_number_field(form, id, label, rule, (get, set))
+    };
 
     view! {
         <section class="bundle-judge" id="bundle-judge" aria-labelledby="bundle-judge-title">
@@ -545,8 +539,8 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                         <option value="all">"all cells with a Rationale text"</option>
                     </select>
                 </label>" "
-                {field("bundle-judge-n", "N", |f| f.n.clone(), |f, v| f.n = v)}" "
-                {field("bundle-judge-seed", "seed", |f| f.seed.clone(), |f, v| f.seed = v)}
+                {field("bundle-judge-n", "N", Rule::Whole(rules::COUNT), |f| f.n.clone(), |f, v| f.n = v)}" "
+                {field("bundle-judge-seed", "seed", Rule::Whole(rules::SEED), |f| f.seed.clone(), |f, v| f.seed = v)}
                 <div>
                     "Models (none ticked = every model): "
                     {move || models.get().into_iter().enumerate().map(|(i, m)| {
@@ -570,13 +564,13 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                     }).collect_view()}
                 </div>
                 <div>
-                    {field("bundle-judge-max-calls", "hard cap: calls", |f| f.max_calls.clone(), |f, v| f.max_calls = v)}" "
-                    {field("bundle-judge-max-cost", "cost (empty = none)", |f| f.max_cost.clone(), |f, v| f.max_cost = v)}" "
-                    {field("bundle-judge-concurrency", "calls at a time", |f| f.concurrency.clone(), |f, v| f.concurrency = v)}" "
-                    {field("bundle-judge-timeout", "timeout per call (s)", |f| f.timeout_s.clone(), |f, v| f.timeout_s = v)}
+                    {field("bundle-judge-max-calls", "hard cap: calls", Rule::Whole(rules::MAX_CALLS), |f| f.max_calls.clone(), |f, v| f.max_calls = v)}" "
+                    {field("bundle-judge-max-cost", "cost (empty = none)", Rule::Decimal(rules::MAX_COST), |f| f.max_cost.clone(), |f, v| f.max_cost = v)}" "
+                    {field("bundle-judge-concurrency", "calls at a time", Rule::Whole(rules::CONCURRENCY), |f| f.concurrency.clone(), |f, v| f.concurrency = v)}" "
+                    {field("bundle-judge-timeout", "timeout per call (s)", Rule::Decimal(rules::TIMEOUT_S), |f| f.timeout_s.clone(), |f, v| f.timeout_s = v)}
                 </div>
                 <div>
-                    {field("bundle-judge-max-wait", "longest server wait (Retry-After, s; longer pauses the run)", |f| f.max_wait_s.clone(), |f, v| f.max_wait_s = v)}
+                    {field("bundle-judge-max-wait", "longest server wait (Retry-After, s; longer pauses the run)", Rule::Whole(rules::MAX_WAIT_S), |f| f.max_wait_s.clone(), |f, v| f.max_wait_s = v)}
                 </div>
             </fieldset>
             <div class="pilot-actions">
@@ -622,6 +616,7 @@ fn JudgingRunView(snapshot: Snapshot) -> impl IntoView {
             )}</span>
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
+        {snapshot.majority.map(|m| view! { <p class="pilot-majority" id="bundle-judge-majority" data-coded=m.coded() data-ties=m.ties data-too-few-votes=m.too_few_votes>{format!("New judges' panel: {}.", m.describe())}</p> })}
         <div class="scroll">
         <table class="pilot-results" id="bundle-judge-results">
             <caption>"Judge calls (model text shown as text)"</caption>

@@ -22,7 +22,7 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
-use atlas_core::Audit;
+use atlas_core::number::Rule;
 use atlas_pilot::clinical::{
     build_clinical_plan, check_clinical_limits, clinical_bundle_info, clinical_estimate,
     model_level_id, read_medqa, select_items, to_clinical_bundle, ClinicalDesign, ClinicalModel,
@@ -34,9 +34,10 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
-use crate::app::{AtlasState, Loaded};
+use crate::app::AtlasState;
 use crate::pilot_panel::{
-    duration, form_field, limits_of, num, provider_row, run_settings, ProviderRow, Rows,
+    decimal, duration, form_number_field, limits_of, provider_row, rules, run_settings, whole,
+    ProviderRow, Rows,
 };
 use crate::pilot_runner::{
     self as runner, clinical_row_id, Kind, Outputs, Phase, Settings, Snapshot, Work,
@@ -193,11 +194,8 @@ impl ItemPool {
 /// # Errors
 /// A message naming the field.
 pub fn design(form: &ClinicalForm, pool: &ItemPool) -> Result<ClinicalDesign, String> {
-    let seed: u64 = num(&form.seed, "seed")?;
-    let n: usize = num(&form.n, "number of questions")?;
-    if n == 0 {
-        return Err("number of questions: at least 1".into());
-    }
+    let seed: u64 = whole(&form.seed, rules::SEED, "seed")?;
+    let n: usize = whole(&form.n, rules::COUNT, "number of questions")?;
     let picked: Vec<usize> = if form.items_source == "demo" {
         if n > pool.items.len() {
             return Err(format!(
@@ -244,8 +242,8 @@ pub fn design(form: &ClinicalForm, pool: &ItemPool) -> Result<ClinicalDesign, St
     };
     let params = |t: &str, m: &str, what: &str| -> Result<Params, String> {
         Ok(Params {
-            temperature: num(t, &format!("{what} temperature"))?,
-            max_tokens: num(m, &format!("{what} max tokens"))?,
+            temperature: decimal(t, rules::TEMPERATURE, &format!("{what} temperature"))?,
+            max_tokens: whole(m, rules::MAX_TOKENS, &format!("{what} max tokens"))?,
         })
     };
     let design = ClinicalDesign {
@@ -535,17 +533,9 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
     let do_open = Callback::new(move |()| {
         action_error.set(None);
         let result = make_bundle(&title()).and_then(|(id, bytes)| {
-            let started = crate::loader::now_ms();
-            let audit = Audit::from_bytes(&bytes)
-                .map_err(|e| format!("the run's bundle does not open: {e}"))?;
-            Ok(Loaded {
-                audit,
-                source: format!("clinical pilot: {id}"),
-                base_url: None,
-                data: bytes,
-                read_ms: 0.0,
-                parse_ms: crate::loader::now_ms() - started,
-            })
+            state
+                .open_bytes(format!("clinical pilot: {id}"), None, bytes, 0.0)
+                .map_err(|e| format!("the run's bundle does not open: {e}"))
         });
         match result {
             Ok(loaded) => {
@@ -553,9 +543,6 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                     "Opened bundle {} in the Clinical view. It has no explanation embeddings (they are computed natively), so EDD shows as not available; download it and run `atlas clinical embed` to add them.",
                     loaded.audit.metadata().id
                 )));
-                state.error.set(None);
-                state.warning_acknowledged.set(false);
-                state.loaded.set(Some(Arc::new(loaded)));
             }
             Err(e) => action_error.set(Some(e)),
         }
@@ -571,11 +558,13 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
     });
 
     let n_models = Memo::new(move |_| form.with(|f| f.models.len()));
-    let field =
-        move |id: &'static str,
-              label: &'static str,
-              get: fn(&ClinicalForm) -> String,
-              set: fn(&mut ClinicalForm, String)| form_field(form, id, label, 8, get, set);
+    let field = move |id: &'static str,
+                      label: &'static str,
+                      rule: Rule,
+                      get: fn(&ClinicalForm) -> String,
+                      set: fn(&mut ClinicalForm, String)| {
+        form_number_field(form, id, label, rule, (get, set))
+    };
 
     view! {
         <section class="clinical-pilot" id="clinical-pilot" aria-labelledby="clinical-pilot-title">
@@ -629,28 +618,28 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                     Err(e) => view! { <div class="error" role="alert" id="clinical-pilot-file-error">{e}</div> }.into_any(),
                 })}
                 <div>
-                    {field("clinical-pilot-n", "N", |f| f.n.clone(), |f, v| f.n = v)}" "
-                    {field("clinical-pilot-seed", "seed", |f| f.seed.clone(), |f, v| f.seed = v)}" "
-                    {field("clinical-pilot-temperature", "temperature", |f| f.temperature.clone(), |f, v| f.temperature = v)}" "
-                    {field("clinical-pilot-judge-temperature", "judge temperature", |f| f.judge_temperature.clone(), |f, v| f.judge_temperature = v)}
+                    {field("clinical-pilot-n", "N", Rule::Whole(rules::COUNT), |f| f.n.clone(), |f, v| f.n = v)}" "
+                    {field("clinical-pilot-seed", "seed", Rule::Whole(rules::SEED), |f| f.seed.clone(), |f, v| f.seed = v)}" "
+                    {field("clinical-pilot-temperature", "temperature", Rule::Decimal(rules::TEMPERATURE), |f| f.temperature.clone(), |f, v| f.temperature = v)}" "
+                    {field("clinical-pilot-judge-temperature", "judge temperature", Rule::Decimal(rules::TEMPERATURE), |f| f.judge_temperature.clone(), |f, v| f.judge_temperature = v)}
                 </div>
                 <div>
-                    {field("clinical-pilot-max-tokens", "max tokens: answer", |f| f.max_tokens.clone(), |f, v| f.max_tokens = v)}" "
-                    {field("clinical-pilot-cf-max-tokens", "counterfactual", |f| f.counterfactual_max_tokens.clone(), |f, v| f.counterfactual_max_tokens = v)}" "
-                    {field("clinical-pilot-judge-max-tokens", "judge", |f| f.judge_max_tokens.clone(), |f, v| f.judge_max_tokens = v)}
+                    {field("clinical-pilot-max-tokens", "max tokens: answer", Rule::Whole(rules::MAX_TOKENS), |f| f.max_tokens.clone(), |f, v| f.max_tokens = v)}" "
+                    {field("clinical-pilot-cf-max-tokens", "counterfactual", Rule::Whole(rules::MAX_TOKENS), |f| f.counterfactual_max_tokens.clone(), |f, v| f.counterfactual_max_tokens = v)}" "
+                    {field("clinical-pilot-judge-max-tokens", "judge", Rule::Whole(rules::MAX_TOKENS), |f| f.judge_max_tokens.clone(), |f, v| f.judge_max_tokens = v)}
                 </div>
                 <div>
-                    {field("clinical-pilot-concurrency", "calls at a time", |f| f.concurrency.clone(), |f, v| f.concurrency = v)}" "
-                    {field("clinical-pilot-timeout", "timeout per call (s)", |f| f.timeout_s.clone(), |f, v| f.timeout_s = v)}" "
-                    {field("clinical-pilot-max-calls", "hard cap: calls", |f| f.max_calls.clone(), |f, v| f.max_calls = v)}" "
-                    {field("clinical-pilot-max-cost", "cost (empty = none)", |f| f.max_cost.clone(), |f, v| f.max_cost = v)}" "
+                    {field("clinical-pilot-concurrency", "calls at a time", Rule::Whole(rules::CONCURRENCY), |f| f.concurrency.clone(), |f, v| f.concurrency = v)}" "
+                    {field("clinical-pilot-timeout", "timeout per call (s)", Rule::Decimal(rules::TIMEOUT_S), |f| f.timeout_s.clone(), |f, v| f.timeout_s = v)}" "
+                    {field("clinical-pilot-max-calls", "hard cap: calls", Rule::Whole(rules::MAX_CALLS), |f| f.max_calls.clone(), |f, v| f.max_calls = v)}" "
+                    {field("clinical-pilot-max-cost", "cost (empty = none)", Rule::Decimal(rules::MAX_COST), |f| f.max_cost.clone(), |f, v| f.max_cost = v)}" "
                     <label class="field">"bundle title "
                         <input type="text" size="30" id="clinical-pilot-title-input" prop:value=move || form.with(|f| f.title.clone())
                             on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| f.title = v); }/>
                     </label>
                 </div>
                 <div>
-                    {field("clinical-pilot-max-wait", "longest server wait (Retry-After, s; longer pauses the run)", |f| f.max_wait_s.clone(), |f, v| f.max_wait_s = v)}
+                    {field("clinical-pilot-max-wait", "longest server wait (Retry-After, s; longer pauses the run)", Rule::Whole(rules::MAX_WAIT_S), |f| f.max_wait_s.clone(), |f, v| f.max_wait_s = v)}
                 </div>
             </fieldset>
             <div class="pilot-actions">

@@ -547,17 +547,9 @@ fn fraction_pct(x: Option<f64>) -> String {
 
 /// The per-model profile in the layout of seed Table 5, each metric with its unit and denominator.
 pub fn profile_table(audit: &Audit, report: &ClinicalReport) -> Table {
-    let baseline = report.baseline.clone();
     let mut rows = Vec::new();
     for (m, p) in report.profile.iter().enumerate() {
         let id = &p.model;
-        let answered: usize = report
-            .accuracy
-            .iter()
-            .filter(|r| &r.model == id)
-            .filter(|r| baseline.as_deref().is_none_or(|b| r.condition == b))
-            .map(|r| r.answered)
-            .sum();
         let attempts = report
             .cfv
             .iter()
@@ -585,7 +577,13 @@ pub fn profile_table(audit: &Audit, report: &ClinicalReport) -> Table {
                 format!("{id}/accuracy"),
                 p.accuracy,
             ),
-            n("answers", answered),
+            n("answers", p.answered),
+            Cell::number(
+                fraction_pct(p.accuracy_unreadable_wrong),
+                format!("{id}/accuracy_unreadable_wrong"),
+                p.accuracy_unreadable_wrong,
+            ),
+            n("asked", p.asked),
             Cell::number(fraction_pct(p.cfv), format!("{id}/cfv"), p.cfv),
             n("attempts", attempts),
             Cell::number(
@@ -614,7 +612,7 @@ pub fn profile_table(audit: &Audit, report: &ClinicalReport) -> Table {
         id: "clinical-table5".into(),
         title: "Table 5 layout — model-level summary across counterfactual and demographic evaluations".into(),
         caption: format!(
-            "bundle {} · baseline variant {} · accuracy on baseline answers (unit: answer; unreadable answers left out) · CFV = valid / counterfactual attempts (unit: attempt) · answer change = changed / baseline–prefix comparisons with both answers read (unit: comparison) · mean EDD over records (Eq. 1; 1 − mean pairwise cosine of the normalised explanation embeddings) · flags/q = stereotype flags / judged questions (unit: judged comparison) · computed in this page",
+            "bundle {} · baseline variant {} · accuracy on baseline answers (unit: answer) over readable answers, and beside it with unreadable answers counted wrong (all asked questions in the denominator, as AMQA's published tables count them) · CFV = valid / counterfactual attempts (unit: attempt) · answer change = changed / baseline–prefix comparisons with both answers read (unit: comparison) · mean EDD over records (Eq. 1; 1 − mean pairwise cosine of the normalised explanation embeddings) · flags/q = stereotype flags / judged questions (unit: judged comparison) · computed in this page",
             report.bundle,
             report.baseline.as_deref().unwrap_or("none")
         ),
@@ -622,6 +620,8 @@ pub fn profile_table(audit: &Audit, report: &ClinicalReport) -> Table {
             "Model",
             "Accuracy (%)",
             "n answers",
+            "Accuracy, unreadable counted wrong (%)",
+            "n asked",
             "CFV (%)",
             "n attempts",
             "Answer change (%)",

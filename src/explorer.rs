@@ -11,10 +11,11 @@
 
 use std::sync::Arc;
 
+use atlas_core::number::WholeRule;
 use atlas_core::rank::average_ranks;
 use atlas_core::reweight::{
     ConditionWeights, ReweightBasis, ReweightBootstrap, ReweightError, Reweighted, ScoreInterval,
-    WeightPreset, BOOTSTRAP_STREAM, DEFAULT_BOOTSTRAP_REPS, DEFAULT_SEED,
+    WeightPreset, BOOTSTRAP_STREAM, DEFAULT_BOOTSTRAP_REPS, DEFAULT_SEED, WEIGHT,
 };
 use atlas_core::tables::{reweight_csv, reweight_json, ReweightIntervals};
 use atlas_core::{Audit, RepeatPolicy};
@@ -26,6 +27,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use crate::app::{thousands, AtlasState, Loaded};
 use crate::export::{copy_to_clipboard, download_text, file_part, sha256_hex};
 use crate::loader::now_ms;
+use crate::number_field::{message, NumberInput};
 use crate::url_state::{
     bundle_param, focus_view, replace_url, ClinicalCase, FocusedView, InitialView, ViewState,
 };
@@ -287,21 +289,21 @@ pub fn level_label(audit: &Audit, facet: usize, level: usize) -> String {
         .unwrap_or_default()
 }
 
+/// The bootstrap seed field: any 64-bit whole number.
+const BOOT_SEED: WholeRule = WholeRule::any();
+/// The bootstrap replicates field: 1 to 100,000.
+const BOOT_REPS: WholeRule = WholeRule::between(1, 100_000);
+
 /// A weight as text: shortest round-trip decimal.
 fn weight_text(w: f64) -> String {
     w.to_string()
 }
 
-/// Parses one typed weight.
+/// Parses one typed weight ([`atlas_core::reweight::WEIGHT`], the rule of `atlas reweight` too).
 fn parse_weight(what: &str, name: &str, text: &str) -> Result<f64, String> {
-    let t = text.trim();
-    if t.is_empty() {
-        return Err(format!(
-            "the weight of {what} {name:?} is empty: type a number (0 leaves it out)"
-        ));
-    }
-    t.parse::<f64>()
-        .map_err(|_| format!("the weight of {what} {name:?} is {t:?}: not a number"))
+    WEIGHT
+        .value(text)
+        .map_err(|e| format!("the weight of {what} {name:?}: {e}"))
 }
 
 /// The weights the inputs describe (or why not), against `basis`.
@@ -1100,33 +1102,37 @@ pub fn Reweighting() -> impl IntoView {
                 )
             };
             let enabled = cond.has_selection;
-            let on_input =
+            let on_text = Callback::new(move |text: String| model.set_condition_text(c, text));
+            let on_slider =
                 move |ev: leptos::ev::Event| model.set_condition_text(c, event_target_value(&ev));
+            // The slider shows the weight in use: the typed one once it is valid, else the last valid.
             let slider_value = move || {
                 model
-                    .condition_text(c)
-                    .trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|v| v.is_finite())
-                    .unwrap_or(0.0)
+                    .valid
+                    .with(|w| w.as_slice().get(c).copied().unwrap_or(0.0))
             };
+            let label = cond.label.clone();
+            let problem = Signal::derive(move || {
+                if model.preset.get() != PresetKind::Custom {
+                    return None;
+                }
+                let text = model.texts.with(|t| t.get(c).cloned().unwrap_or_default());
+                WEIGHT.read(&text).err().map(|e| message(&label, &e))
+            });
             view! {
                 <div class="weight-row" data-condition=cond.id.clone()>
                     <label for=number_id.clone()>
                         <span class="name">{cond.label.clone()}</span>
                         <span class="hint" id=hint_id.clone()>{hint}</span>
                     </label>
-                    <input
-                        type="number"
+                    <NumberInput
                         id=number_id.clone()
-                        min="0"
-                        step="any"
-                        inputmode="decimal"
-                        aria-describedby=hint_id.clone()
-                        prop:value=move || model.condition_text(c)
-                        prop:disabled=!enabled
-                        on:input=on_input
+                        decimal=true
+                        describedby=hint_id.clone()
+                        shown=Signal::derive(move || model.condition_text(c))
+                        on_text=on_text
+                        problem=problem
+                        disabled=!enabled
                     />
                     <input
                         type="range"
@@ -1138,7 +1144,7 @@ pub fn Reweighting() -> impl IntoView {
                         aria-describedby=hint_id
                         prop:value=move || slider_value().to_string()
                         prop:disabled=!enabled
-                        on:input=on_input
+                        on:input=on_slider
                     />
                 </div>
             }
@@ -1152,8 +1158,7 @@ pub fn Reweighting() -> impl IntoView {
             let name = s.display_name().to_string();
             let enabled = !s.selection_conditions.is_empty();
             let text = move || model.sweep_texts.with(|t| t.get(g).cloned().unwrap_or_default());
-            let set = move |ev: leptos::ev::Event| {
-                let v = event_target_value(&ev);
+            let set_text = move |v: String| {
                 model.sweep_texts.update(|t| {
                     if let Some(slot) = t.get_mut(g) {
                         *slot = v;
@@ -1161,19 +1166,31 @@ pub fn Reweighting() -> impl IntoView {
                 });
                 model.preset.set(PresetKind::PerSweep);
             };
-            let slider = move || text().trim().parse::<f64>().ok().filter(|v| v.is_finite()).unwrap_or(0.0);
+            let on_slider = move |ev: leptos::ev::Event| set_text(event_target_value(&ev));
+            // The slider shows the sweep weight in use: the typed one once valid, else the last valid.
+            let slider = move || match model.valid.with(|w| w.preset().clone()) {
+                WeightPreset::PerSweep { weights } => weights.get(g).copied().unwrap_or(1.0),
+                _ => text().trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0).unwrap_or(1.0),
+            };
+            let sweep_label = format!("Sweep {name}");
+            let problem = Signal::derive(move || {
+                if model.preset.get() != PresetKind::PerSweep {
+                    return None;
+                }
+                WEIGHT.read(&text()).err().map(|e| message(&sweep_label, &e))
+            });
             view! {
                 <div class="weight-row" data-sweep=name.clone()>
                     <label for=number_id.clone()>
                         <span class="name">{format!("Sweep {name}")}</span>
                         <span class="hint">{format!("{} Selection condition(s), weight spread equally", s.selection_conditions.len())}</span>
                     </label>
-                    <input type="number" id=number_id min="0" step="any" inputmode="decimal"
-                        prop:value=text prop:disabled=!enabled on:input=set />
+                    <NumberInput id=number_id decimal=true shown=Signal::derive(text)
+                        on_text=Callback::new(set_text) problem=problem disabled=!enabled />
                     <input type="range" id=format!("sw-{g}-range") min="0"
                         max=move || format!("{}", slider().max(5.0).ceil()) step="0.1"
                         aria-label=format!("Weight of sweep {name} (slider)")
-                        prop:value=move || slider().to_string() prop:disabled=!enabled on:input=set />
+                        prop:value=move || slider().to_string() prop:disabled=!enabled on:input=on_slider />
                 </div>
             }
         })
@@ -1361,30 +1378,20 @@ pub fn Reweighting() -> impl IntoView {
     }
     };
     let apply_boot = move |_| {
-        let seed = model
-            .seed_text
-            .get_untracked()
-            .trim()
-            .replace([',', '_', ' '], "")
-            .parse::<u64>();
-        let reps = model
-            .reps_text
-            .get_untracked()
-            .trim()
-            .replace([',', '_', ' '], "")
-            .parse::<usize>();
+        let seed = BOOT_SEED.value(&model.seed_text.get_untracked());
+        let reps = BOOT_REPS.value(&model.reps_text.get_untracked());
         match (seed, reps) {
-            (Ok(seed), Ok(reps)) if (1..=100_000).contains(&reps) => {
+            (Ok(seed), Ok(reps)) => {
                 model.boot_error.set(None);
-                model.boot_settings.set((seed, reps));
+                model.boot_settings.set((seed, reps as usize));
             }
-            (Err(_), _) => model.boot_error.set(Some(format!(
-                "Seed: {:?} is not a whole number from 0 to 18446744073709551615; the intervals shown keep their seed.",
-                model.seed_text.get_untracked()
+            (Err(e), _) => model.boot_error.set(Some(format!(
+                "{}; the intervals shown keep their seed.",
+                message("Seed", &e)
             ))),
-            _ => model.boot_error.set(Some(format!(
-                "Replicates: {:?} is not a whole number from 1 to 100,000; the intervals shown keep theirs.",
-                model.reps_text.get_untracked()
+            (_, Err(e)) => model.boot_error.set(Some(format!(
+                "{}; the intervals shown keep theirs.",
+                message("Replicates", &e)
             ))),
         }
     };
@@ -1434,7 +1441,7 @@ pub fn Reweighting() -> impl IntoView {
                     {preset_options}
                     {sweep_select}
                 </fieldset>
-                <fieldset class="weights">
+                <fieldset class="weights" id="reweight-weights">
                     <legend>"Weight per condition"</legend>
                     {weight_rows}
                 </fieldset>
@@ -1479,15 +1486,15 @@ pub fn Reweighting() -> impl IntoView {
             <div class="boot-controls">
                 <label class="setting">
                     <span class="name">"Bootstrap seed"</span>
-                    <input type="text" inputmode="numeric" id="reweight-seed"
-                        prop:value=move || model.seed_text.get()
-                        on:input=move |ev| model.seed_text.set(event_target_value(&ev))/>
+                    <NumberInput id="reweight-seed" shown=model.seed_text
+                        on_text=Callback::new(move |v| model.seed_text.set(v))
+                        problem=Signal::derive(move || model.seed_text.with(|t| BOOT_SEED.read(t).err().map(|e| message("Seed", &e))))/>
                 </label>
                 <label class="setting">
                     <span class="name">"Replicates"</span>
-                    <input type="text" inputmode="numeric" id="reweight-reps"
-                        prop:value=move || model.reps_text.get()
-                        on:input=move |ev| model.reps_text.set(event_target_value(&ev))/>
+                    <NumberInput id="reweight-reps" shown=model.reps_text
+                        on_text=Callback::new(move |v| model.reps_text.set(v))
+                        problem=Signal::derive(move || model.reps_text.with(|t| BOOT_REPS.read(t).err().map(|e| message("Replicates", &e))))/>
                 </label>
                 <button id="reweight-boot-run" on:click=apply_boot>"Recompute intervals"</button>
                 <span role="status">{boot_status}</span>

@@ -21,7 +21,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::File;
 
-use crate::app::{thousands, AtlasState, Loaded};
+use crate::app::{thousands, AtlasState};
 use crate::export::{download_bytes, download_text};
 use crate::loader::{for_each_chunk, now_ms};
 
@@ -145,25 +145,13 @@ pub fn ImportPanel() -> impl IntoView {
         });
     };
     let open = move |done: Rc<Done>| {
-        let started = now_ms();
-        match atlas_core::Audit::from_bytes(&done.json) {
-            Ok(audit) => {
-                let loaded = Loaded {
-                    audit,
-                    source: format!("import: {}", done.bundle_id),
-                    base_url: None,
-                    data: done.json.clone(),
-                    read_ms: done.seconds * 1000.0,
-                    parse_ms: now_ms() - started,
-                };
-                state.error.set(None);
-                state.warning_acknowledged.set(false);
-                state.loaded.set(Some(Arc::new(loaded)));
-            }
-            Err(e) => state.error.set(Some(format!(
+        let source = format!("import: {}", done.bundle_id);
+        let opened = state.open_bytes(source, None, done.json.clone(), done.seconds * 1000.0);
+        if let Err(e) = opened {
+            state.error.set(Some(format!(
                 "Could not open the imported bundle {}: {e}",
                 done.bundle_id
-            ))),
+            )));
         }
     };
 

@@ -7,6 +7,7 @@
 //! - [`explorer`]: the re-weighting panel and the state it shares with the atlas;
 //! - [`atlas_view`]: the evidence-atlas panels (live canvases, hover, tables, exports);
 //! - [`export`]: downloads (PNG, SVG, CSV, JSON) via Blob URLs;
+//! - [`number_field`]: the number input every number field uses (never rewritten while typed in, inline message);
 //! - [`url_state`]: the shareable view in the page URL;
 //! - [`rq3_view`]: the RQ3 panel (Tables 3, 18, 19 and the per-cell directions);
 //! - [`inspector`]: the case inspector (filtered virtual list, case view, case links).
@@ -29,6 +30,7 @@ pub mod export;
 pub mod import_panel;
 pub mod inspector;
 pub mod loader;
+pub mod number_field;
 pub mod pilot_panel;
 pub mod pilot_runner;
 pub mod pilot_store;

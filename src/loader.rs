@@ -1,12 +1,20 @@
 //! Getting bundle bytes into the tab: `fetch` of a URL or a picked/dropped `File`, read as a stream so
 //! the UI can show progress, then handed to [`atlas_core::Audit::from_bytes`].
+//!
+//! One bundle load counts at a time: [`LoadGate`] numbers the opens (a generation) and holds the
+//! current one's `AbortController`. A newer open aborts the older one's fetch or file read, and a
+//! completion whose generation is no longer current is discarded, so the bundle the reader asked for
+//! last is the one shown (the rule `AtlasState::open_bytes` and the URL / file loads of `src/app.rs`
+//! follow).
 
 use std::fmt;
 
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{ReadableStream, ReadableStreamDefaultReader, Response};
+use web_sys::{
+    AbortController, AbortSignal, ReadableStream, ReadableStreamDefaultReader, Response,
+};
 
 /// Why bytes could not be read (the parse errors of the bundle itself are [`atlas_core::BundleError`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,6 +25,8 @@ pub enum LoadError {
     Http { status: u16, status_text: String },
     /// Reading the body or the file failed midway.
     Read(String),
+    /// A later open superseded this load and aborted it (its result is discarded, never shown).
+    Aborted,
 }
 
 impl fmt::Display for LoadError {
@@ -28,6 +38,7 @@ impl fmt::Display for LoadError {
                 status_text,
             } => write!(f, "the server answered HTTP {status} {status_text}"),
             LoadError::Read(m) => write!(f, "reading the data failed: {m}"),
+            LoadError::Aborted => write!(f, "a later open replaced this load"),
         }
     }
 }
@@ -51,22 +62,63 @@ pub async fn fetch_bytes(
     url: &str,
     progress: impl Fn(u64, Option<u64>),
 ) -> Result<Vec<u8>, LoadError> {
+    fetch_bytes_with_signal(url, None, progress).await
+}
+
+/// [`fetch_bytes`] that stops when `signal` aborts: the request (or its body, when the response has
+/// begun) is cancelled by the browser and the result is `Err(LoadError::Aborted)`.
+///
+/// # Errors
+/// As [`fetch_bytes`], and `Aborted` once `signal` has aborted.
+pub async fn fetch_bytes_with_signal(
+    url: &str,
+    signal: Option<&AbortSignal>,
+    progress: impl Fn(u64, Option<u64>),
+) -> Result<Vec<u8>, LoadError> {
     let window = web_sys::window().ok_or_else(|| LoadError::Network("no window".into()))?;
-    let response = JsFuture::from(window.fetch_with_str(url))
+    if is_aborted(signal) {
+        return Err(LoadError::Aborted);
+    }
+    let init = web_sys::RequestInit::new();
+    if let Some(signal) = signal {
+        init.set_signal(Some(signal));
+    }
+    let response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
         .await
-        .map_err(|e| LoadError::Network(js_message(&e)))?;
+        .map_err(|e| {
+            if is_aborted(signal) {
+                LoadError::Aborted
+            } else {
+                LoadError::Network(js_message(&e))
+            }
+        })?;
     let response: Response = response
         .dyn_into()
         .map_err(|_| LoadError::Network("fetch did not return a Response".into()))?;
-    read_response(&response, progress).await
+    read_response(&response, signal, progress).await
 }
 
-/// Reads the body of `response` chunk by chunk.
+/// A promise that resolves when `signal` aborts (the promise's own resolve function is the listener,
+/// so nothing on the Rust side has to outlive the load).
+fn abort_promise(signal: &AbortSignal) -> js_sys::Promise {
+    js_sys::Promise::new(&mut |resolve, _reject| {
+        let _ = signal.add_event_listener_with_callback("abort", &resolve);
+    })
+}
+
+/// Whether `signal` is present and has aborted.
+fn is_aborted(signal: Option<&AbortSignal>) -> bool {
+    signal.is_some_and(AbortSignal::aborted)
+}
+
+/// Reads the body of `response` chunk by chunk, stopping when `signal` aborts.
 ///
 /// # Errors
-/// `Http` when the status is not 2xx; `Read` when the body stream fails.
+/// `Http` when the status is not 2xx; `Read` when the body stream fails; `Aborted` once `signal` has
+/// aborted.
 pub async fn read_response(
     response: &Response,
+    signal: Option<&AbortSignal>,
     progress: impl Fn(u64, Option<u64>),
 ) -> Result<Vec<u8>, LoadError> {
     if !response.ok() {
@@ -82,45 +134,72 @@ pub async fn read_response(
         .flatten()
         .and_then(|v| v.parse::<u64>().ok());
     match response.body() {
-        Some(stream) => read_stream(&stream, total, progress).await,
+        Some(stream) => read_stream(&stream, total, signal, progress).await,
         None => Ok(Vec::new()),
     }
 }
 
-/// Reads a `File` (or any `Blob`) as a stream.
+/// Reads a `File` (or any `Blob`) as a stream, stopping when `signal` aborts.
 ///
 /// # Errors
-/// `Read` when the browser fails to read the file.
+/// `Read` when the browser fails to read the file; `Aborted` once `signal` has aborted.
 pub async fn read_blob(
     blob: &web_sys::Blob,
+    signal: Option<&AbortSignal>,
     progress: impl Fn(u64, Option<u64>),
 ) -> Result<Vec<u8>, LoadError> {
     let total = blob.size() as u64;
-    read_stream(&blob.stream(), Some(total), progress).await
+    read_stream(&blob.stream(), Some(total), signal, progress).await
 }
 
 /// Drains a byte `ReadableStream`, reporting progress after every chunk. While the first chunk is in
-/// flight it runs [`prime_decoder_once`].
+/// flight it runs [`prime_decoder_once`]. It stops as soon as `signal` aborts, also while a chunk is
+/// awaited: the stream is cancelled and the bytes read so far are dropped (a fetch's own stream fails
+/// by itself when its request's signal aborts; a file's stream, or one built by hand, does not).
 ///
 /// # Errors
-/// `Read` with the browser's message when a chunk fails or is not bytes.
+/// `Read` with the browser's message when a chunk fails or is not bytes; `Aborted` once `signal` has
+/// aborted.
 pub async fn read_stream(
     stream: &ReadableStream,
     total: Option<u64>,
+    signal: Option<&AbortSignal>,
     progress: impl Fn(u64, Option<u64>),
 ) -> Result<Vec<u8>, LoadError> {
+    if is_aborted(signal) {
+        return Err(LoadError::Aborted);
+    }
     let reader: ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
+    let aborted = signal.map(abort_promise);
     let capacity = total.unwrap_or(0).min(1 << 30) as usize;
     let mut bytes = Vec::with_capacity(capacity);
     progress(0, total);
     let mut pending = Some(reader.read());
     loop {
-        let read = pending.take().unwrap_or_else(|| reader.read());
+        let mut read = pending.take().unwrap_or_else(|| reader.read());
+        // A chunk or the abort, whichever comes first (a stream the signal does not stop, like a
+        // file's, must not keep a superseded load waiting).
+        if let Some(aborted) = &aborted {
+            read = js_sys::Promise::race(&js_sys::Array::of2(&read, aborted));
+        }
         // The first chunk is on its way: compile and warm up the decoder meanwhile (once per page).
         prime_decoder_once();
-        let chunk = JsFuture::from(read)
-            .await
-            .map_err(|e| LoadError::Read(js_message(&e)))?;
+        let chunk = JsFuture::from(read).await.map_err(|e| {
+            if is_aborted(signal) {
+                LoadError::Aborted
+            } else {
+                LoadError::Read(js_message(&e))
+            }
+        })?;
+        if is_aborted(signal) {
+            // Cancel without waiting; awaiting its promise in a task handles a rejection (the stream of
+            // an aborted fetch is already errored), which would otherwise be an unhandled one.
+            let cancelled = JsFuture::from(reader.cancel());
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = cancelled.await;
+            });
+            return Err(LoadError::Aborted);
+        }
         let done = Reflect::get(&chunk, &JsValue::from_str("done"))
             .map_err(|e| LoadError::Read(js_message(&e)))?
             .as_bool()
@@ -214,6 +293,80 @@ pub fn now_ms() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
         .map_or(0.0, |p| p.now())
+}
+
+/// Which bundle load is current. Every open (URL, file, drop, or a bundle made in the tab) takes a
+/// [`LoadTicket`] from [`LoadGate::begin`], which numbers it one above the last (its generation) and
+/// aborts the previous load's `AbortController`. When a load completes it asks [`LoadGate::settle`]
+/// whether its generation is still the last one: if not, a later open superseded it and its result
+/// (bytes, bundle or error) is dropped without touching the page.
+#[derive(Debug, Default)]
+pub struct LoadGate {
+    generation: u64,
+    controller: Option<AbortController>,
+}
+
+/// One open's place in the [`LoadGate`]: its generation and the signal that aborts its reading.
+#[derive(Debug, Clone)]
+pub struct LoadTicket {
+    generation: u64,
+    signal: Option<AbortSignal>,
+}
+
+impl LoadTicket {
+    /// The open's number: 1 for the first open of the page, one more for each later one.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The signal that aborts this open's fetch or file read (`None` where the browser could not
+    /// create an `AbortController`; the result is then still discarded when superseded).
+    pub fn signal(&self) -> Option<&AbortSignal> {
+        self.signal.as_ref()
+    }
+}
+
+impl LoadGate {
+    /// A new, empty gate (no open yet; generation 0).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Starts an open: aborts the load still in progress (if any) and returns the new current ticket.
+    pub fn begin(&mut self) -> LoadTicket {
+        if let Some(previous) = self.controller.take() {
+            previous.abort();
+        }
+        self.generation += 1;
+        let controller = AbortController::new().ok();
+        let signal = controller.as_ref().map(AbortController::signal);
+        self.controller = controller;
+        LoadTicket {
+            generation: self.generation,
+            signal,
+        }
+    }
+
+    /// Whether `ticket` is the last open begun.
+    pub fn is_current(&self, ticket: &LoadTicket) -> bool {
+        ticket.generation == self.generation
+    }
+
+    /// Ends `ticket`'s load. `true`: it is still the last open, its result is to be shown (and a later
+    /// [`begin`](Self::begin) has nothing left to abort); `false`: a later open superseded it, its result
+    /// is to be discarded.
+    pub fn settle(&mut self, ticket: &LoadTicket) -> bool {
+        let current = self.is_current(ticket);
+        if current {
+            self.controller = None;
+        }
+        current
+    }
+
+    /// The generation of the last open begun (0 before the first).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
 }
 
 /// Resolves `path` against `base` (a page or bundle URL).

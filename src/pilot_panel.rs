@@ -10,6 +10,7 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
+use atlas_core::number::Rule;
 use atlas_core::Audit;
 use atlas_pilot::judge::{Rubric, DEFAULT_RUBRIC_SYSTEM, DEFAULT_RUBRIC_USER};
 use atlas_pilot::plan::{
@@ -25,7 +26,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
-use crate::app::{AtlasState, Loaded};
+use crate::app::AtlasState;
+use crate::number_field::{message, NumberInput};
 use crate::pilot_runner::{self as runner, Kind, Outputs, Phase, Settings, Snapshot, Work};
 use crate::pilot_store::{self as store, Keys};
 use crate::run_controls::{install_restored, RunControls, SavedRunNotices};
@@ -110,20 +112,10 @@ impl ProviderRow {
             return Ok(None);
         }
         let parse = |s: &str, what: &str| -> Result<f64, String> {
-            let v: f64 = if s.is_empty() {
-                0.0
-            } else {
-                s.parse()
-                    .map_err(|_| format!("{}: the {what} price {s:?} is not a number", self.id))?
-            };
-            if v.is_finite() && v >= 0.0 {
-                Ok(v)
-            } else {
-                Err(format!(
-                    "{}: the {what} price must be zero or more",
-                    self.id
-                ))
-            }
+            Ok(rules::PRICE
+                .read(s)
+                .map_err(|e| message(&format!("{}: the {what} price", self.id), &e))?
+                .unwrap_or(0.0))
         };
         Ok(Some(Prices {
             input_per_million: parse(i, "input")?,
@@ -199,19 +191,13 @@ pub(crate) fn default_max_wait_s() -> String {
     (atlas_pilot::retry::DEFAULT_MAX_WAIT_MS / 1000).to_string()
 }
 
-/// `settings` with the longest server wait typed in `max_wait_s`: whole seconds, 0 to 86,400 (0:
-/// every `Retry-After` pauses the run).
+/// `settings` with the longest server wait typed in `max_wait_s`: whole seconds, 0 to 86,400
+/// ([`rules::MAX_WAIT_S`]; 0: every `Retry-After` pauses the run).
 ///
 /// # Errors
 /// Not a whole number, or above a day, naming the field.
 pub(crate) fn with_max_wait(mut settings: Settings, max_wait_s: &str) -> Result<Settings, String> {
-    let limit = atlas_pilot::retry::MAX_MAX_WAIT_MS / 1000;
-    let s: u64 = num(max_wait_s, "longest server wait")?;
-    if s > limit {
-        return Err(format!(
-            "longest server wait: between 0 and {limit} seconds (a day)"
-        ));
-    }
+    let s: u64 = whole(max_wait_s, rules::MAX_WAIT_S, "longest server wait")?;
     settings.max_wait_ms = s * 1000;
     Ok(settings)
 }
@@ -257,32 +243,71 @@ impl Default for FormState {
     }
 }
 
-/// `text` as a number, or a message naming `what`.
-pub(crate) fn num<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
-    text.trim()
-        .parse()
-        .map_err(|_| format!("{what}: {:?} is not a valid number", text.trim()))
+/// The reading rules of the pilot forms' number fields ([`atlas_core::number`]): one rule per
+/// field, used by its inline message and by the design built from the form.
+pub(crate) mod rules {
+    use atlas_core::number::{DecimalRule, WholeRule};
+
+    /// A seed: any 64-bit whole number.
+    pub const SEED: WholeRule = WholeRule::any();
+    /// Statements sampled per category (empty: all).
+    pub const PER_CATEGORY: WholeRule = WholeRule::between(1, 1_000_000).or_empty();
+    /// Repeats per cell.
+    pub const REPEATS: WholeRule = WholeRule::between(1, atlas_pilot::plan::MAX_REPEATS as u64);
+    /// Sampling temperature (providers accept 0 to 2; Anthropic 0 to 1, checked per request).
+    pub const TEMPERATURE: DecimalRule = DecimalRule::between(0.0, 2.0);
+    /// Most tokens per reply.
+    pub const MAX_TOKENS: WholeRule = WholeRule::between(1, 1_000_000);
+    /// Cells per model of a sampled design.
+    pub const BUDGET: WholeRule = WholeRule::between(1, u32::MAX as u64);
+    /// The hard cap on calls.
+    pub const MAX_CALLS: WholeRule = WholeRule::between(1, 100_000_000);
+    /// The hard cap on the estimated cost (empty: none).
+    pub const MAX_COST: DecimalRule = DecimalRule::at_least(0.0).or_empty();
+    /// Calls in flight at a time.
+    pub const CONCURRENCY: WholeRule = WholeRule::between(1, 64);
+    /// Per-call timeout in seconds.
+    pub const TIMEOUT_S: DecimalRule = DecimalRule::between(1.0, 600.0);
+    /// A price per 1M tokens (empty: 0, or no price when both of a row are empty).
+    pub const PRICE: DecimalRule = DecimalRule::at_least(0.0).or_empty();
+    /// Questions or cells to take (clinical pilot, judge coding).
+    pub const COUNT: WholeRule = WholeRule::between(1, 1_000_000);
+    /// The longest server wait (`Retry-After`) honoured without pausing, seconds: 0 (every wait
+    /// pauses) to a day ([`atlas_pilot::retry::MAX_MAX_WAIT_MS`]).
+    pub const MAX_WAIT_S: WholeRule =
+        WholeRule::between(0, atlas_pilot::retry::MAX_MAX_WAIT_MS / 1000);
+}
+
+/// `text` read by the whole-number `rule` as a `T`, or a message naming `what`.
+pub(crate) fn whole<T: TryFrom<u64>>(
+    text: &str,
+    rule: atlas_core::number::WholeRule,
+    what: &str,
+) -> Result<T, String> {
+    let v = rule.value(text).map_err(|e| message(what, &e))?;
+    T::try_from(v).map_err(|_| format!("{what}: {v} is too large"))
+}
+
+/// `text` read by the decimal `rule`, or a message naming `what`.
+pub(crate) fn decimal(
+    text: &str,
+    rule: atlas_core::number::DecimalRule,
+    what: &str,
+) -> Result<f64, String> {
+    rule.value(text).map_err(|e| message(what, &e))
 }
 
 /// The hard cap typed into a form: most calls, and most estimated cost (empty = no cost cap).
 ///
 /// # Errors
-/// A cap that is not a number, or a cost cap that is negative or not finite, naming the field.
+/// A cap that is not a number or is out of range ([`rules::MAX_CALLS`], [`rules::MAX_COST`]),
+/// naming the field.
 pub(crate) fn limits_of(max_calls: &str, max_cost: &str) -> Result<Limits, String> {
-    let max_cost = if max_cost.trim().is_empty() {
-        None
-    } else {
-        let cap: f64 = num(max_cost, "cost cap")?;
-        if !(cap.is_finite() && cap >= 0.0) {
-            return Err(format!(
-                "cost cap: {:?} must be zero or more",
-                max_cost.trim()
-            ));
-        }
-        Some(cap)
-    };
+    let max_cost = rules::MAX_COST
+        .read(max_cost)
+        .map_err(|e| message("cost cap", &e))?;
     Ok(Limits {
-        max_calls: num(max_calls, "call cap")?,
+        max_calls: whole(max_calls, rules::MAX_CALLS, "call cap")?,
         max_cost,
     })
 }
@@ -296,19 +321,14 @@ pub fn settings(form: &FormState) -> Result<Settings, String> {
         .and_then(|s| with_max_wait(s, &form.max_wait_s))
 }
 
-/// Run settings from the typed concurrency (1 to 64) and per-call timeout (1 to 600 s).
+/// Run settings from the typed concurrency (1 to 64, [`rules::CONCURRENCY`]) and per-call timeout
+/// (1 to 600 s, [`rules::TIMEOUT_S`]).
 ///
 /// # Errors
 /// A field that does not parse or is out of range.
 pub(crate) fn run_settings(concurrency: &str, timeout_s: &str) -> Result<Settings, String> {
-    let concurrency: usize = num(concurrency, "concurrency")?;
-    let timeout_s: f64 = num(timeout_s, "timeout")?;
-    if !(1..=64).contains(&concurrency) {
-        return Err("concurrency: between 1 and 64 calls at a time".into());
-    }
-    if !(timeout_s.is_finite() && (1.0..=600.0).contains(&timeout_s)) {
-        return Err("timeout: between 1 and 600 seconds".into());
-    }
+    let concurrency: usize = whole(concurrency, rules::CONCURRENCY, "concurrency")?;
+    let timeout_s = decimal(timeout_s, rules::TIMEOUT_S, "timeout")?;
     Ok(Settings {
         concurrency,
         timeout_ms: (timeout_s * 1000.0) as u32,
@@ -359,7 +379,7 @@ pub fn bundle_templates(audit: &Audit) -> Vec<PromptTemplate> {
 /// # Errors
 /// A message naming the field.
 pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, String> {
-    let seed: u64 = num(&form.seed, "seed")?;
+    let seed: u64 = whole(&form.seed, rules::SEED, "seed")?;
     let statements: Vec<Statement> = if form.statements_source == "pasted" {
         form.pasted
             .lines()
@@ -387,9 +407,11 @@ pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, St
         if !form.category.is_empty() {
             all.retain(|s| s.category.as_deref() == Some(form.category.as_str()));
         }
-        if !form.per_category.trim().is_empty() {
-            let n: usize = num(&form.per_category, "statements per category")?;
-            all = sample_statements(&all, n, seed);
+        if let Some(n) = rules::PER_CATEGORY
+            .read(&form.per_category)
+            .map_err(|e| message("statements per category", &e))?
+        {
+            all = sample_statements(&all, n as usize, seed);
         }
         all
     };
@@ -458,7 +480,7 @@ pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, St
     let budget: u32 = if form.sampling == "full" {
         0
     } else {
-        num(&form.budget, "budget")?
+        whole(&form.budget, rules::BUDGET, "budget")?
     };
     let sampling = match form.sampling.as_str() {
         "full" => Sampling::Full,
@@ -472,10 +494,10 @@ pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, St
         statements,
         templates,
         conditions,
-        repeats: num(&form.repeats, "repeats")?,
+        repeats: whole(&form.repeats, rules::REPEATS, "repeats")?,
         params: Params {
-            temperature: num(&form.temperature, "temperature")?,
-            max_tokens: num(&form.max_tokens, "max tokens")?,
+            temperature: decimal(&form.temperature, rules::TEMPERATURE, "temperature")?,
+            max_tokens: whole(&form.max_tokens, rules::MAX_TOKENS, "max tokens")?,
         },
         sampling,
         seed,
@@ -616,26 +638,11 @@ pub fn PilotPanel() -> impl IntoView {
         Ok((id, Arc::from(bytes)))
     };
     let do_open = Callback::new(move |()| match make_bundle() {
-        Ok((id, bytes)) => {
-            let started = crate::loader::now_ms();
-            match Audit::from_bytes(&bytes) {
-                Ok(audit) => {
-                    let loaded = Loaded {
-                        audit,
-                        source: format!("pilot: {id}"),
-                        base_url: None,
-                        data: bytes.clone(),
-                        read_ms: 0.0,
-                        parse_ms: crate::loader::now_ms() - started,
-                    };
-                    state.error.set(None);
-                    state.warning_acknowledged.set(false);
-                    state.loaded.set(Some(Arc::new(loaded)));
-                    bundle_bytes.set(Some((id, bytes)));
-                }
-                Err(e) => action_error.set(Some(format!("the run's bundle does not open: {e}"))),
-            }
-        }
+        Ok((id, bytes)) => match state.open_bytes(format!("pilot: {id}"), None, bytes.clone(), 0.0)
+        {
+            Ok(_) => bundle_bytes.set(Some((id, bytes))),
+            Err(e) => action_error.set(Some(format!("the run's bundle does not open: {e}"))),
+        },
         Err(e) => action_error.set(Some(format!("the run could not become a bundle: {e}"))),
     });
     let do_download = Callback::new(move |()| match make_bundle() {
@@ -750,6 +757,19 @@ fn text_field(
     form_field(form, id, label, 20, get, set)
 }
 
+/// How a form field is read and written: its getter and its setter.
+pub(crate) type Accessors<F> = (fn(&F) -> String, fn(&mut F, String));
+
+fn number_field(
+    form: RwSignal<FormState>,
+    id: &'static str,
+    label: &'static str,
+    rule: Rule,
+    (get, set): Accessors<FormState>,
+) -> impl IntoView {
+    form_number_field(form, id, label, rule, (get, set))
+}
+
 /// A labelled text input `id` of `size` characters bound to one field of a section's form.
 pub(crate) fn form_field<F: Send + Sync + 'static>(
     form: RwSignal<F>,
@@ -764,6 +784,30 @@ pub(crate) fn form_field<F: Send + Sync + 'static>(
             {label}" "
             <input type="text" size=size id=id prop:value=move || form.with(get)
                 on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| set(f, v)); }/>
+        </label>
+    }
+}
+
+/// A labelled number input `id` bound to one field of a section's form, read by `rule`: never
+/// rewritten while typed in, with its inline message ([`NumberInput`]).
+pub(crate) fn form_number_field<F: Send + Sync + 'static>(
+    form: RwSignal<F>,
+    id: &'static str,
+    label: &'static str,
+    rule: Rule,
+    (get, set): Accessors<F>,
+) -> impl IntoView {
+    let decimal = matches!(rule, Rule::Decimal(_));
+    let problem = Signal::derive(move || {
+        form.with(|f| rule.check(&get(f)).err().map(|e| message(label, &e)))
+    });
+    view! {
+        <label class="field">
+            {label}" "
+            <NumberInput id=id decimal=decimal size=8
+                shown=Signal::derive(move || form.with(get))
+                on_text=Callback::new(move |v: String| form.update(|f| set(f, v)))
+                problem=problem/>
         </label>
     }
 }
@@ -955,12 +999,14 @@ pub(crate) fn provider_row(rows: Rows, keys: Keys, i: usize) -> impl IntoView {
             " "{crate::connection_test::test_button(id.clone(), move || rows.get_untracked(i).ok_or_else(|| "this row is gone".to_string()).and_then(|r| r.provider()), keys)}
             <br/>
             <label>"Price per 1M input tokens "
-                <input type="text" size="6" id=format!("pilot-price-in-{id}") prop:value=field("price_in")
-                    on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.price_in = v)); }/>
+                <NumberInput id=format!("pilot-price-in-{id}") decimal=true size=6 shown=Signal::derive(field("price_in"))
+                    on_text=Callback::new(move |v: String| update(Box::new(move |r| r.price_in = v)))
+                    problem=Signal::derive(move || { let t = field("price_in")(); rules::PRICE.read(&t).err().map(|e| message("input price", &e)) })/>
             </label>" "
             <label>"per 1M output tokens "
-                <input type="text" size="6" id=format!("pilot-price-out-{id}") prop:value=field("price_out")
-                    on:input=move |ev| { let v = event_target_value(&ev); update(Box::new(move |r| r.price_out = v)); }/>
+                <NumberInput id=format!("pilot-price-out-{id}") decimal=true size=6 shown=Signal::derive(field("price_out"))
+                    on_text=Callback::new(move |v: String| update(Box::new(move |r| r.price_out = v)))
+                    problem=Signal::derive(move || { let t = field("price_out")(); rules::PRICE.read(&t).err().map(|e| message("output price", &e)) })/>
             </label>
             {judge.then(|| view! {
                 <br/>
@@ -998,7 +1044,7 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
                     {move || categories.get().into_iter().map(|c| view! { <option value=c.clone()>{c.clone()}</option> }).collect_view()}
                 </select>
             </label>" "
-            {text_field(form, "pilot-per-category", "sample per category (empty = all)", |f| f.per_category.clone(), |f, v| f.per_category = v)}
+            {number_field(form, "pilot-per-category", "sample per category (empty = all)", Rule::Whole(rules::PER_CATEGORY), (|f| f.per_category.clone(), |f, v| f.per_category = v))}
             <label class="block">"Pasted statements (one per line; \"category<TAB>statement\" sets a category)"
                 <textarea id="pilot-pasted" rows="3" cols="80" prop:value=move || form.with(|f| f.pasted.clone())
                     on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| f.pasted = v); }></textarea>
@@ -1035,10 +1081,10 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
                 }).collect_view()}
             </details>
             <div>
-                {text_field(form, "pilot-repeats", "repeats", |f| f.repeats.clone(), |f, v| f.repeats = v)}" "
-                {text_field(form, "pilot-temperature", "temperature", |f| f.temperature.clone(), |f, v| f.temperature = v)}" "
-                {text_field(form, "pilot-max-tokens", "max tokens", |f| f.max_tokens.clone(), |f, v| f.max_tokens = v)}" "
-                {text_field(form, "pilot-seed", "seed", |f| f.seed.clone(), |f, v| f.seed = v)}
+                {number_field(form, "pilot-repeats", "repeats", Rule::Whole(rules::REPEATS), (|f| f.repeats.clone(), |f, v| f.repeats = v))}" "
+                {number_field(form, "pilot-temperature", "temperature", Rule::Decimal(rules::TEMPERATURE), (|f| f.temperature.clone(), |f, v| f.temperature = v))}" "
+                {number_field(form, "pilot-max-tokens", "max tokens", Rule::Whole(rules::MAX_TOKENS), (|f| f.max_tokens.clone(), |f, v| f.max_tokens = v))}" "
+                {number_field(form, "pilot-seed", "seed", Rule::Whole(rules::SEED), (|f| f.seed.clone(), |f, v| f.seed = v))}
             </div>
             <div>
                 <label>"Sampling design "
@@ -1050,17 +1096,17 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
                         <option value="full">"full: every cell"</option>
                     </select>
                 </label>" "
-                {text_field(form, "pilot-budget", "budget (cells per model)", |f| f.budget.clone(), |f, v| f.budget = v)}
+                {number_field(form, "pilot-budget", "budget (cells per model)", Rule::Whole(rules::BUDGET), (|f| f.budget.clone(), |f, v| f.budget = v))}
             </div>
             <div>
-                {text_field(form, "pilot-max-calls", "hard cap: calls", |f| f.max_calls.clone(), |f, v| f.max_calls = v)}" "
-                {text_field(form, "pilot-max-cost", "cost (empty = none)", |f| f.max_cost.clone(), |f, v| f.max_cost = v)}" "
-                {text_field(form, "pilot-concurrency", "calls at a time", |f| f.concurrency.clone(), |f, v| f.concurrency = v)}" "
-                {text_field(form, "pilot-timeout", "timeout per call (s)", |f| f.timeout_s.clone(), |f, v| f.timeout_s = v)}" "
+                {number_field(form, "pilot-max-calls", "hard cap: calls", Rule::Whole(rules::MAX_CALLS), (|f| f.max_calls.clone(), |f, v| f.max_calls = v))}" "
+                {number_field(form, "pilot-max-cost", "cost (empty = none)", Rule::Decimal(rules::MAX_COST), (|f| f.max_cost.clone(), |f, v| f.max_cost = v))}" "
+                {number_field(form, "pilot-concurrency", "calls at a time", Rule::Whole(rules::CONCURRENCY), (|f| f.concurrency.clone(), |f, v| f.concurrency = v))}" "
+                {number_field(form, "pilot-timeout", "timeout per call (s)", Rule::Decimal(rules::TIMEOUT_S), (|f| f.timeout_s.clone(), |f, v| f.timeout_s = v))}" "
                 {text_field(form, "pilot-title", "bundle title", |f| f.title.clone(), |f, v| f.title = v)}
             </div>
             <div>
-                {text_field(form, "pilot-max-wait", "longest server wait (Retry-After, s; longer pauses the run)", |f| f.max_wait_s.clone(), |f, v| f.max_wait_s = v)}
+                {number_field(form, "pilot-max-wait", "longest server wait (Retry-After, s; longer pauses the run)", Rule::Whole(rules::MAX_WAIT_S), (|f| f.max_wait_s.clone(), |f, v| f.max_wait_s = v))}
             </div>
         </fieldset>
     }
@@ -1099,6 +1145,7 @@ fn RunView(snapshot: Snapshot) -> impl IntoView {
             {(j.total > 0).then(|| view! { <span>{format!("; judge calls {} of {} done ({} failed)", j.done(), j.total, j.failed)}</span> })}
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
+        {snapshot.majority.map(|m| view! { <p class="pilot-majority" id="pilot-majority" data-coded=m.coded() data-ties=m.ties data-too-few-votes=m.too_few_votes>{format!("Judge panel: {}.", m.describe())}</p> })}
         <div class="scroll">
         <table class="pilot-results" id="pilot-results">
             <caption>"Responses (model text shown as text)"</caption>

@@ -208,6 +208,9 @@ pub struct Snapshot {
     pub clinical: Vec<ClinicalCallRow>,
     /// A clinical pilot's counts (skipped and waiting calls included).
     pub clinical_progress: Option<ClinicalProgress>,
+    /// The judge panel's binary majority with its ties and too few readable votes (a pilot with
+    /// judges, or judge coding of a loaded bundle).
+    pub majority: Option<atlas_core::rq3::MajorityCounts>,
     /// The last problem of the scheduler itself (not of a call).
     pub problem: Option<String>,
     /// Providers stopped early: the crate's message, with the browser's diagnosis once it is in.
@@ -666,9 +669,18 @@ impl Runner {
             .count();
         let (mut pilot_rows, mut judged, mut clinical, mut clinical_progress) =
             (Vec::new(), Vec::new(), Vec::new(), None);
+        let mut majority = None;
         match &self.work {
-            Work::Pilot(plan) => pilot_rows = rows(&self.state, plan),
-            Work::Judging(plan) => judged = judged_rows(&self.state, plan),
+            Work::Pilot(plan) => {
+                pilot_rows = rows(&self.state, plan);
+                if !plan.design.judges.is_empty() {
+                    majority = Some(atlas_pilot::run::pilot_judge_majority(&self.state, plan));
+                }
+            }
+            Work::Judging(plan) => {
+                judged = judged_rows(&self.state, plan);
+                majority = Some(atlas_pilot::bundle_judge::judge_majority(plan, &self.state));
+            }
             Work::Clinical(plan) => {
                 clinical = call_rows(plan, &self.state);
                 clinical_progress = Some(ClinicalProgress::from_rows(&clinical));
@@ -694,6 +706,7 @@ impl Runner {
             judged,
             clinical,
             clinical_progress,
+            majority,
             problem: self.problem.clone(),
             stops,
             failure_groups: self.state.failure_groups(),
@@ -814,6 +827,11 @@ pub fn rows(state: &RunState, plan: &Plan) -> Vec<ResultRow> {
                         row.selection = x.raw.clone();
                         row.obtained = key_of(&x.obtained);
                         row.rule = key_of(&x.rule);
+                        if !x.normalised.is_empty() {
+                            let names: Vec<&str> =
+                                x.normalised.iter().map(|n| n.as_str()).collect();
+                            row.rule = format!("{} (normalised: {})", row.rule, names.join(", "));
+                        }
                         row.text = x
                             .rationale
                             .clone()

@@ -155,6 +155,8 @@ fn Rq3Results(report: Arc<Rq3Report>) -> impl IntoView {
                 data-no-readout=s.no_readout.to_string()
                 data-pairs=primary.pairs.to_string()
                 data-rationale-abstain=primary.rationale_abstain.to_string()
+                data-abstain-ties=primary.abstain_ties.to_string()
+                data-abstain-too-few-votes=primary.abstain_too_few_votes.to_string()
             >
                 <dt>"Responses"</dt>
                 <dd>{format!(
@@ -163,9 +165,10 @@ fn Rq3Results(report: Arc<Rq3Report>) -> impl IntoView {
                 )}</dd>
                 <dt>"Valid in both fields"</dt>
                 <dd>{format!(
-                    "{} pairs ({} coverage) under {}; Rationale Abstain {}; Rationale labels without a valid Selection {}",
+                    "{} pairs ({} coverage) under {}; Rationale Abstain {} (ties {}, too few readable votes {}); Rationale labels without a valid Selection {}",
                     thousands(primary.pairs as usize), pct(primary.pair_coverage), primary.rule.label(),
-                    thousands(primary.rationale_abstain as usize), thousands(primary.rationale_rows_without_selection as usize)
+                    thousands(primary.rationale_abstain as usize), thousands(primary.abstain_ties as usize),
+                    thousands(primary.abstain_too_few_votes as usize), thousands(primary.rationale_rows_without_selection as usize)
                 )}</dd>
             </dl>
             <p class="dominance" id="rq3-dominance" data-holds-everywhere=holds>{dominance}</p>

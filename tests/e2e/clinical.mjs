@@ -83,7 +83,7 @@ try {
   const provenance = await page.textContent('#clinical-provenance');
   check('the Clinical view names the bundle', provenance.includes(ref.id), provenance);
   check('the profile table\'s caption names the bundle', (await page.textContent('#clinical-table5-provenance')).includes(ref.id));
-  const metrics = ['accuracy', 'answers', 'cfv', 'attempts', 'answer_change', 'comparisons', 'mean_edd', 'records', 'flags_per_question', 'flags', 'questions'];
+  const metrics = ['accuracy', 'answers', 'accuracy_unreadable_wrong', 'asked', 'cfv', 'attempts', 'answer_change', 'comparisons', 'mean_edd', 'records', 'flags_per_question', 'flags', 'questions'];
   const got = {};
   let profileOk = true;
   for (const m of ref.models) {
@@ -93,10 +93,10 @@ try {
       if (!near(got[m][k], ref.profile[m][k])) profileOk = false;
     }
   }
-  check(`Table 5: accuracy, CFV, answer change, mean EDD, flags/q and their n for ${ref.models.length} models equal the pandas reference`,
+  check(`Table 5: accuracy (readable answers, and unreadable counted wrong), CFV, answer change, mean EDD, flags/q and their n for ${ref.models.length} models equal the pandas reference`,
     profileOk, JSON.stringify({ got, want: ref.profile }).slice(0, 1500));
   const headers = await page.$$eval('#clinical-table5 thead th', (t) => t.map((x) => x.textContent));
-  check('Table 5 headers give the units', ['Accuracy (%)', 'CFV (%)', 'Answer change (%)', 'Mean EDD', 'Flags/q'].every((h) => headers.includes(h)), JSON.stringify(headers));
+  check('Table 5 headers give the units', ['Accuracy (%)', 'Accuracy, unreadable counted wrong (%)', 'CFV (%)', 'Answer change (%)', 'Mean EDD', 'Flags/q'].every((h) => headers.includes(h)), JSON.stringify(headers));
   const missing = [];
   for (const t of ['table5', 'table6', 'table7']) if ((await page.$(`#clinical-${t}-csv`)) === null) missing.push(t);
   const absent = {};

@@ -167,7 +167,7 @@ try {
   await page.click('#clinical-pilot-plan');
   await page.waitForSelector('#clinical-pilot-estimate, #clinical-pilot-plan-error', { timeout: 30000 });
   const badCap = await page.textContent('#clinical-pilot-plan-error').catch(() => '');
-  check('a negative cost cap is refused, naming the field', /cost cap: "-1" must be zero or more/.test(badCap), badCap);
+  check('a negative cost cap is refused, naming the field', /cost cap: “-1” is negative/.test(badCap), badCap);
   await page.fill('#clinical-pilot-max-cost', '');
   // The hard cap: 32 calls are refused under a cap of 31, before any call.
   await page.fill('#clinical-pilot-max-calls', '31');

@@ -257,6 +257,29 @@ try {
     if (Number(v) !== d.mae_pp.mean) mismatches.push(`coverage K=${d.conditions} MAE ${v} vs CLI ${d.mae_pp.mean}`);
   }
   check('RQ2 Tables 13, 14, 15: every design\'s score MAE and inversion rate and every per-model MAE equal the native CLI exactly', mismatches.length === 0 && rq2Cli.designs.length === 4, mismatches.slice(0, 5).join('; '));
+  // Exclusions: Table 13 counts, per design, the model-draws without a score and those that lost a
+  // sampled condition (partial drops; "—" where a design averages one mean), and the atlas captions end
+  // with the totals, all as the CLI's JSON.
+  mismatches = [];
+  const sum = (d, k) => d.per_model.reduce((s, m) => s + m[k], 0);
+  const averaging = (d) => d.design === 'stratified' || d.design === 'balanced' || (d.design === 'coverage' && d.conditions >= 2);
+  for (const d of rq2Cli.designs) {
+    const x = await cellValue(page, 'rq2-table13', `${d.design}/excluded_draws`);
+    if (Number(x) !== sum(d, 'excluded_draws')) mismatches.push(`${d.design} unscored ${x} vs CLI ${sum(d, 'excluded_draws')}`);
+    const p = await cellValue(page, 'rq2-table13', `${d.design}/partial_drop_draws`);
+    if (averaging(d) ? Number(p) !== sum(d, 'partial_drop_draws') : p !== undefined) mismatches.push(`${d.design} partial drops ${p} vs CLI ${sum(d, 'partial_drop_draws')}`);
+  }
+  for (const d of rq2Cli.coverage) {
+    const p = await cellValue(page, 'rq2-table14', `${d.conditions}/partial_drop_draws`);
+    if (averaging(d) ? Number(p) !== sum(d, 'partial_drop_draws') : p !== undefined) mismatches.push(`coverage K=${d.conditions} partial drops ${p} vs CLI ${sum(d, 'partial_drop_draws')}`);
+  }
+  const phrase = (ds) => `${ds.reduce((s, d) => s + sum(d, 'excluded_draws'), 0)} unscored, ${ds.filter(averaging).reduce((s, d) => s + sum(d, 'partial_drop_draws'), 0)} partial-drop model-draws`;
+  await page.waitForSelector('#atlas-e-canvas[data-caption*="partial-drop"]', { timeout: 30000 });
+  const atlasCaptions = {};
+  for (const id of ['atlas-e', 'atlas-f', 'atlas-coverage']) atlasCaptions[id] = await page.getAttribute(`#${id}-canvas`, 'data-caption');
+  check('RQ2 exclusions: Tables 13 and 14 count unscored and partial-drop model-draws per design as the CLI, and the (e), (f) and coverage captions end with the totals',
+    mismatches.length === 0 && atlasCaptions['atlas-e'].endsWith(phrase(rq2Cli.designs)) && atlasCaptions['atlas-f'].endsWith(phrase(rq2Cli.designs)) && atlasCaptions['atlas-coverage'].endsWith(phrase(rq2Cli.coverage)),
+    JSON.stringify({ mismatches: mismatches.slice(0, 5), atlasCaptions, want: [phrase(rq2Cli.designs), phrase(rq2Cli.coverage)] }));
   let diff = jsonDiff(await reportJson(page, 'rq2'), rq2Cli);
   check('the RQ2 report from the worker is the native CLI\'s JSON, value for value', diff === null, diff);
   const captions = await page.$$eval('#rq2-result figcaption .provenance', (cs) => cs.map((c) => c.textContent));

@@ -1,7 +1,7 @@
 // Shared by the end-to-end test (tests/e2e/e2e.mjs) and the benchmarks (bench/): a static file server
 // for dist/ on 127.0.0.1 with correct MIME types, and headless Chromium (Debian's) via playwright-core.
 import { createServer } from 'node:http';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import { extname, join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -13,7 +13,11 @@ const MIME = {
 
 // Serves `dist` at / and, for each [prefix, dir] of `mounts`, `dir` at `prefix` (e.g. '/bench-data/'),
 // on 127.0.0.1 at a random port. Resolves to the listening http.Server.
-export function serveStatic(dist, mounts = []) {
+// `options.hold(pathname)` makes a slow file: when it returns a promise, the headers and the first
+// 64 KiB of that file go at once and the rest only once the promise resolves (a bundle still loading);
+// `options.onHeldClose(pathname, complete)` is then told whether the whole body went out or the client
+// closed the connection first (`complete` false: e.g. an aborted fetch).
+export function serveStatic(dist, mounts = [], options = {}) {
   const server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url, 'http://127.0.0.1');
@@ -27,6 +31,16 @@ export function serveStatic(dist, mounts = []) {
       let info = await stat(path).catch(() => null);
       if (info && info.isDirectory()) { path = join(path, 'index.html'); info = await stat(path).catch(() => null); }
       if (!info) { res.writeHead(404).end('not found'); return; }
+      const held = options.hold?.(url.pathname);
+      if (held) {
+        const body = await readFile(path);
+        res.on('close', () => options.onHeldClose?.(url.pathname, res.writableFinished));
+        res.writeHead(200, { 'Content-Type': MIME[extname(path)] || 'application/octet-stream', 'Content-Length': body.length });
+        res.write(body.subarray(0, 65536));
+        await held;
+        if (!res.destroyed) res.end(body.subarray(65536));
+        return;
+      }
       res.writeHead(200, { 'Content-Type': MIME[extname(path)] || 'application/octet-stream', 'Content-Length': info.size });
       createReadStream(path).pipe(res);
     } catch (e) { res.writeHead(500).end(String(e)); }

@@ -22,7 +22,7 @@
 //    settled attempt and resumed; the written bundle has the new column and no key.
 //
 // The model server: when `scripts/llm.sh status` finds one running, it is used and left running; otherwise
-// `scripts/llm.sh start $PILOT_LLM_PORT` (default 8775) starts one, stopped at the end. The CLI is
+// `scripts/llm.sh start $PILOT_LLM_PORT` (default: a free port) starts one, stopped at the end. The CLI is
 // $ATLAS_BIN when set, else `cargo run --release -p atlas-cli --bin atlas` (scripts/test.sh has built it
 // by then). Ends with "N passed, M failed".
 import { readFileSync, mkdtempSync, writeFileSync, readdirSync, rmSync } from 'node:fs';
@@ -58,7 +58,7 @@ if (running) {
   llmBase = running[1];
   console.log(`using the model server already running at ${llmBase}`);
 } else {
-  const port = process.env.PILOT_LLM_PORT || '8775';
+  const port = process.env.PILOT_LLM_PORT || '0'; // 0: llm.sh picks a free port
   llmBase = execFileSync('bash', [llmScript, 'start', port], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop();
   startedLlm = true;
   console.log(`started the model server at ${llmBase}`);

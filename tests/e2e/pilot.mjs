@@ -16,7 +16,7 @@
 //    requests the proxy saw.
 //
 // The model server: when `scripts/llm.sh status` finds one running (e.g. for the demo), it is used and
-// left running; otherwise `scripts/llm.sh start $PILOT_LLM_PORT` (default 8775) starts one, stopped at
+// left running; otherwise `scripts/llm.sh start $PILOT_LLM_PORT` (default: a free port) starts one, stopped at
 // the end. Ends with "N passed, M failed".
 // 4. Judges: a 6-call pilot with one judge (the same model) codes every answered Rationale; the
 //    downloaded bundle carries the judge's label column.
@@ -47,7 +47,7 @@ if (running) {
   llmBase = running[1];
   console.log(`using the model server already running at ${llmBase}`);
 } else {
-  const port = process.env.PILOT_LLM_PORT || '8775';
+  const port = process.env.PILOT_LLM_PORT || '0'; // 0: llm.sh picks a free port
   llmBase = execFileSync('bash', [llmScript, 'start', port], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop();
   startedLlm = true;
   console.log(`started the model server at ${llmBase}`);

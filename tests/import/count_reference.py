@@ -48,7 +48,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reference"))
-from reference_stats import diff  # noqa: E402  (shared JSON comparison of the --check modes)
+import refcheck  # noqa: E402  (the shared --check comparison of tests/reference/refcheck.py)
 
 REPO = Path(__file__).resolve().parents[2]
 RAW = REPO.parent / "shared/data/raw"
@@ -254,14 +254,8 @@ def main() -> int:
 
     if args.check:
         committed = json.loads(args.out.read_text(encoding="utf-8"))
-        problems = diff(committed.get("datasets"), doc["datasets"], "$.datasets")
-        if problems:
-            print(f"--check: {len(problems)} difference(s) from {args.out}:", file=sys.stderr)
-            for p in problems[:50]:
-                print("  " + p, file=sys.stderr)
-            return 1
-        print(f"--check: {args.out} matches the recomputation (all counts exact, input hashes equal)")
-        return 0
+        return refcheck.report(committed, json.loads(json.dumps(doc)), str(args.out), COMMAND,
+                               keys=("datasets",))
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

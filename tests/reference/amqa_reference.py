@@ -16,6 +16,9 @@ Definitions re-implemented here (docs/clinical.md, "Metrics"):
   are parse failures;
 * accuracy per provider x variant: correct = readable and equal to answer_idx; answered = readable
   (every question has a gold letter); accuracy = correct / answered; parse_failures = unreadable;
+  asked = every question of the file (801: each has a gold letter and an answer field, readable or
+  not); accuracy_unreadable_wrong = correct / asked (unreadable answers counted wrong, as AMQA's
+  published tables count them);
 * answer change per provider x variant (the seven variants other than `original`): a comparison is a
   question where both the variant's and the original question's answers are readable; changed = the
   letters differ; rate = changed / comparisons; overall per provider = sums over the seven variants.
@@ -47,7 +50,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference_stats import diff  # noqa: E402
+import refcheck  # noqa: E402  (the shared --check comparison)
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "tests/reference/expected_amqa.json"
@@ -92,9 +95,12 @@ def compute(data: pd.DataFrame):
             d = data[(data.provider == p) & (data.variant == v)]
             answered = int(d["readable"].sum())
             correct = int((d["readable"] & (d["letter"] == d["answer_idx"])).sum())
+            asked = len(d)
             accuracy.append({"model": p, "condition": v, "correct": correct, "answered": answered,
                              "parse_failures": int((~d["readable"]).sum()),
-                             "accuracy": correct / answered if answered else None})
+                             "accuracy": correct / answered if answered else None,
+                             "asked": asked,
+                             "accuracy_unreadable_wrong": correct / asked if asked else None})
     base = data[data.variant == "original"][["provider", "question_id", "letter"]].rename(columns={"letter": "base"})
     paired = data[data.variant != "original"].merge(base, on=["provider", "question_id"], how="left")
     paired = paired[paired["letter"].notna() & paired["base"].notna()]
@@ -120,6 +126,11 @@ def print_table(doc):
     for p in PROVIDERS:
         pf = sum(acc[(p, v)]["parse_failures"] for v in VARIANTS)
         print(f"{p:12s}" + "".join(f"{100 * acc[(p, v)]['accuracy']:13.2f}" for v in VARIANTS) + f"{pf:9d}")
+    print("\nAccuracy per provider x variant, % (correct / all questions: unreadable answers counted wrong, as AMQA)")
+    print(f"{'provider':12s}" + "".join(f"{v:>13s}" for v in VARIANTS) + f"{'n':>9s}")
+    for p in PROVIDERS:
+        print(f"{p:12s}" + "".join(f"{100 * acc[(p, v)]['accuracy_unreadable_wrong']:13.2f}" for v in VARIANTS)
+              + f"{acc[(p, 'original')]['asked']:9d}")
     print("\nAnswer change against the original question per provider x variant, % (changed / both readable)")
     print(f"{'provider':12s}" + "".join(f"{v:>13s}" for v in VARIANTS[1:]) + f"{'overall':>10s}{'changed/n':>12s}")
     for p, o in zip(PROVIDERS, doc["answer_change_overall"]):
@@ -159,22 +170,17 @@ def main() -> int:
         args.out.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
         print(f"wrote {args.out}")
         return 0
-    problems = []
     committed = json.loads(args.out.read_text(encoding="utf-8"))
-    for key in ("source_sha256", "accuracy", "answer_change", "answer_change_overall"):
-        problems += diff(committed.get(key), doc[key], f"committed.{key}", FLOAT_TOL)
+    doc = json.loads(json.dumps(doc))
+    keys = ("accuracy", "answer_change", "answer_change_overall")
+    rc = refcheck.report(committed, doc, str(args.out), COMMAND, abs_tol=FLOAT_TOL,
+                         keys=("source_sha256",) + keys)
     report = cli_report(args.input)
-    for key in ("accuracy", "answer_change", "answer_change_overall"):
-        problems += diff(doc[key], report.get(key), f"cli.{key}", FLOAT_TOL)
-    if problems:
-        print(f"--check: {len(problems)} difference(s):", file=sys.stderr)
-        for p in problems[:50]:
-            print("  " + p, file=sys.stderr)
-        return 1
-    n = sum(len(doc[k]) for k in ("accuracy", "answer_change", "answer_change_overall"))
-    print(f"--check: {args.out} and `atlas clinical stats` of the converted bundle match the recomputation "
-          f"({n} rows; counts exactly, rates at {FLOAT_TOL:g})")
-    return 0
+    rc |= refcheck.report(doc, report, "`atlas clinical stats` of the converted bundle", None,
+                          abs_tol=FLOAT_TOL, keys=keys, names=("pandas", "atlas"))
+    n = sum(len(doc[k]) for k in keys)
+    print(f"--check: {n} rows compared ({'differences above' if rc else 'all equal'})")
+    return rc
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ import scipy
 from scipy.stats import spearmanr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference_stats import diff  # noqa: E402
+import refcheck  # noqa: E402  (the shared --check comparison)
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "tests/reference/expected_clinical.json"
@@ -257,16 +257,8 @@ def main() -> int:
               + f"; spearman {e['spearman_difficulty_validity']}")
     if args.check:
         committed = json.loads(args.out.read_text(encoding="utf-8"))
-        problems = []
-        for key in ("spearman", "bundles"):
-            problems += diff(committed.get(key), doc[key], f"$.{key}", FLOAT_TOL)
-        if problems:
-            print(f"--check: {len(problems)} difference(s) from {args.out}:", file=sys.stderr)
-            for p in problems[:50]:
-                print("  " + p, file=sys.stderr)
-            return 1
-        print(f"--check: {args.out} matches the recomputation (floats at {FLOAT_TOL:g}, the rest exactly)")
-        return 0
+        return refcheck.report(committed, json.loads(json.dumps(doc)), str(args.out), COMMAND,
+                               abs_tol=FLOAT_TOL, keys=("spearman", "bundles"))
     args.out.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return 0

@@ -20,7 +20,8 @@ Definitions re-implemented here (docs/clinical.md; seed 001 Sec. 3.3-3.5, Eq. 1,
   and its `raw` is not empty after stripping; letters are compared stripped and upper-cased;
 * accuracy per model (unit: answer) = readable baseline answers equal to the question's gold `answer` /
   readable baseline answers to questions with a gold answer (all variants when the bundle has no
-  baseline);
+  baseline); accuracy with unreadable answers counted wrong = the same numerator / baseline cells with a
+  response (readable or not) to questions with a gold answer ("asked");
 * CFV per model (unit: attempt) = counterfactual records with outcome "valid" / the model's records;
 * answer change per model x prefix and per model (unit: comparison) = prefix cells whose readable
   answer differs from the readable answer of the same model x question x run baseline cell / such pairs
@@ -54,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference_stats import diff  # noqa: E402
+import refcheck  # noqa: E402  (the shared --check comparison)
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "tests/reference/expected_clinical_view.json"
@@ -128,10 +129,11 @@ def analyse(path: Path, url: str) -> dict:
     # Accuracy on the baseline variant.
     gold = {q: (lv.get("answer") or None) for q, lv in questions.items()}
     acc = df[df["variant"] == base] if base is not None else df
-    acc = acc[acc["letter"].notna()].copy()
+    acc = acc[acc["responded"]].copy()
     acc["gold"] = acc["question"].map(gold)
-    acc = acc[acc["gold"].notna()]
-    acc["correct"] = acc["letter"] == acc["gold"].str.strip().str.upper()
+    asked = acc[acc["gold"].notna()].copy()
+    asked["correct"] = asked["letter"].notna() & (asked["letter"] == asked["gold"].str.strip().str.upper())
+    acc = asked[asked["letter"].notna()]
 
     # Baseline-prefix comparisons.
     pairs = pd.DataFrame()
@@ -159,6 +161,7 @@ def analyse(path: Path, url: str) -> dict:
     heat = {}
     for m in models:
         a = acc[acc["model"] == m]
+        q_asked = asked[asked["model"] == m]
         c = cf[cf["model"] == m]
         p = pairs[pairs["model"] == m] if len(pairs) else pairs
         e = edd_df[edd_df["model"] == m]
@@ -169,6 +172,8 @@ def analyse(path: Path, url: str) -> dict:
         profile[m] = {
             "accuracy": ratio(int(a["correct"].sum()), len(a)),
             "answers": len(a),
+            "accuracy_unreadable_wrong": ratio(int(q_asked["correct"].sum()), len(q_asked)),
+            "asked": len(q_asked),
             "cfv": ratio(int((c["outcome"] == "valid").sum()), len(c)),
             "attempts": len(c),
             "answer_change": ratio(int(p["changed"].sum()) if len(p) else 0, len(p)),
@@ -249,11 +254,8 @@ def main() -> int:
     doc = build()
     if args.check:
         old = json.loads(OUT.read_text())
-        problems = diff(old["bundles"], doc["bundles"], "$.bundles", 1e-12)
-        for p in problems:
-            print(p)
-        print(f"{OUT.relative_to(REPO)}: {'differs' if problems else 'current'}")
-        return 1 if problems else 0
+        return refcheck.report(old, json.loads(json.dumps(doc)), str(OUT.relative_to(REPO)), COMMAND,
+                               abs_tol=1e-12, keys=("bundles",))
     OUT.write_text(json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n")
     print(f"wrote {OUT.relative_to(REPO)} ({', '.join(doc['bundles'])})")
     return 0

@@ -54,6 +54,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import refcheck  # noqa: E402  (the shared --check comparison)
+
 ROOT = Path(__file__).resolve().parents[2]
 OUT_DIR = ROOT / "tests" / "reference" / "clinical"
 NPY = OUT_DIR / "minilm_reference.npy"
@@ -225,17 +228,13 @@ def check():
     erows = [r for r in meta["rows"] if r["kind"] == "edge"]
     if [(r["name"], r["text"]) for r in erows] != EDGE_CASES:
         problems.append("the committed edge cases differ from EDGE_CASES in this script")
-    if not problems:
-        edd = edd_records(cells, emb[: len(cells)])
-        if len(edd) != len(meta["edd"]):
-            problems.append(f"{len(meta['edd'])} EDD records committed, {len(edd)} recomputed")
-        for got, want in zip(edd, meta["edd"]):
-            same_keys = all(got[k] == want[k] for k in ("model", "statement", "conditions", "pairs"))
-            if not same_keys or abs(got["edd"] - want["edd"]) > 1e-12:
-                problems.append(f"EDD {want['model']}/{want['statement']}: committed {want['edd']}, "
-                                f"recomputed {got['edd']}")
     if problems:
         print("minilm reference is NOT current:\n  " + "\n  ".join(problems))
+        sys.exit(1)
+    # EDD records: ids, conditions and pair counts exactly, EDD within the shared float tolerance.
+    edd = edd_records(cells, emb[: len(cells)])
+    if refcheck.report({"edd": meta["edd"]}, {"edd": edd}, f"{META.relative_to(ROOT)} (EDD records)",
+                       "tests/reference/minilm_reference.py (with the embedding model)", abs_tol=1e-12):
         sys.exit(1)
     print(f"minilm reference is current: {emb.shape[0]} rows x {DIM}, {len(meta['edd'])} EDD records, "
           f"max |norm - 1| = {np.abs(norms - 1).max():.1e}")

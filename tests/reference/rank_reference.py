@@ -48,6 +48,9 @@ import numpy as np
 import scipy
 from scipy.stats import kendalltau, rankdata
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import refcheck  # noqa: E402  (the shared --check comparison)
+
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO / "tests/reference/expected_rank.json"
 COMMAND = "~/.cache/audit-atlas/venv/bin/python tests/reference/rank_reference.py"
@@ -358,13 +361,7 @@ def main():
     result = compute()
     text = json.dumps(result, indent=1) + "\n"
     if args.check:
-        current = json.loads(args.out.read_text())
-        if current != json.loads(text):
-            diff = [k for k in result if current.get(k) != result[k]]
-            print(f"{args.out} is out of date (differs in: {', '.join(diff)}); rerun {COMMAND}")
-            return 1
-        print(f"{args.out} is current")
-        return 0
+        return refcheck.report(json.loads(args.out.read_text()), json.loads(text), str(args.out), COMMAND)
     args.out.write_text(text)
     print(f"wrote {args.out}")
     return 0

@@ -42,6 +42,10 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import refcheck  # noqa: E402  (the shared --check comparison)
+from refcheck import diff  # noqa: E402,F401  (re-exported for scripts that import it from here)
+
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = (
     REPO.parent
@@ -229,28 +233,6 @@ def build_document(data: Path):
     return doc, gaps
 
 
-def diff(expected, actual, path="$", tol=FLOAT_TOL):
-    """Differences between two JSON values; floats compared at `tol`, everything else exactly."""
-    out = []
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        for k in sorted(set(expected) | set(actual)):
-            if k not in expected or k not in actual:
-                out.append(f"{path}.{k}: present in only one of the two")
-            else:
-                out.extend(diff(expected[k], actual[k], f"{path}.{k}", tol))
-    elif isinstance(expected, list) and isinstance(actual, list):
-        if len(expected) != len(actual):
-            out.append(f"{path}: length {len(expected)} vs {len(actual)}")
-        for i, (e, a) in enumerate(zip(expected, actual)):
-            out.extend(diff(e, a, f"{path}[{i}]", tol))
-    elif isinstance(expected, float) and isinstance(actual, float):
-        if not abs(expected - actual) <= tol:
-            out.append(f"{path}: {expected!r} vs {actual!r}")
-    elif type(expected) is not type(actual) or expected != actual:
-        out.append(f"{path}: {expected!r} vs {actual!r}")
-    return out
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the derived DecodingTrust jsonl")
@@ -267,16 +249,8 @@ def main() -> int:
 
     if args.check:
         committed = json.loads(args.out.read_text(encoding="utf-8"))
-        problems = diff(committed.get("policies"), doc["policies"], "$.policies")
-        if committed.get("source_sha256") != doc["source_sha256"]:
-            problems.append(f"source_sha256: {committed.get('source_sha256')} vs {doc['source_sha256']}")
-        if problems:
-            print(f"--check: {len(problems)} difference(s) from {args.out}:", file=sys.stderr)
-            for p in problems[:50]:
-                print("  " + p, file=sys.stderr)
-            return 1
-        print(f"--check: {args.out} matches the recomputation (floats at {FLOAT_TOL:g}, counts and ranks exact)")
-        return 0
+        return refcheck.report(committed, doc, str(args.out), COMMAND, abs_tol=FLOAT_TOL,
+                               keys=("policies", "source_sha256"))
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")

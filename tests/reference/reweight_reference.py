@@ -53,7 +53,8 @@ from scipy.stats import kendalltau, rankdata
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rank_reference import Stream, check_chacha_block  # noqa: E402
-from reference_stats import DEFAULT_DATA, apply_policy, diff, load_labels, sha256  # noqa: E402
+import refcheck  # noqa: E402  (the shared --check comparison)
+from reference_stats import DEFAULT_DATA, apply_policy, load_labels, sha256  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "tests/reference/expected_reweight.json"
@@ -412,16 +413,8 @@ def main() -> int:
                       f"inverted={case['inversions']['inverted']}/{case['inversions']['pairs']}")
     if args.check:
         committed = json.loads(args.out.read_text(encoding="utf-8"))
-        problems = []
-        for key in ("bundles", "source_sha256"):
-            problems += diff(committed.get(key), doc[key], f"$.{key}", FLOAT_TOL)
-        if problems:
-            print(f"--check: {len(problems)} difference(s) from {args.out}:", file=sys.stderr)
-            for p in problems[:50]:
-                print("  " + p, file=sys.stderr)
-            return 1
-        print(f"--check: {args.out} matches the recomputation (floats at {FLOAT_TOL:g}, the rest exactly)")
-        return 0
+        return refcheck.report(committed, json.loads(json.dumps(doc)), str(args.out), COMMAND,
+                               abs_tol=FLOAT_TOL, keys=("bundles", "source_sha256"))
     args.out.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return 0

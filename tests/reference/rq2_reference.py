@@ -38,6 +38,27 @@ Definitions (docs/statistics.md, "RQ2 equal-budget audits"):
   (draw-level contributions v_i = (1/M') sum_m (N/n_m)|e_mi| for MAE, the delta-method linearisation
   for RMSE, sd/sqrt(n) for the per-draw means).
 
+Partial drops and excluded draws, counted exactly on the Rust draws ("exclusions" in the JSON). A
+draw of a design that averages condition means (stratified, balanced, coverage K' >= 2) can lose a
+sampled condition for a model: the condition has no valid unit for that model among the draw's
+statements of that condition, so it leaves the draw's condition average, while the model keeps a score
+from the other conditions (a partial drop). A model with no valid unit in the whole draw has no score
+(an excluded draw). These counts are integers that depend on the exact draws, so this section does NOT
+use numpy's generator: it replays the Rust draws from their documented word consumption
+(crates/atlas-core/src/rq2.rs, Rq2Matrix::draw; docs/statistics.md "Random streams") on a ChaCha8
+keystream computed here with numpy (vectorised over block counters, checked against the pure-Python
+block function of tests/reference/rank_reference.py, itself checked against RFC 8439), Lemire's
+multiply-and-reject for index(n) and the front-to-back partial Fisher-Yates for swor(n, k). Only the
+level order of the default bundle (models, conditions, statements with their topic and target group,
+templates) is read from static/bundles/decodingtrust-stereotype/bundle.json, to number the statements
+as the Rust matrix does; the unit values come from the raw file. Counted for budgets 180 and 200,
+10,000 draws per design (the CLI's default), seed 20260722, every repeat policy, audit and repeat
+draws, per design that averages condition means (stratified, balanced, coverage_2, coverage_3; the
+others average a single mean and cannot have one) and model: partial_drop_draws (draws with a score and >= 1 sampled condition
+dropped), dropped_conditions (conditions dropped over those draws), excluded_draws (no score), and the
+same for the repeat draws. crates/atlas-core/tests/rq2_reference.rs compares them with the crate's
+report exactly.
+
 Usage (from the repository root):
 
     ~/.cache/audit-atlas/venv/bin/python tests/reference/rq2_reference.py          # writes the JSON
@@ -59,7 +80,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference_stats import diff  # noqa: E402  (shared JSON comparison of the --check modes)
+import refcheck  # noqa: E402  (the shared --check comparison)
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = (
@@ -107,6 +128,16 @@ CATEGORY = {
     "Caucasians": "race/ethnicity",
     "Buddhists": "religion",
 }
+
+# Exclusion counts on the Rust draws (see the module docs).
+DEFAULT_BUNDLE = REPO / "static/bundles/decodingtrust-stereotype/bundle.json"
+EXCLUSION_BUDGETS = (180, 200)
+EXCLUSION_DRAWS = 10_000
+POLICIES = ("all_responses", "first_repeat", "unit_majority")
+# Rust stream ids (Design::audit_stream; the repeat stream is + 1) of the designs that average condition
+# means, the only ones that can have a partial drop (concentrated, SRS and coverage_1 average one mean;
+# the Rust test requires 0 there).
+RUST_STREAMS = {"stratified": 48, "balanced": 64, "coverage_2": 16 * 18, "coverage_3": 16 * 19}
 
 # Design codes for numpy's SeedSequence([seed, code, role]); role 0 = audit draws, 1 = repeat draws.
 DESIGN_CODES = {"concentrated": 1, "srs": 2, "stratified": 3, "balanced": 4}
@@ -370,6 +401,263 @@ def summarize(main: np.ndarray, rep: np.ndarray, ref: np.ndarray, models: list[s
     }
 
 
+# --------------------------------------------------------------------------- exclusions on the Rust draws
+
+MASK32 = 0xFFFFFFFF
+
+
+def chacha8_words(key: list[int], stream: int, first_block: int, blocks: int) -> np.ndarray:
+    """Keystream words of ChaCha8 blocks first_block .. first_block + blocks - 1 (64-bit counter in
+    state words 12-13, stream id in 14-15), little-endian u32 words in block order, vectorised over
+    the blocks."""
+    from rank_reference import CONSTANTS
+
+    counter = np.arange(first_block, first_block + blocks, dtype=np.uint64)
+    state = [np.full(blocks, c, dtype=np.uint32) for c in CONSTANTS + key]
+    state += [
+        (counter & np.uint64(MASK32)).astype(np.uint32),
+        (counter >> np.uint64(32)).astype(np.uint32),
+        np.full(blocks, stream & MASK32, dtype=np.uint32),
+        np.full(blocks, stream >> 32, dtype=np.uint32),
+    ]
+    x = [w.copy() for w in state]
+
+    def rotl(v, c):
+        return (v << np.uint32(c)) | (v >> np.uint32(32 - c))
+
+    def qr(a, b, c, d):
+        x[a] += x[b]; x[d] = rotl(x[d] ^ x[a], 16)
+        x[c] += x[d]; x[b] = rotl(x[b] ^ x[c], 12)
+        x[a] += x[b]; x[d] = rotl(x[d] ^ x[a], 8)
+        x[c] += x[d]; x[b] = rotl(x[b] ^ x[c], 7)
+
+    with np.errstate(over="ignore"):
+        for _ in range(4):  # ChaCha8 = 4 double rounds
+            qr(0, 4, 8, 12); qr(1, 5, 9, 13); qr(2, 6, 10, 14); qr(3, 7, 11, 15)
+            qr(0, 5, 10, 15); qr(1, 6, 11, 12); qr(2, 7, 8, 13); qr(3, 4, 9, 14)
+        out = np.stack([a + b for a, b in zip(x, state)], axis=1)  # (blocks, 16)
+    return out.reshape(-1)
+
+
+class RustStream:
+    """DrawStream::with_stream(seed, stream): the words of chacha8_words in order, with index(n)
+    (Lemire's multiply-and-reject) and swor(n, k) (front-to-back partial Fisher-Yates, emitted in draw
+    order), as documented in crates/atlas-core/src/resample.rs."""
+
+    CHUNK = 1 << 14  # blocks per refill
+
+    def __init__(self, seed: int, stream: int):
+        from rank_reference import pcg32_seed_bytes
+
+        raw = pcg32_seed_bytes(seed)
+        self.key = [int.from_bytes(raw[i:i + 4], "little") for i in range(0, 32, 4)]
+        self.stream = stream
+        self.blocks = 0
+        self.words = np.zeros(0, dtype=np.uint64)
+        self.pos = 0
+
+    def take(self, k: int) -> np.ndarray:
+        while self.pos + k > len(self.words):
+            more = chacha8_words(self.key, self.stream, self.blocks, self.CHUNK).astype(np.uint64)
+            self.blocks += self.CHUNK
+            self.words = np.concatenate([self.words[self.pos:], more])
+            self.pos = 0
+        w = self.words[self.pos:self.pos + k]
+        self.pos += k
+        return w
+
+    def index(self, n: int) -> int:
+        m = int(self.take(1)[0]) * n
+        if (m & MASK32) < n:
+            threshold = ((1 << 32) - n) % n
+            while (m & MASK32) < threshold:
+                m = int(self.take(1)[0]) * n
+        return m >> 32
+
+    def bounded(self, ns: np.ndarray) -> list[int]:
+        """index(ns[0]), index(ns[1]), ... in order; vectorised, exact on a (rare) rejection."""
+        w = self.take(len(ns))
+        m = w * ns
+        lo = m & np.uint64(MASK32)
+        if (lo < ns).any():  # a possible rejection: redo from the first such word, one by one
+            first = int(np.argmax(lo < ns))
+            self.pos -= len(ns) - first
+            head = (m[:first] >> np.uint64(32)).astype(np.int64).tolist()
+            return head + [self.index(int(n)) for n in ns[first:]]
+        return (m >> np.uint64(32)).astype(np.int64).tolist()
+
+    def swor(self, n: int, k: int) -> list[int]:
+        if k == 0:
+            return []
+        r = self.bounded(np.arange(n, n - k, -1, dtype=np.uint64))
+        displaced, out = {}, []
+        for i, ri in enumerate(r):
+            j = i + ri
+            vi, vj = displaced.get(i, i), displaced.get(j, j)
+            displaced[j] = vi
+            out.append(vj)
+        return out
+
+
+def check_rust_stream():
+    """The vectorised keystream, index and swor equal rank_reference.py's pure-Python Stream."""
+    from rank_reference import Stream, check_chacha_block
+
+    check_chacha_block()
+    for stream in (0, 48, 65):
+        a, b = RustStream(SEED, stream), Stream(SEED, stream)
+        got = [int(v) for v in a.take(40)] + [a.index(384) for _ in range(30)] + a.swor(3456, 50)
+        want = [b.next_u32() for _ in range(40)] + [b.index(384) for _ in range(30)]
+        want += b.sample_without_replacement(3456, 50)
+        assert got == want, f"stream {stream}: the vectorised ChaCha8 draws differ from rank_reference.Stream"
+
+
+def bundle_order():
+    """Level order of the default bundle: models, conditions, statements (as raw (topic, group)
+    positions), templates (as raw template_idx), statement categories."""
+    b = json.loads(DEFAULT_BUNDLE.read_text(encoding="utf-8"))
+    f = {x["id"]: x for x in b["facets"]}
+    models = [lv["id"] for lv in f["model"]["levels"]]
+    conditions = [lv["id"] for lv in f["condition"]["levels"]]
+    assert all(lv.get("in_reference", lv["has_selection"]) for lv in f["condition"]["levels"])
+    assert all("condition" not in lv for lv in f["template"]["levels"]), "crossed templates expected"
+    templates = [int(lv["label"].removeprefix("wording ")) - 1 for lv in f["template"]["levels"]]
+    stm = f["statement"]["levels"]
+    for lv in stm:
+        assert CATEGORY[lv["target_group"]] == lv["category"], lv["id"]
+    return models, conditions, templates, [(lv["topic"], lv["target_group"]) for lv in stm]
+
+
+class RustMatrix:
+    """The observable matrix in the Rust numbering, as valid[m, k, t, s] (a valid Selection)."""
+
+    def __init__(self, valid: np.ndarray, categories: list[list[int]]):
+        self.valid = valid  # (P*M, K, T, S) bool
+        _, self.K, self.T, self.S = valid.shape
+        self.categories = categories  # statement indices per stratum, strata in byte order
+
+    def groups(self, design: str, b: int, st: RustStream):
+        """One draw: a list of (k, t, statements) groups, consuming the words as Rq2Matrix::draw."""
+        K, T, S = self.K, self.T, self.S
+        if design == "concentrated":
+            k = st.index(K)
+            t = st.index(T)
+            return [(k, t, st.swor(S, b))]
+        if design == "srs":
+            cells = st.swor(K * T * S, b)
+            return [(c // (T * S), (c // S) % T, [c % S]) for c in cells]  # one group, split by cell
+        if design == "stratified":
+            q, r = divmod(b, K)
+            n_k = [q] * K
+            for k in st.swor(K, r):
+                n_k[k] += 1
+            out = []
+            for k, n in enumerate(n_k):
+                t = st.index(T)
+                j = st.index(S)
+                stm, cum = [], 0
+                for members in self.categories:
+                    before = (n * cum + j) // S
+                    cum += len(members)
+                    n_g = (n * cum + j) // S - before
+                    stm += [members[p] for p in st.swor(len(members), n_g)]
+                out.append((k, t, stm))
+            return out
+        if design == "balanced":
+            out = []
+            for k in range(K):
+                t = st.index(T)
+                out.append((k, t, [m[st.index(len(m))] for m in self.categories]))
+            return out
+        if design.startswith("coverage_"):
+            kk = int(design.split("_")[1])
+            chosen = st.swor(K, kk)
+            q, r = divmod(b, kk)
+            n_p = [q] * kk
+            for p in st.swor(kk, r):
+                n_p[p] += 1
+            out = []
+            for k, n in zip(chosen, n_p):
+                t = st.index(T)
+                out.append((k, t, st.swor(S, n)))
+            return out
+        raise ValueError(design)
+
+    def count(self, design: str, b: int, seed: int, draws: int, stream: int) -> np.ndarray:
+        """(P*M, 3) over the draws: partial-drop draws, conditions dropped in them, excluded draws."""
+        st = RustStream(seed, stream)
+        out = np.zeros((self.valid.shape[0], 3), dtype=np.int64)
+        for _ in range(draws):
+            groups = self.groups(design, b, st)
+            if design == "srs":  # a single mean over cells of any condition
+                has = np.zeros(self.valid.shape[0], dtype=bool)
+                for k, t, stm in groups:
+                    has |= self.valid[:, k, t, stm[0]]
+                lost = (~has).astype(np.int64)
+                n_groups = 1
+            else:
+                lost = sum((~self.valid[:, k, t, stm].any(axis=1)).astype(np.int64) for k, t, stm in groups)
+                n_groups = len(groups)
+            scored = lost < n_groups
+            partial = scored & (lost > 0)
+            out[:, 0] += partial
+            out[:, 1] += np.where(partial, lost, 0)
+            out[:, 2] += ~scored
+        return out
+
+
+def exclusions_section(data: Path, seed: int):
+    """Exclusion counts on the Rust draws (module docs), keyed budget -> policy -> design -> model."""
+    check_rust_stream()
+    models, conditions, templates, statements = bundle_order()
+    raw_models, groups, labels = load(data)
+    topics = sorted({t for t, _ in statements})
+    s_order = [topics.index(t) * 24 + groups.index(g) for t, g in statements]
+    m_order = [raw_models.index(m) for m in models]
+    c_order = [CONDITIONS.index(c) for c in conditions]
+    valid = []
+    for policy in POLICIES:
+        z = unit_values(labels, policy)  # (M raw, C raw, T raw, S raw)
+        z = z[m_order][:, c_order][:, :, templates][:, :, :, s_order]
+        valid.append(~np.isnan(z))
+    valid = np.concatenate(valid, axis=0)  # (P*M, K, T, S)
+    cats = sorted({CATEGORY[g] for _, g in statements}, key=lambda c: c.encode("utf-8"))
+    members = [[s for s, (_, g) in enumerate(statements) if CATEGORY[g] == c] for c in cats]
+    matrix = RustMatrix(valid, members)
+    M = len(models)
+    out = {}
+    for b in EXCLUSION_BUDGETS:
+        per_policy = {p: {} for p in POLICIES}
+        for design, stream in RUST_STREAMS.items():
+            t0 = time.time()
+            main = matrix.count(design, b, seed, EXCLUSION_DRAWS, stream)
+            rep = matrix.count(design, b, seed, EXCLUSION_DRAWS, stream + 1)
+            for pi, policy in enumerate(POLICIES):
+                per_policy[policy][design] = {
+                    models[m]: {
+                        "partial_drop_draws": int(main[pi * M + m, 0]),
+                        "dropped_conditions": int(main[pi * M + m, 1]),
+                        "excluded_draws": int(main[pi * M + m, 2]),
+                        "partial_drop_repeat_draws": int(rep[pi * M + m, 0]),
+                        "dropped_repeat_conditions": int(rep[pi * M + m, 1]),
+                        "excluded_repeat_draws": int(rep[pi * M + m, 2]),
+                    }
+                    for m in range(M)
+                }
+            total = main[:, 0].reshape(len(POLICIES), M).sum(axis=1).tolist()
+            print(f"  exclusions B={b} {design:13s} partial-drop model-draws per policy {total} "
+                  f"({time.time() - t0:.1f} s)")
+        out[str(b)] = per_policy
+    return {
+        "draws": EXCLUSION_DRAWS,
+        "seed": seed,
+        "budgets": list(EXCLUSION_BUDGETS),
+        "rust_streams": RUST_STREAMS,
+        "bundle_order_from": str(DEFAULT_BUNDLE.relative_to(REPO)),
+        "counts": out,
+    }
+
+
 def sha256(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as fh:
@@ -416,6 +704,7 @@ def build_document(data: Path, draws: int, budget: int, seed: int, policy: str):
         "models": models,
         "reference": {m: float(v) for m, v in zip(models, audit.reference)},
         "designs": results,
+        "exclusions": exclusions_section(data, seed),
     }
 
 
@@ -435,16 +724,9 @@ def main() -> int:
     print(f"computed in {time.time() - t0:.1f} s")
     if args.check:
         committed = json.loads(args.out.read_text(encoding="utf-8"))
-        problems = []
-        for key in ("settings", "source_sha256", "categories", "models", "reference", "designs"):
-            problems.extend(diff(committed.get(key), doc[key], f"$.{key}", FLOAT_TOL))
-        if problems:
-            print(f"--check: {len(problems)} difference(s) from {args.out}:", file=sys.stderr)
-            for p in problems[:50]:
-                print("  " + p, file=sys.stderr)
-            return 1
-        print(f"--check: {args.out} matches the recomputation (floats at {FLOAT_TOL:g})")
-        return 0
+        keys = ("settings", "source_sha256", "categories", "models", "reference", "designs", "exclusions")
+        return refcheck.report(committed, json.loads(json.dumps(doc)), str(args.out), COMMAND,
+                               rel_tol=FLOAT_TOL, abs_tol=FLOAT_TOL, keys=keys)
     args.out.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return 0

@@ -68,7 +68,7 @@ import sklearn
 from sklearn.metrics import cohen_kappa_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference_stats import diff  # noqa: E402
+import refcheck  # noqa: E402  (the shared --check comparison)
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "tests/reference/expected_rq3.json"
@@ -565,16 +565,8 @@ def main() -> int:
                       f"({d['selection_only']} A=1,B=0 vs {d['rationale_only']} A=0,B=1)")
     if args.check:
         committed = json.loads(args.out.read_text(encoding="utf-8"))
-        problems = []
-        for key in ("kappa", "bundles"):
-            problems += diff(committed.get(key), doc[key], f"$.{key}", FLOAT_TOL)
-        if problems:
-            print(f"--check: {len(problems)} difference(s) from {args.out}:", file=sys.stderr)
-            for p in problems[:50]:
-                print("  " + p, file=sys.stderr)
-            return 1
-        print(f"--check: {args.out} matches the recomputation (floats at {FLOAT_TOL:g}, the rest exactly)")
-        return 0
+        return refcheck.report(committed, json.loads(json.dumps(doc)), str(args.out), COMMAND,
+                               abs_tol=FLOAT_TOL, keys=("kappa", "bundles"))
     args.out.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return 0

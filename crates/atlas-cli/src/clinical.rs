@@ -259,7 +259,7 @@ pub fn render_text(r: &ClinicalReport) -> String {
     );
     s.push_str("Rates in %; units: accuracy per answer, answer change per comparison with the same run's baseline, EDD per record, CFV per attempt, flags per judged comparison.\n\n");
 
-    s.push_str("Profile (Table 5): accuracy on the baseline (all variants without one), CFV, answer change over all variants, mean EDD, stereotype flags per question\n");
+    s.push_str("Profile (Table 5): accuracy on the baseline (all variants without one) over readable answers and, beside it, with unreadable answers counted wrong (all asked questions, as AMQA counts), CFV, answer change over all variants, mean EDD, stereotype flags per question\n");
     let rows: Vec<Vec<String>> = r
         .profile
         .iter()
@@ -267,6 +267,9 @@ pub fn render_text(r: &ClinicalReport) -> String {
             vec![
                 p.model.clone(),
                 pct(p.accuracy),
+                p.answered.to_string(),
+                pct(p.accuracy_unreadable_wrong),
+                p.asked.to_string(),
                 pct(p.cfv),
                 pct(p.answer_change),
                 num(p.mean_edd, 3),
@@ -277,7 +280,10 @@ pub fn render_text(r: &ClinicalReport) -> String {
     s.push_str(&table(
         &strings([
             "model",
-            "accuracy",
+            "accuracy (readable)",
+            "n readable",
+            "accuracy (unreadable = wrong)",
+            "n asked",
             "CFV",
             "answer change",
             "mean EDD",
@@ -308,6 +314,26 @@ pub fn render_text(r: &ClinicalReport) -> String {
                     .sum::<usize>()
                     .to_string(),
             );
+            row
+        })
+        .collect();
+    s.push_str(&table(&header, &rows));
+
+    s.push_str("\nAccuracy per model × variant with unreadable answers counted wrong (correct / all asked questions with a gold answer, readable or not; the convention of AMQA's published tables)\n");
+    let mut header = vec!["model".to_string()];
+    header.extend(conditions.iter().map(|c| (*c).to_string()));
+    header.push("n asked".to_string());
+    let rows: Vec<Vec<String>> = models
+        .iter()
+        .map(|m| {
+            let mine: Vec<_> = r.accuracy.iter().filter(|a| a.model == *m).collect();
+            let mut row = vec![(*m).to_string()];
+            row.extend(conditions.iter().map(|c| {
+                mine.iter()
+                    .find(|a| a.condition == *c)
+                    .map_or_else(|| "—".to_string(), |a| pct(a.accuracy_unreadable_wrong))
+            }));
+            row.push(mine.iter().map(|a| a.asked).sum::<usize>().to_string());
             row
         })
         .collect();
@@ -590,6 +616,20 @@ fn write_rows(
             "accuracy",
             opt(a.accuracy),
         )?;
+        row(
+            "accuracy",
+            &a.model,
+            &a.condition,
+            "asked",
+            a.asked.to_string(),
+        )?;
+        row(
+            "accuracy",
+            &a.model,
+            &a.condition,
+            "accuracy_unreadable_wrong",
+            opt(a.accuracy_unreadable_wrong),
+        )?;
     }
     for a in &r.answer_change {
         row(
@@ -756,6 +796,15 @@ fn write_rows(
     )?;
     for p in &r.profile {
         row("profile", &p.model, "", "accuracy", opt(p.accuracy))?;
+        row("profile", &p.model, "", "answered", p.answered.to_string())?;
+        row(
+            "profile",
+            &p.model,
+            "",
+            "accuracy_unreadable_wrong",
+            opt(p.accuracy_unreadable_wrong),
+        )?;
+        row("profile", &p.model, "", "asked", p.asked.to_string())?;
         row("profile", &p.model, "", "cfv", opt(p.cfv))?;
         row(
             "profile",

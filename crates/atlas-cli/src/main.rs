@@ -84,11 +84,12 @@ enum Command {
     Pilot(pilot::PilotArgs),
     /// Validate a bundle file; exits 1 with the problem (record, field) when it is invalid.
     Validate { file: PathBuf },
-    /// Print Selection BER per model × condition and the reference score with ranks.
     /// RQ1 (seed 000 §5.1, §5.2): wording sensitivity, rank stability across wordings, reversals
     /// across conditions with tie zones and statement-cluster bootstrap intervals.
     AnalyzeRq1 {
+        /// The bundle file.
         file: PathBuf,
+        /// How repeats enter the numbers (all responses, the first repeat, or the unit majority).
         #[arg(long, value_enum, default_value_t = Policy::AllResponses)]
         policy: Policy,
         /// Seed of every bootstrap draw.
@@ -107,8 +108,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print Selection BER per model × condition and the condition-balanced reference score (seed 000
+    /// Eq. 4) with ranks: the app's BER table.
     Stats {
+        /// The bundle file.
         file: PathBuf,
+        /// How repeats enter the numbers (all responses, the first repeat, or the unit majority).
         #[arg(long, value_enum, default_value_t = Policy::AllResponses)]
         policy: Policy,
         /// Print JSON instead of a table.

@@ -36,8 +36,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{anyhow, bail, Context, Result};
 use atlas_core::Audit;
-use atlas_pilot::bundle_judge::{judge_counts, lookup_text, Planned};
-use atlas_pilot::judge::{label_code, parse_judge_label};
+use atlas_pilot::bundle_judge::{judge_counts, judge_majority, lookup_text, Planned};
+use atlas_pilot::judge::{label_code, read_judge_label};
 use atlas_pilot::judge::{JudgeConfig, Rubric, DEFAULT_RUBRIC_SYSTEM};
 use atlas_pilot::plan::{
     baseline_condition, sample_statements, statements_from_audit, table7_templates,
@@ -46,7 +46,7 @@ use atlas_pilot::plan::{Limits, Prices};
 use atlas_pilot::provider::ProviderKind;
 use atlas_pilot::provider::{ProviderError, RetryAfter};
 use atlas_pilot::retry::{describe_wait, server_wait_message};
-use atlas_pilot::run::{CallStatus, FailureGroup};
+use atlas_pilot::run::{pilot_judge_majority, CallStatus, FailureGroup};
 use atlas_pilot::{
     build_plan, extract_completion, to_bundle, AttemptOutcome, BackoffPolicy, BundleInfo,
     HttpRequest, Next, PilotDesign, Plan, RunState, SecretKey, Settled,
@@ -1459,16 +1459,18 @@ fn judge(a: &JudgeArgs) -> Result<ExitCode> {
     for c in judge_counts(&plan, &state) {
         let labels: Vec<String> = c.labels.iter().map(|(k, n)| format!("{k} {n}")).collect();
         println!(
-            "judge {}: {} call(s); labels {}; no readable label {}; failed {}; not run {}; self-judge calls {}",
+            "judge {}: {} call(s); labels {}; no readable label {}; labels read after normalising {}; failed {}; not run {}; self-judge calls {}",
             c.judge,
             c.calls,
             if labels.is_empty() { "none".to_string() } else { labels.join(", ") },
             c.unreadable,
+            c.normalised,
             c.failed,
             c.not_run,
             c.self_judge
         );
     }
+    println!("panel: {}", judge_majority(&plan, &state).describe());
     println!(
         "wrote {} ({} bytes): bundle {} with {} judge column(s), {} new",
         a.out.display(),
@@ -1548,6 +1550,14 @@ pub struct Counts {
     /// Per judge: label code (`E`, `QE` as `Q`, `N`, `D`, `R`, `.` = no label) → count, over the
     /// judge calls made.
     pub judge_labels: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Answered audited calls whose Selection needed normalising, by normalisation (`markup`,
+    /// `invisible_characters`).
+    pub normalised: BTreeMap<String, usize>,
+    /// Per judge: labels read only after normalising (markup, invisible characters).
+    pub judge_normalised: BTreeMap<String, usize>,
+    /// The judge panel's binary majority (seed B.3) with its ties and too few readable votes;
+    /// `None` without judges.
+    pub judge_majority: Option<atlas_core::rq3::MajorityCounts>,
 }
 
 fn counts(plan: &Plan, state: &RunState) -> Counts {
@@ -1584,6 +1594,9 @@ fn counts(plan: &Plan, state: &RunState) -> Counts {
                     *c.rules
                         .entry(r.as_str().unwrap_or("?").to_string())
                         .or_default() += 1;
+                    for n in &ex.normalised {
+                        *c.normalised.entry(n.as_str().to_string()).or_default() += 1;
+                    }
                     *c.selections
                         .entry(if ex.raw.is_empty() {
                             "(none)".to_string()
@@ -1597,6 +1610,9 @@ fn counts(plan: &Plan, state: &RunState) -> Counts {
             _ => c.not_run += 1,
         }
     }
+    if !plan.design.judges.is_empty() {
+        c.judge_majority = Some(pilot_judge_majority(state, plan));
+    }
     for j in &state.judge_calls {
         fail(&j.status, &mut c);
         c.judge_calls[0] += 1;
@@ -1604,8 +1620,13 @@ fn counts(plan: &Plan, state: &RunState) -> Counts {
         match &j.status {
             CallStatus::Answered { completion, .. } => {
                 c.judge_calls[1] += 1;
-                let code = label_code(parse_judge_label(&completion.text).ok());
+                let reading = read_judge_label(&completion.text);
+                let code = label_code(reading.label);
                 *labels.entry(code.to_string()).or_default() += 1;
+                let normalised = c.judge_normalised.entry(j.judge.clone()).or_default();
+                if reading.label.is_some() && !reading.normalised.is_empty() {
+                    *normalised += 1;
+                }
             }
             CallStatus::Failed { .. } => {
                 c.judge_calls[2] += 1;
@@ -1639,13 +1660,28 @@ fn summary(a: &SummaryArgs) -> Result<ExitCode> {
     print_failure_groups(&c.failure_groups, &c.early_stops);
     println!("Selection obtained: {}", fmt(&c.obtained));
     println!("Selection rules: {}", fmt(&c.rules));
+    println!(
+        "Selections read after normalising (markup, invisible characters): {}",
+        if c.normalised.is_empty() {
+            "none".to_string()
+        } else {
+            fmt(&c.normalised)
+        }
+    );
     println!("Selections: {}", fmt(&c.selections));
     println!(
         "judge calls: {} made, {} answered, {} failed",
         c.judge_calls[0], c.judge_calls[1], c.judge_calls[2]
     );
     for (judge, labels) in &c.judge_labels {
-        println!("judge {judge} labels: {}", fmt(labels));
+        println!(
+            "judge {judge} labels: {}; read after normalising {}",
+            fmt(labels),
+            c.judge_normalised.get(judge).copied().unwrap_or(0)
+        );
+    }
+    if let Some(m) = &c.judge_majority {
+        println!("judge panel: {}", m.describe());
     }
     Ok(ExitCode::SUCCESS)
 }

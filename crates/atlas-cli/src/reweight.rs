@@ -70,11 +70,11 @@ fn pairs(spec: &str) -> Result<Vec<(String, f64)>> {
             let (name, value) = part
                 .rsplit_once('=')
                 .with_context(|| format!("weight {part:?}: expected NAME=WEIGHT"))?;
-            let value: f64 = value
-                .trim()
-                .parse()
-                .with_context(|| format!("weight {part:?}: {:?} is not a number", value.trim()))?;
-            Ok((name.trim().to_string(), value))
+            let name = name.trim().to_string();
+            let value = atlas_core::reweight::WEIGHT
+                .value(value)
+                .map_err(|e| anyhow::anyhow!("the weight of {name:?}: {e}"))?;
+            Ok((name, value))
         })
         .collect()
 }

@@ -1,6 +1,8 @@
 //! `atlas analyze-rq2`: equal-budget audits (seed `000_…` §3.5, §5.3, D.1, D.2) on a bundle, printed
 //! as the layouts of Tables 13, 14 and 15 (text), as JSON ([`atlas_core::rq2::Rq2Report`]) or as CSV
-//! (one row per value).
+//! (one row per value). Every exclusion is counted per model and design: draws without a score
+//! (`excluded_draws`) and partial drops, draws that lost a sampled condition (`partial_drop_draws`,
+//! `dropped_conditions`, and the same for the repeat draws).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -183,7 +185,7 @@ fn write_csv(r: &Rq2Report, out: &mut impl Write) -> Result<()> {
             ])?;
         }
         for pm in &s.per_model {
-            let values: [(&str, Option<f64>, Option<f64>); 7] = [
+            let values: [(&str, Option<f64>, Option<f64>); 11] = [
                 ("reference", pm.reference, None),
                 ("mean_score", pm.mean_score, None),
                 ("mae_pp", pm.mae_pp, pm.mae_mc_se),
@@ -193,6 +195,26 @@ fn write_csv(r: &Rq2Report, out: &mut impl Write) -> Result<()> {
                 (
                     "excluded_repeat_draws",
                     Some(pm.excluded_repeat_draws as f64),
+                    None,
+                ),
+                (
+                    "partial_drop_draws",
+                    Some(pm.partial_drop_draws as f64),
+                    None,
+                ),
+                (
+                    "dropped_conditions",
+                    Some(pm.dropped_conditions as f64),
+                    None,
+                ),
+                (
+                    "partial_drop_repeat_draws",
+                    Some(pm.partial_drop_repeat_draws as f64),
+                    None,
+                ),
+                (
+                    "dropped_repeat_conditions",
+                    Some(pm.dropped_repeat_conditions as f64),
                     None,
                 ),
             ];

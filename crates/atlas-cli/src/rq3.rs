@@ -171,6 +171,8 @@ fn rule_values(r: &RuleResult) -> Vec<(&'static str, String)> {
         ("rationale_bias", r.rationale_bias.to_string()),
         ("rationale_bias_rate", num(r.rationale_bias_rate)),
         ("rationale_abstain", r.rationale_abstain.to_string()),
+        ("abstain_ties", r.abstain_ties.to_string()),
+        ("abstain_too_few_votes", r.abstain_too_few_votes.to_string()),
         ("pairs", r.pairs.to_string()),
         ("pair_coverage", num(r.pair_coverage)),
         (

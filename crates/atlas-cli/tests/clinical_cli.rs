@@ -54,6 +54,14 @@ fn clinical_stats_json_has_the_documented_keys_and_the_fixture_values() {
     assert!(close(&v["profile"][0]["answer_change"], 0.3));
     assert_eq!(v["accuracy"][0]["parse_failures"], 1);
     assert!(close(&v["profile"][0]["accuracy"], 1.0));
+    // Counted wrong, m1's baseline parse failure joins the denominator: 3/4 beside 3/3.
+    assert_eq!(v["accuracy"][0]["asked"], 4);
+    assert!(close(&v["accuracy"][0]["accuracy_unreadable_wrong"], 0.75));
+    assert_eq!(
+        (&v["profile"][0]["answered"], &v["profile"][0]["asked"]),
+        (&Value::from(3), &Value::from(4))
+    );
+    assert!(close(&v["profile"][0]["accuracy_unreadable_wrong"], 0.75));
     assert!(close(&v["cfv"][0]["cfv"], 1.0 / 3.0));
     assert!(close(&v["profile"][1]["flags_per_question"], 2.0 / 3.0));
     assert!(close(&v["spearman_difficulty_validity"]["rho"], -1.0 / 6.0));
@@ -72,9 +80,14 @@ fn clinical_stats_text_and_csv_show_the_same_numbers() {
         .lines()
         .find(|l| l.starts_with("m1 ") && l.contains("33.3%"))
         .unwrap_or_else(|| panic!("no m1 profile line in\n{text}"));
-    for cell in ["100.0%", "33.3%", "30.0%", "0.333", "1.00"] {
+    for cell in ["100.0%", "33.3%", "30.0%", "0.333", "1.00", "75.0%"] {
         assert!(m1.contains(cell), "{m1}");
     }
+    assert!(text.contains("accuracy (unreadable = wrong)"), "{text}");
+    assert!(
+        text.contains("Accuracy per model × variant with unreadable answers counted wrong"),
+        "{text}"
+    );
     let csv = atlas(&[
         "clinical",
         "stats",
@@ -89,6 +102,10 @@ fn clinical_stats_text_and_csv_show_the_same_numbers() {
         "{csv}"
     );
     assert!(csv.contains("clinical-fixture-v1,accuracy,m2,fb,parse_failures,1\n"));
+    assert!(csv.contains("clinical-fixture-v1,accuracy,m2,fb,accuracy_unreadable_wrong,0.25\n"));
+    assert!(csv.contains("clinical-fixture-v1,accuracy,m2,fb,asked,4\n"));
+    assert!(csv.contains("clinical-fixture-v1,profile,m1,,accuracy_unreadable_wrong,0.75\n"));
+    assert!(csv.contains("clinical-fixture-v1,profile,m1,,answered,3\n"));
 }
 
 #[test]
@@ -216,6 +233,13 @@ fn amqa_converter_builds_accuracy_and_answer_change_per_variant() {
         (Some(1), Some(1))
     );
     assert_eq!(low["parse_failures"], 1);
+    // Counted wrong as AMQA counts it, the "Unknown" answer joins the denominator: 1/2.
+    assert_eq!(low["asked"], 2);
+    assert!(close(&low["accuracy_unreadable_wrong"], 0.5));
+    assert!(close(
+        &acc("claude", "white")["accuracy_unreadable_wrong"],
+        0.5
+    ));
     assert!(close(&acc("qwen", "black")["accuracy"], 1.0));
     // Answer change of claude against the original: white 1/2 (q0 A→B), low_income 0/1 (q0 unreadable),
     // female 1/2, the others 0/2 → overall 2/13.

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -55,6 +55,9 @@ struct Expected {
     pairs: u64,
     /// (0,0), (0,1), (1,0), (1,1).
     joint: [u64; 4],
+    /// Rationale Abstain by kind: (ties, too few readable votes), hand-counted in
+    /// `tests/fixtures/rq3-cases-bundle.md` ("Rationale Abstain by kind").
+    abstain: (u64, u64),
 }
 
 const EXPECTED: [Expected; 4] = [
@@ -64,6 +67,7 @@ const EXPECTED: [Expected; 4] = [
         bias: 10,
         pairs: 19,
         joint: [3, 5, 6, 5],
+        abstain: (1, 1),
     },
     Expected {
         key: "binary_unanimity",
@@ -71,6 +75,7 @@ const EXPECTED: [Expected; 4] = [
         bias: 4,
         pairs: 11,
         joint: [3, 2, 4, 2],
+        abstain: (7, 3),
     },
     Expected {
         key: "five_class_unanimity",
@@ -78,6 +83,7 @@ const EXPECTED: [Expected; 4] = [
         bias: 3,
         pairs: 8,
         joint: [2, 2, 3, 1],
+        abstain: (10, 3),
     },
     Expected {
         key: "no_self_judge",
@@ -85,6 +91,7 @@ const EXPECTED: [Expected; 4] = [
         bias: 7,
         pairs: 16,
         joint: [3, 3, 6, 4],
+        abstain: (4, 1),
     },
 ];
 
@@ -126,6 +133,11 @@ fn every_coding_rule_matches_its_hand_worked_table18_row_and_joint_table() {
             r["rationale_rows_without_selection"],
             e.rows - e.pairs,
             "{k}: rows without a valid Selection"
+        );
+        assert_eq!(
+            (&r["abstain_ties"], &r["abstain_too_few_votes"]),
+            (&json!(e.abstain.0), &json!(e.abstain.1)),
+            "{k}: Rationale Abstain as (ties, too few readable votes)"
         );
         let j = &r["joint"];
         let got = [
@@ -279,6 +291,7 @@ fn text_output_shows_the_hand_worked_table3_and_table18_rows() {
             "Binary majority",
             "21 / 19",
             "47.62%",
+            "2 (1 / 1)",
             "57.89%",
             "31.58%",
             "26.32%"
@@ -290,6 +303,7 @@ fn text_output_shows_the_hand_worked_table3_and_table18_rows() {
             "Binary unanimity",
             "13 / 11",
             "30.77%",
+            "10 (7 / 3)",
             "54.55%",
             "36.36%",
             "18.18%"
@@ -301,6 +315,7 @@ fn text_output_shows_the_hand_worked_table3_and_table18_rows() {
             "Five-class unanimity",
             "10 / 8",
             "30.00%",
+            "13 (10 / 3)",
             "62.50%",
             "37.50%",
             "25.00%"
@@ -312,6 +327,7 @@ fn text_output_shows_the_hand_worked_table3_and_table18_rows() {
             "Row-wise no-self",
             "18 / 16",
             "38.89%",
+            "5 (4 / 1)",
             "56.25%",
             "37.50%",
             "18.75%"

@@ -11,6 +11,7 @@ pub mod bundle;
 pub mod clinical;
 pub mod decode;
 pub mod error;
+pub mod number;
 pub mod rank;
 pub mod resample;
 pub mod reweight;

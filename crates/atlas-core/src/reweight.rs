@@ -65,6 +65,11 @@ pub const DEFAULT_BOOTSTRAP_REPS: usize = 2_000;
 /// Default bootstrap seed (seed `000_…` D.2: "seed 20260722").
 pub const DEFAULT_SEED: u64 = crate::rq2::DEFAULT_SEED;
 
+/// How a typed weight is read — the app's weight fields and `atlas reweight --weights` alike: a
+/// decimal number of 0 or more ([`crate::number`]: `0.5`, `.5`, `2`, `1e-3`; `-1`, `1e`, `0,5` are
+/// refused with a message).
+pub const WEIGHT: crate::number::DecimalRule = crate::number::DecimalRule::at_least(0.0);
+
 /// Why a weight vector or a re-weighting request was rejected.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ReweightError {

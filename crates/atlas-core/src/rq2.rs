@@ -40,7 +40,12 @@
 //! that model leaves the condition average; a draw in which the model has no valid unit at all gives
 //! the model **no score** in that draw: the draw is left out of that model's MAE/RMSE (and repeat
 //! difference), and the model's pairs are left out of that draw's τ-b and inversion counts. Such draws
-//! are counted per model ([`ModelResult::excluded_draws`]).
+//! are counted per model ([`ModelResult::excluded_draws`]). A draw in which the model keeps a score but
+//! loses one or more sampled conditions (a **partial drop**: the remaining conditions' means are
+//! averaged) is counted too ([`ModelResult::partial_drop_draws`], with the conditions lost in
+//! [`ModelResult::dropped_conditions`]); only the designs that average condition means (stratified,
+//! balanced, coverage `K' ≥ 2`) can have one, since concentrated, SRS and coverage `K' = 1` average a
+//! single mean ([`DesignResult::averages_conditions`]).
 //!
 //! # Metrics (over the draws of a design, against the reference)
 //! Errors are in percentage points (pp). Per model `m`: `MAE_m` = mean of `|score − μ_m|` over its
@@ -571,15 +576,26 @@ impl Rq2Matrix {
     /// valid unit values; a missing unit leaves its group mean, a group without a valid unit leaves the
     /// average over groups, and a model without any valid unit gets `None` (module docs).
     pub fn score(&self, draw: &AuditDraw) -> Vec<Option<f64>> {
-        let mut out = vec![f64::NAN; self.models];
-        let mut scratch = Scratch::new(self.models);
-        self.score_into(draw, &mut scratch, &mut out);
-        out.into_iter()
-            .map(|v| (!v.is_nan()).then_some(v))
-            .collect()
+        self.score_with_drops(draw).0
     }
 
-    fn score_into(&self, draw: &AuditDraw, sc: &mut Scratch, out: &mut [f64]) {
+    /// [`Rq2Matrix::score`] and, per model, the number of groups of `draw` (sampled conditions, for
+    /// the designs that average condition means) in which the model has no valid unit and which
+    /// therefore leave its average. A model without any score has every group counted.
+    pub fn score_with_drops(&self, draw: &AuditDraw) -> (Vec<Option<f64>>, Vec<u32>) {
+        let mut out = vec![f64::NAN; self.models];
+        let mut dropped = vec![0; self.models];
+        let mut scratch = Scratch::new(self.models);
+        self.score_into(draw, &mut scratch, &mut out, &mut dropped);
+        let scores = out
+            .into_iter()
+            .map(|v| (!v.is_nan()).then_some(v))
+            .collect();
+        (scores, dropped)
+    }
+
+    fn score_into(&self, draw: &AuditDraw, sc: &mut Scratch, out: &mut [f64], dropped: &mut [u32]) {
+        dropped.iter_mut().for_each(|v| *v = 0);
         let m_len = self.models;
         sc.group_sum.iter_mut().for_each(|v| *v = 0.0);
         sc.group_n.iter_mut().for_each(|v| *v = 0);
@@ -601,10 +617,12 @@ impl Rq2Matrix {
                     }
                 }
             }
-            for m in 0..m_len {
+            for (m, lost) in dropped.iter_mut().enumerate().take(m_len) {
                 if sc.n[m] > 0 {
                     sc.group_sum[m] += sc.sum[m] / sc.n[m] as f64;
                     sc.group_n[m] += 1;
+                } else {
+                    *lost += 1;
                 }
             }
         }
@@ -671,6 +689,17 @@ pub struct ModelResult {
     pub excluded_draws: usize,
     /// Repeat draws in which the model has no valid unit.
     pub excluded_repeat_draws: usize,
+    /// Partial drops: draws in which the model has a score but at least one sampled condition had no
+    /// valid unit for it and left the draw's condition average (module docs). Always 0 for designs
+    /// that average a single mean (concentrated, SRS, coverage `K' = 1`).
+    pub partial_drop_draws: usize,
+    /// Sampled conditions left out of the model's condition average, summed over its partial-drop
+    /// draws (a draw that loses two conditions counts 2; excluded draws do not count here).
+    pub dropped_conditions: usize,
+    /// [`ModelResult::partial_drop_draws`] of the repeat draws.
+    pub partial_drop_repeat_draws: usize,
+    /// [`ModelResult::dropped_conditions`] of the repeat draws.
+    pub dropped_repeat_conditions: usize,
 }
 
 /// The metrics of one design over its draws (Table 13 column, Table 14 row, Table 15 column).
@@ -826,7 +855,11 @@ impl Comparison {
 /// `main[i][m]` is model `m`'s score (fraction) in draw `i`, `repeat[i][m]` in the independent second
 /// draw `i` (the same length as `main`); `reference[m]` the reference score. `None` (or a non-finite
 /// value) is a model without a score: it leaves that draw's MAE/RMSE, τ-b and inversion counts and is
-/// counted in [`ModelResult::excluded_draws`].
+/// counted in [`ModelResult::excluded_draws`]. `dropped[i][m]` (and `repeat_dropped`) is the number of
+/// sampled conditions of draw `i` without a valid unit for model `m`
+/// ([`Rq2Matrix::score_with_drops`]); a draw where the model has a score and that number is positive
+/// is a partial drop ([`ModelResult::partial_drop_draws`]). A missing row or entry counts 0 (pass
+/// `&[]` when the design averages a single mean).
 ///
 /// Monte Carlo standard errors: for τ-b and the inversion rates (plain means over the draws where they
 /// are defined), sd / √n. For the per-model-then-averaged MAE, the draw-level contributions
@@ -840,6 +873,8 @@ pub fn summarize_draws(
     reference: &[Option<f64>],
     main: &[Vec<Option<f64>>],
     repeat: &[Vec<Option<f64>>],
+    dropped: &[Vec<u32>],
+    repeat_dropped: &[Vec<u32>],
     level: f64,
 ) -> DrawSummary {
     let n = main.len();
@@ -931,6 +966,9 @@ pub fn summarize_draws(
                 .filter_map(|d| present(d.get(m).copied().flatten()))
                 .collect();
             let abs: Vec<f64> = vs_ref.errors[m].iter().map(|(_, x)| x.abs()).collect();
+            let (partial_drop_draws, dropped_conditions) = partial_drops(main, dropped, m);
+            let (partial_drop_repeat_draws, dropped_repeat_conditions) =
+                partial_drops(repeat, repeat_dropped, m);
             ModelResult {
                 model: models.get(m).cloned().unwrap_or_default(),
                 reference: present(reference[m]),
@@ -944,6 +982,10 @@ pub fn summarize_draws(
                     .iter()
                     .filter(|d| present(d.get(m).copied().flatten()).is_none())
                     .count(),
+                partial_drop_draws,
+                dropped_conditions,
+                partial_drop_repeat_draws,
+                dropped_repeat_conditions,
             }
         })
         .collect();
@@ -960,6 +1002,17 @@ pub fn summarize_draws(
         mae_contributions,
         inversion_contributions,
     }
+}
+
+/// Model `m`'s partial drops over `draws`: (draws with a score and at least one dropped condition,
+/// conditions dropped in those draws).
+fn partial_drops(draws: &[Vec<Option<f64>>], dropped: &[Vec<u32>], m: usize) -> (usize, usize) {
+    draws
+        .iter()
+        .zip(dropped)
+        .filter(|(d, _)| present(d.get(m).copied().flatten()).is_some())
+        .filter_map(|(_, k)| k.get(m).copied().filter(|&k| k > 0))
+        .fold((0, 0), |(n, c), k| (n + 1, c + k as usize))
 }
 
 /// Results of one design over all draws.
@@ -1039,6 +1092,15 @@ pub struct Rq2Report {
     pub contrasts: Vec<Contrast>,
 }
 
+impl DesignResult {
+    /// Whether a draw's estimate averages condition means, so that a model can lose a sampled
+    /// condition and keep a score (a partial drop): stratified, balanced and coverage `K' ≥ 2`; not
+    /// concentrated, SRS or coverage `K' = 1`, which average a single mean.
+    pub fn averages_conditions(&self) -> bool {
+        self.design != "srs" && self.conditions.is_some_and(|k| k >= 2)
+    }
+}
+
 impl Rq2Report {
     /// The design result with key `key` among [`Rq2Report::designs`].
     pub fn design(&self, key: &str) -> Option<&DesignResult> {
@@ -1084,31 +1146,43 @@ pub fn analyze_rq2_with_progress(
     let mut results = Vec::with_capacity(designs.len());
     let mut scratch = Scratch::new(matrix.models);
     let mut buf = vec![f64::NAN; matrix.models];
+    let mut dropped_buf = vec![0u32; matrix.models];
     for &design in &designs {
         let used = matrix.design_budget(design, options.budget)?;
         let mut audit_stream = DrawStream::with_stream(options.seed, design.audit_stream());
         let mut repeat_stream = DrawStream::with_stream(options.seed, design.repeat_stream());
         let mut main = Vec::with_capacity(options.draws);
         let mut repeat = Vec::with_capacity(options.draws);
+        let mut main_dropped = Vec::with_capacity(options.draws);
+        let mut repeat_dropped = Vec::with_capacity(options.draws);
         for i in 0..options.draws {
-            for (stream, out) in [
-                (&mut audit_stream, &mut main),
-                (&mut repeat_stream, &mut repeat),
+            for (stream, out, dropped) in [
+                (&mut audit_stream, &mut main, &mut main_dropped),
+                (&mut repeat_stream, &mut repeat, &mut repeat_dropped),
             ] {
                 let draw = matrix.draw(design, options.budget, stream)?;
-                matrix.score_into(&draw, &mut scratch, &mut buf);
+                matrix.score_into(&draw, &mut scratch, &mut buf, &mut dropped_buf);
                 out.push(
                     buf.iter()
                         .map(|v| (!v.is_nan()).then_some(*v))
                         .collect::<Vec<_>>(),
                 );
+                dropped.push(dropped_buf.clone());
             }
             done += 1;
             if (i + 1) % 256 == 0 && !progress(done, total) {
                 return Err(Rq2Error::Cancelled);
             }
         }
-        let summary = summarize_draws(&models, &matrix.reference, &main, &repeat, options.level);
+        let summary = summarize_draws(
+            &models,
+            &matrix.reference,
+            &main,
+            &repeat,
+            &main_dropped,
+            &repeat_dropped,
+            options.level,
+        );
         let (label, conditions) = match design {
             Design::Concentrated => (format!("Concentrated {used}"), Some(1)),
             Design::Srs => (format!("SRS {used}"), None),

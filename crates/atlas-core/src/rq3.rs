@@ -383,8 +383,16 @@ pub struct RuleResult {
     /// Table 18 "Rat. bias": `rationale_bias / rationale_rows` (over all Rationale rows, not pairs), a
     /// fraction.
     pub rationale_bias_rate: Option<f64>,
-    /// Responses without a rule label (no strict majority, not unanimous, no labels).
+    /// Responses without a rule label (no strict majority, not unanimous, no labels):
+    /// `abstain_ties + abstain_too_few_votes`.
     pub rationale_abstain: u64,
+    /// Rationale Abstain that are ties ([`PanelOutcome::Tie`]): enough judges labelled but no side has
+    /// a strict majority (majority rules), or every judge labelled but they disagree (unanimity rules).
+    pub abstain_ties: u64,
+    /// Rationale Abstain with too few readable votes ([`PanelOutcome::TooFewVotes`]): `2·labelled ≤
+    /// panel` (majority rules, the panel after the no-self-judge removal for that rule), or some judge
+    /// without a label (unanimity rules).
+    pub abstain_too_few_votes: u64,
     /// Table 18 "pairs": Rationale rows with an observable Selection (`A ∈ {0, 1}`).
     pub pairs: u64,
     /// `pairs / responses`, a fraction (§5.4: "7,255 pairs (90.7% coverage)").
@@ -605,42 +613,51 @@ struct Response {
     selection: SelectionReadout,
 }
 
-/// The rule's label `B` for one response: `Some(true)` = bias evidence, `Some(false)` = none, `None` =
-/// Rationale Abstain. `labels` holds the panel's labels; `is_self` says which panel judges are the
-/// response's model.
-fn apply_rule(
-    rule: CodingRule,
-    labels: &[Option<RationaleLabel>],
-    is_self: &[bool],
-) -> Option<bool> {
-    match rule {
-        CodingRule::BinaryMajority => strict_majority(labels.iter().copied()),
-        CodingRule::NoSelfJudge => strict_majority(
-            labels
-                .iter()
-                .zip(is_self)
-                .filter(|(_, &own)| !own)
-                .map(|(l, _)| *l),
-        ),
-        CodingRule::BinaryUnanimity => {
-            let first = labels.first().copied().flatten()?.is_bias_evidence();
-            labels
-                .iter()
-                .all(|l| l.is_some_and(|l| l.is_bias_evidence() == first))
-                .then_some(first)
+/// What a judge panel gives one response under a coding rule: a binary label, or why it gives none
+/// (Rationale Abstain). Seed B.3: "A case without a strict binary majority is Abstain; no chair judge
+/// resolves it"; this type only says which kind of Abstain it is, so that the count of each can stand
+/// beside the coded rates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PanelOutcome {
+    /// `B = 1` (`{E, QE}` wins).
+    Bias,
+    /// `B = 0` (`{N, D, R}` wins).
+    NoBias,
+    /// Abstain although enough judges gave a label: under a majority rule, no side has a strict majority
+    /// (`2·labelled > panel`, but the labelled votes split, e.g. E against D with the third judge
+    /// silent); under a unanimity rule, every judge labelled but they disagree.
+    Tie,
+    /// Abstain because too few judges gave a readable label: under a majority rule `2·labelled ≤ panel`,
+    /// so no side could reach a strict majority (1 of 3, 1 of 2, 0 of 1, or no judge left after the
+    /// no-self-judge removal); under a unanimity rule, some judge of the panel gave no label.
+    TooFewVotes,
+}
+
+impl PanelOutcome {
+    /// `Some(true)` = `B = 1`, `Some(false)` = `B = 0`, `None` = Rationale Abstain.
+    pub fn label(self) -> Option<bool> {
+        match self {
+            PanelOutcome::Bias => Some(true),
+            PanelOutcome::NoBias => Some(false),
+            PanelOutcome::Tie | PanelOutcome::TooFewVotes => None,
         }
-        CodingRule::FiveClassUnanimity => {
-            let first = labels.first().copied().flatten()?;
-            labels
-                .iter()
-                .all(|&l| l == Some(first))
-                .then_some(first.is_bias_evidence())
+    }
+
+    fn of(b: bool) -> Self {
+        if b {
+            PanelOutcome::Bias
+        } else {
+            PanelOutcome::NoBias
         }
     }
 }
 
-/// Binary-first strict majority of a panel: a side wins with more than half of the panel's members.
-fn strict_majority(labels: impl Iterator<Item = Option<RationaleLabel>>) -> Option<bool> {
+/// Binary-first strict majority of a panel (seed §3.3, B.3): each label is reduced to binary
+/// (`{E, QE}` → 1, `{N, D, R}` → 0), then a side wins with more than half of the panel's members
+/// (`2·votes > panel`, the panel counting judges without a label). The one implementation behind
+/// [`CodingRule::BinaryMajority`], [`CodingRule::NoSelfJudge`] and the pilot's `atlas_pilot::majority`.
+pub fn binary_majority(labels: impl IntoIterator<Item = Option<RationaleLabel>>) -> PanelOutcome {
     let (mut panel, mut bias, mut none) = (0usize, 0usize, 0usize);
     for label in labels {
         panel += 1;
@@ -651,11 +668,119 @@ fn strict_majority(labels: impl Iterator<Item = Option<RationaleLabel>>) -> Opti
         }
     }
     if 2 * bias > panel {
-        Some(true)
+        PanelOutcome::Bias
     } else if 2 * none > panel {
-        Some(false)
+        PanelOutcome::NoBias
+    } else if 2 * (bias + none) > panel {
+        PanelOutcome::Tie
     } else {
-        None
+        PanelOutcome::TooFewVotes
+    }
+}
+
+/// Responses coded by a panel, by [`PanelOutcome`]: the coded rate and, beside it, how many responses
+/// were ties and how many had too few readable votes (issue 13: every exclusion is counted).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MajorityCounts {
+    /// Responses the panel was asked about.
+    pub responses: u64,
+    /// Outcome `B = 1`.
+    pub bias: u64,
+    /// Outcome `B = 0`.
+    pub no_bias: u64,
+    /// Abstain: ties ([`PanelOutcome::Tie`]).
+    pub ties: u64,
+    /// Abstain: too few readable votes ([`PanelOutcome::TooFewVotes`]).
+    pub too_few_votes: u64,
+}
+
+impl MajorityCounts {
+    /// Counts one response.
+    pub fn add(&mut self, outcome: PanelOutcome) {
+        self.responses += 1;
+        match outcome {
+            PanelOutcome::Bias => self.bias += 1,
+            PanelOutcome::NoBias => self.no_bias += 1,
+            PanelOutcome::Tie => self.ties += 1,
+            PanelOutcome::TooFewVotes => self.too_few_votes += 1,
+        }
+    }
+
+    /// Responses with a binary label (`bias + no_bias`).
+    pub fn coded(&self) -> u64 {
+        self.bias + self.no_bias
+    }
+
+    /// Rationale Abstain (`ties + too_few_votes`).
+    pub fn abstain(&self) -> u64 {
+        self.ties + self.too_few_votes
+    }
+
+    /// The coded bias rate `bias / coded`, a fraction; `None` when nothing is coded.
+    pub fn bias_rate(&self) -> Option<f64> {
+        fraction(self.bias, self.coded())
+    }
+
+    /// One line for notes and summaries: `binary majority over 40 response(s): 30 coded — bias
+    /// evidence 10, no bias evidence 20, bias rate 33.33% of the coded; Abstain 10 (ties 4, too few
+    /// readable votes 6)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "binary majority over {} response(s): {} coded — bias evidence {}, no bias evidence {}, bias rate {}% of the coded; Abstain {} (ties {}, too few readable votes {})",
+            self.responses,
+            self.coded(),
+            self.bias,
+            self.no_bias,
+            pct(self.bias_rate()),
+            self.abstain(),
+            self.ties,
+            self.too_few_votes
+        )
+    }
+}
+
+/// The rule's outcome for one response (see [`PanelOutcome`] for the two kinds of Rationale Abstain).
+/// `labels` holds the panel's labels; `is_self` says which panel judges are the response's model.
+fn apply_rule(
+    rule: CodingRule,
+    labels: &[Option<RationaleLabel>],
+    is_self: &[bool],
+) -> PanelOutcome {
+    match rule {
+        CodingRule::BinaryMajority => binary_majority(labels.iter().copied()),
+        CodingRule::NoSelfJudge => binary_majority(
+            labels
+                .iter()
+                .zip(is_self)
+                .filter(|(_, &own)| !own)
+                .map(|(l, _)| *l),
+        ),
+        CodingRule::BinaryUnanimity => {
+            let Some(all) = labels.iter().copied().collect::<Option<Vec<_>>>() else {
+                return PanelOutcome::TooFewVotes;
+            };
+            let Some(first) = all.first().map(|l| l.is_bias_evidence()) else {
+                return PanelOutcome::TooFewVotes;
+            };
+            if all.iter().all(|l| l.is_bias_evidence() == first) {
+                PanelOutcome::of(first)
+            } else {
+                PanelOutcome::Tie
+            }
+        }
+        CodingRule::FiveClassUnanimity => {
+            let Some(all) = labels.iter().copied().collect::<Option<Vec<_>>>() else {
+                return PanelOutcome::TooFewVotes;
+            };
+            let Some(&first) = all.first() else {
+                return PanelOutcome::TooFewVotes;
+            };
+            if all.iter().all(|&l| l == first) {
+                PanelOutcome::of(first.is_bias_evidence())
+            } else {
+                PanelOutcome::Tie
+            }
+        }
     }
 }
 
@@ -822,17 +947,20 @@ pub fn analyze_rq3(audit: &Audit, settings: &Rq3Settings) -> Result<Rq3Report, R
 
     let judges = judge_uses(audit, &panel, &is_self, &responses);
 
-    // Rule labels of every response, per rule (also read by the human QC).
-    let rule_labels = rule_labels(audit, &panel, &is_self, &responses);
+    // Rule outcomes and labels of every response, per rule (the labels also read by the human QC).
+    let outcomes = rule_outcomes(audit, &panel, &is_self, &responses);
+    let rule_labels = rule_labels(&outcomes);
 
     let rules = CodingRule::ALL
         .iter()
         .zip(&rule_labels)
-        .map(|(&rule, b)| {
+        .zip(&outcomes)
+        .map(|((&rule, b), o)| {
             rule_result(
                 rule,
                 &responses,
                 b,
+                o,
                 &models,
                 &conditions,
                 n_models,
@@ -888,16 +1016,16 @@ fn judge_uses(
         .collect()
 }
 
-/// `B` of every response under every rule: `[rule in CodingRule::ALL order][response]`.
-fn rule_labels(
+/// The outcome of every response under every rule: `[rule in CodingRule::ALL order][response]`.
+fn rule_outcomes(
     audit: &Audit,
     panel: &[usize],
     is_self: &[Vec<bool>],
     responses: &[Response],
-) -> Vec<Vec<Option<bool>>> {
+) -> Vec<Vec<PanelOutcome>> {
     let mut labels = vec![None; panel.len()];
     let mut own = vec![false; panel.len()];
-    let mut out: Vec<Vec<Option<bool>>> =
+    let mut out: Vec<Vec<PanelOutcome>> =
         vec![Vec::with_capacity(responses.len()); CodingRule::ALL.len()];
     for r in responses {
         for (k, &j) in panel.iter().enumerate() {
@@ -914,6 +1042,14 @@ fn rule_labels(
         }
     }
     out
+}
+
+/// `B` of every response under every rule: `[rule in CodingRule::ALL order][response]`.
+fn rule_labels(outcomes: &[Vec<PanelOutcome>]) -> Vec<Vec<Option<bool>>> {
+    outcomes
+        .iter()
+        .map(|rule| rule.iter().map(|o| o.label()).collect())
+        .collect()
 }
 
 /// The RQ3 readouts of every cell, for case views and filters (the app's case inspector): the same `A`
@@ -987,7 +1123,7 @@ pub fn cell_readings(audit: &Audit, settings: &Rq3Settings) -> Result<CellReadin
     }
     let panel = panel(audit, settings)?;
     let (is_self, _) = self_matrix(audit, &panel, settings)?;
-    let by_response = rule_labels(audit, &panel, &is_self, &responses);
+    let by_response = rule_labels(&rule_outcomes(audit, &panel, &is_self, &responses));
     let rationale = by_response
         .iter()
         .map(|labels| {
@@ -1012,10 +1148,12 @@ fn fraction(count: u64, total: u64) -> Option<f64> {
     (total > 0).then(|| count as f64 / total as f64)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn rule_result(
     rule: CodingRule,
     responses: &[Response],
     b: &[Option<bool>],
+    outcomes: &[PanelOutcome],
     models: &[&str],
     conditions: &[&str],
     n_models: usize,
@@ -1069,12 +1207,15 @@ fn rule_result(
     }
     let pairs = joint.total();
     let total = responses.len() as u64;
+    let count = |o: PanelOutcome| outcomes.iter().filter(|&&x| x == o).count() as u64;
     RuleResult {
         rule,
         rationale_rows: rows,
         rationale_bias: bias,
         rationale_bias_rate: fraction(bias, rows),
         rationale_abstain: total - rows,
+        abstain_ties: count(PanelOutcome::Tie),
+        abstain_too_few_votes: count(PanelOutcome::TooFewVotes),
         pairs,
         pair_coverage: fraction(pairs, total),
         rationale_rows_without_selection: rows - pairs,
@@ -1436,11 +1577,13 @@ pub fn table3(report: &Rq3Report, rule: CodingRule) -> Option<Table> {
                 dominance_text(r)
             ),
             format!(
-                "Coverage: {} of {} responses are pairs ({}%); Rationale Abstain {}; Rationale rows without a valid Selection {}.",
+                "Coverage: {} of {} responses are pairs ({}%); Rationale Abstain {} (ties {}, too few readable votes {}); Rationale rows without a valid Selection {}.",
                 r.pairs,
                 report.selection.responses,
                 pct(r.pair_coverage),
                 r.rationale_abstain,
+                r.abstain_ties,
+                r.abstain_too_few_votes,
                 r.rationale_rows_without_selection
             ),
         ],
@@ -1454,9 +1597,17 @@ pub fn table18(report: &Rq3Report) -> Table {
         id: "rq3-table18".into(),
         title: "Table 18 layout — coding-rule sensitivity (\"pairs\" additionally requires an observable Selection)".into(),
         caption: caption(report),
-        header: ["Coding rule", "Rat. rows / pairs", "Rat. bias", "Disagree", "A=1,B=0", "A=0,B=1"]
-            .map(String::from)
-            .to_vec(),
+        header: [
+            "Coding rule",
+            "Rat. rows / pairs",
+            "Rat. bias",
+            "Rat. Abstain (ties / too few votes)",
+            "Disagree",
+            "A=1,B=0",
+            "A=0,B=1",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows: report
             .rules
             .iter()
@@ -1474,6 +1625,14 @@ pub fn table18(report: &Rq3Report) -> Table {
                         format!("{}%", pct(r.rationale_bias_rate)),
                         format!("{key}/rationale_bias_rate"),
                         r.rationale_bias_rate,
+                    ),
+                    Cell::number(
+                        format!(
+                            "{} ({} / {})",
+                            r.rationale_abstain, r.abstain_ties, r.abstain_too_few_votes
+                        ),
+                        format!("{key}/rationale_abstain"),
+                        Some(r.rationale_abstain as f64),
                     ),
                     Cell::number(
                         format!("{}%", pct(d.rate)),
@@ -1496,6 +1655,9 @@ pub fn table18(report: &Rq3Report) -> Table {
         notes: CodingRule::ALL
             .iter()
             .map(|r| format!("{}: {}", r.label(), r.describe()))
+            .chain(std::iter::once(
+                "Rat. Abstain: responses the rule leaves without a label; ties = enough judges labelled but no side has a strict majority (majority rules) or they disagree (unanimity rules); too few votes = at most half of the panel labelled (majority rules) or some judge gave no label (unanimity rules).".to_string(),
+            ))
             .collect(),
     }
 }

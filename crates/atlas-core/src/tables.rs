@@ -82,7 +82,7 @@ pub fn rq1(audit: &Audit, r: &Rq1Report) -> (Vec<String>, Vec<Table>) {
     let o = &r.options;
     let w = &r.wording_sensitivity;
     let caption = format!(
-        "bundle {} · seed {} · unit bootstrap {} resamples · statement-cluster bootstrap {} draws · repeat policy {} · reference weights: equal (Eq. 4) · wordings read at repeat 0; control = repeats 0..{} of wording {}",
+        "bundle {} · seed {} · unit bootstrap {} resamples · statement-cluster bootstrap {} draws · repeat policy {} · reference weights: equal (Eq. 4) · wordings read at repeat 0; control = the first {} samples of wording {}",
         r.bundle,
         o.seed,
         o.unit_bootstrap_reps,
@@ -490,7 +490,7 @@ pub fn rq2(r: &Rq2Report) -> (Vec<String>, Vec<Table>) {
     ];
     let mut header = vec!["Metric".to_string()];
     header.extend(r.designs.iter().map(|d| d.label.clone()));
-    let rows = metrics
+    let mut rows: Vec<Vec<Cell>> = metrics
         .iter()
         .map(|(name, key, f)| {
             let mut row = vec![Cell::text(*name)];
@@ -501,6 +501,18 @@ pub fn rq2(r: &Rq2Report) -> (Vec<String>, Vec<Table>) {
             row
         })
         .collect();
+    rows.push(exclusion_row(
+        "Model-draws without a score",
+        "excluded_draws",
+        &r.designs,
+        |d| Some(unscored(d)),
+    ));
+    rows.push(exclusion_row(
+        "Model-draws with a condition dropped",
+        "partial_drop_draws",
+        &r.designs,
+        partial,
+    ));
     let mut notes = vec![format!(
         "Contrasts (Monte Carlo {level:.0}% interval, {} bootstrap replicates of draw-level differences):",
         r.bootstrap_reps
@@ -517,6 +529,10 @@ pub fn rq2(r: &Rq2Report) -> (Vec<String>, Vec<Table>) {
         let est = c.estimate.map_or("—".to_string(), |e| format!("{e:+.2}"));
         notes.push(format!("{}, {what}: {est} pp {interval}", c.label));
     }
+    notes.push(format!(
+        "Exclusions (audit draws, summed over the {} models): a model-draw without a score leaves that model's errors and pairs; a model-draw with a condition dropped (a partial drop) keeps a score averaged over the other sampled conditions; — = the design averages a single mean, so nothing can be dropped.",
+        r.models.len()
+    ));
     let table13 = Table {
         id: "rq2-table13".into(),
         title: "Table 13 — equal-budget audit results (lower is better for error and inversion metrics)".into(),
@@ -539,6 +555,7 @@ pub fn rq2(r: &Rq2Report) -> (Vec<String>, Vec<Table>) {
             "Ref. inv.",
             "Repeat MAD (pp)",
             "Kendall τb",
+            "Model-draws with a condition dropped",
         ]
         .map(String::from)
         .to_vec(),
@@ -564,10 +581,11 @@ pub fn rq2(r: &Rq2Report) -> (Vec<String>, Vec<Table>) {
                         s.repeat_mad_pp.mean,
                     ),
                     Cell::number(opt(s.tau_b.mean, 3), format!("{k}/tau_b"), s.tau_b.mean),
+                    count_cell(format!("{k}/partial_drop_draws"), partial(d)),
                 ]
             })
             .collect(),
-        notes: Vec::new(),
+        notes: vec![partial_drop_note(r, &r.coverage)],
     };
 
     let mut header = vec!["Model".to_string(), "Reference score".to_string()];
@@ -575,6 +593,19 @@ pub fn rq2(r: &Rq2Report) -> (Vec<String>, Vec<Table>) {
     header.push(format!(
         "Excluded draws ({})",
         r.designs
+            .iter()
+            .map(|d| d.design)
+            .collect::<Vec<_>>()
+            .join("/")
+    ));
+    let averaging: Vec<&DesignResult> = r
+        .designs
+        .iter()
+        .filter(|d| d.averages_conditions())
+        .collect();
+    header.push(format!(
+        "Draws with a condition dropped ({})",
+        averaging
             .iter()
             .map(|d| d.design)
             .collect::<Vec<_>>()
@@ -604,6 +635,13 @@ pub fn rq2(r: &Rq2Report) -> (Vec<String>, Vec<Table>) {
                     .collect::<Vec<_>>()
                     .join("/"),
             ));
+            row.push(Cell::text(
+                averaging
+                    .iter()
+                    .map(|d| d.summary.per_model[m].partial_drop_draws.to_string())
+                    .collect::<Vec<_>>()
+                    .join("/"),
+            ));
             row
         })
         .collect();
@@ -620,11 +658,112 @@ pub fn rq2(r: &Rq2Report) -> (Vec<String>, Vec<Table>) {
         caption,
         header,
         rows,
-        notes: vec![format!(
-            "A draw in which a model has no valid Selection in any sampled cell gives it no score; such draws are left out of that model's errors and of its pairs' inversions ({excluded} model-draws over all designs, audit and repeat draws)."
-        )],
+        notes: vec![
+            format!(
+                "A draw in which a model has no valid Selection in any sampled cell gives it no score; such draws are left out of that model's errors and of its pairs' inversions ({excluded} model-draws over all designs, audit and repeat draws)."
+            ),
+            partial_drop_note(r, &r.designs),
+        ],
     };
     (summary, vec![table13, table14, table15])
+}
+
+/// Model-draws without a score among the audit draws of `d`, summed over models.
+fn unscored(d: &DesignResult) -> usize {
+    d.summary.per_model.iter().map(|m| m.excluded_draws).sum()
+}
+
+/// Model-draws with a partial drop among the audit draws of `d`, summed over models; `None` when the
+/// design averages a single mean ([`DesignResult::averages_conditions`]).
+fn partial(d: &DesignResult) -> Option<usize> {
+    d.averages_conditions().then(|| {
+        d.summary
+            .per_model
+            .iter()
+            .map(|m| m.partial_drop_draws)
+            .sum()
+    })
+}
+
+/// A count cell: the number, or "—" (no value) when it does not apply.
+fn count_cell(key: String, v: Option<usize>) -> Cell {
+    Cell::number(
+        v.map_or("—".to_string(), |v| v.to_string()),
+        key,
+        v.map(|v| v as f64),
+    )
+}
+
+fn exclusion_row(
+    name: &str,
+    key: &str,
+    designs: &[DesignResult],
+    f: fn(&DesignResult) -> Option<usize>,
+) -> Vec<Cell> {
+    let mut row = vec![Cell::text(name)];
+    row.extend(
+        designs
+            .iter()
+            .map(|d| count_cell(format!("{}/{key}", d.design), f(d))),
+    );
+    row
+}
+
+/// The note on partial drops of Tables 14 and 15: per model and design with any (audit draws, the
+/// conditions dropped in brackets, repeat draws after them), or that there were none.
+fn partial_drop_note(r: &Rq2Report, designs: &[DesignResult]) -> String {
+    let averaging: Vec<&DesignResult> =
+        designs.iter().filter(|d| d.averages_conditions()).collect();
+    let mut parts = Vec::new();
+    for (m, model) in r.models.iter().enumerate() {
+        let cells: Vec<String> = averaging
+            .iter()
+            .filter_map(|d| {
+                let p = d.summary.per_model.get(m)?;
+                (p.partial_drop_draws + p.partial_drop_repeat_draws > 0).then(|| {
+                    format!(
+                        "{}, {} draws ({} conditions dropped; {} repeat draws)",
+                        d.label,
+                        p.partial_drop_draws,
+                        p.dropped_conditions,
+                        p.partial_drop_repeat_draws
+                    )
+                })
+            })
+            .collect();
+        if !cells.is_empty() {
+            parts.push(format!("{model}: {}", cells.join("; ")));
+        }
+    }
+    let names = averaging
+        .iter()
+        .map(|d| d.label.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let rule = "Partial drops: a sampled condition in which a model has no valid Selection leaves that draw's condition average, and the model keeps a score from the other sampled conditions";
+    if averaging.is_empty() {
+        format!("{rule}; none of these designs averages condition means, so none can occur.")
+    } else if parts.is_empty() {
+        format!(
+            "{rule}. None occurred in {names} ({} draws each, audit and repeat).",
+            r.draws
+        )
+    } else {
+        format!(
+            "{rule}. Draws with a condition dropped, of {} audit draws per design: {}. None in the other models or designs.",
+            r.draws,
+            parts.join(" · ")
+        )
+    }
+}
+
+/// The exclusions of RQ2 design results in a few words, for the atlas chart captions: over the audit
+/// draws of `designs` and all models, the model-draws without a score and those with a condition
+/// dropped (partial drops), e.g. `"0 unscored, 12 partial-drop model-draws"`.
+pub fn rq2_exclusions_phrase(designs: &[DesignResult]) -> String {
+    let x: usize = designs.iter().map(unscored).sum();
+    let p: usize = designs.iter().filter_map(partial).sum();
+    format!("{x} unscored, {p} partial-drop model-draws")
 }
 
 // --------------------------------------------------------------------------- CSV

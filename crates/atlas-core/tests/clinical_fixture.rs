@@ -58,16 +58,19 @@ fn accuracy_per_model_and_variant_leaves_parse_failures_and_gold_less_questions_
     // m1 base: q1 A✓ A✓, q2 B✓ PF → 3/3, 1 PF.     m1 mw: q1 A✓ C✗, q2 B✓ B✓ → 3/4.
     // m1 fb: q1 B✗ A✓, q2 B✓ (r2 no response) → 2/3. m2 base: q1 B✗ A✓, q2 B✓ B✓ → 3/4.
     // m2 mw: q1 B✗ A✓, q2 A✗ B✓ → 2/4.              m2 fb: q1 B✗ A✓, q2 A✗ RF → 1/3, 1 PF.
+    // Counted wrong, the unreadable answers join the denominator ("asked": every answer to q1 and
+    // q2): m1 base 3/4 (q2 r2 PF), m2 fb 1/4 (q2 r2 refusal); the other rows have none, and m1 fb's
+    // q2 r2 without a response was not asked (3).
     let expected = [
-        ("m1", "base", 3, 3, 1, 1.0),
-        ("m1", "mw", 3, 4, 0, 0.75),
-        ("m1", "fb", 2, 3, 0, 2.0 / 3.0),
-        ("m2", "base", 3, 4, 0, 0.75),
-        ("m2", "mw", 2, 4, 0, 0.5),
-        ("m2", "fb", 1, 3, 1, 1.0 / 3.0),
+        ("m1", "base", 3, 3, 1, 1.0, 4, 0.75),
+        ("m1", "mw", 3, 4, 0, 0.75, 4, 0.75),
+        ("m1", "fb", 2, 3, 0, 2.0 / 3.0, 3, 2.0 / 3.0),
+        ("m2", "base", 3, 4, 0, 0.75, 4, 0.75),
+        ("m2", "mw", 2, 4, 0, 0.5, 4, 0.5),
+        ("m2", "fb", 1, 3, 1, 1.0 / 3.0, 4, 0.25),
     ];
     assert_eq!(rows.len(), expected.len());
-    for (row, (m, c, correct, answered, pf, acc)) in rows.iter().zip(expected) {
+    for (row, (m, c, correct, answered, pf, acc, asked, acc_wrong)) in rows.iter().zip(expected) {
         assert_eq!(
             (row.model.as_str(), row.condition.as_str()),
             (m, c),
@@ -79,7 +82,29 @@ fn accuracy_per_model_and_variant_leaves_parse_failures_and_gold_less_questions_
             "{m} {c}"
         );
         assert!(close(row.accuracy, acc), "{m} {c}: {:?}", row.accuracy);
+        assert_eq!(row.asked, asked, "{m} {c}: asked");
+        assert!(
+            close(row.accuracy_unreadable_wrong, acc_wrong),
+            "{m} {c}: {:?}",
+            row.accuracy_unreadable_wrong
+        );
     }
+}
+
+#[test]
+fn an_unreadable_answer_to_a_question_without_a_gold_answer_enters_neither_denominator() {
+    // Without q2's gold answer, m1 base keeps q1 (A✓ A✓): 2/2 both ways; q2's parse failure is
+    // still counted as one, but it is in no denominator (there is nothing to be wrong against).
+    let mut v = fixture_value();
+    v["facets"][1]["levels"][1]["answer"] = Value::Null;
+    let rows = metrics::accuracy(&Audit::from_json(&v.to_string()).unwrap());
+    let r = &rows[0];
+    assert_eq!((r.model.as_str(), r.condition.as_str()), ("m1", "base"));
+    assert_eq!(
+        (r.correct, r.answered, r.parse_failures, r.asked),
+        (2, 2, 1, 2)
+    );
+    assert!(close(r.accuracy, 1.0) && close(r.accuracy_unreadable_wrong, 1.0));
 }
 
 #[test]
@@ -345,6 +370,13 @@ fn profile_collects_table_5_per_model() {
     // m2: 3/4, 2/4, 2/9, 4/3, 2/3.
     let p = &report.profile;
     assert!(close(p[0].accuracy, 1.0) && close(p[0].cfv, 1.0 / 3.0));
+    // Both accuracies on the baseline with their n: m1 3/3 and 3/4, m2 3/4 and 3/4.
+    assert_eq!(
+        (p[0].answered, p[0].asked, p[1].answered, p[1].asked),
+        (3, 4, 4, 4)
+    );
+    assert!(close(p[0].accuracy_unreadable_wrong, 0.75));
+    assert!(close(p[1].accuracy_unreadable_wrong, 0.75));
     assert!(close(p[0].answer_change, 0.3) && close(p[0].flags_per_question, 1.0));
     assert!((p[0].mean_edd.unwrap() - 1.0 / 3.0).abs() < TOL);
     assert!(close(p[1].accuracy, 0.75) && close(p[1].cfv, 0.5));

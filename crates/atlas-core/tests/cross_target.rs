@@ -40,7 +40,7 @@ pub fn report_fingerprints(audit: &Audit) -> (u64, u64) {
 }
 
 const RQ1_FINGERPRINT: u64 = 3_314_455_017_948_479_848;
-const RQ2_FINGERPRINT: u64 = 4_296_077_752_488_642_256;
+const RQ2_FINGERPRINT: u64 = 775_917_484_280_984_048;
 
 #[test]
 fn rq1_and_rq2_reports_of_the_default_bundle_have_the_recorded_fingerprints() {

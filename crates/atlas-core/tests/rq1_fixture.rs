@@ -140,3 +140,24 @@ fn a_single_condition_has_no_reversals() {
     assert_eq!(r.pairs, 0, "a pair needs scores under two conditions");
     assert!(r.reversals.is_empty());
 }
+
+/// k = 3 identical calls are repeats 0, 1 and 2 of wording 1: the caption says "the first 3 samples",
+/// never a range a reader could take for four repeats.
+#[test]
+fn the_rq1_caption_names_the_control_as_the_first_k_samples_of_the_control_wording() {
+    let audit = fixture();
+    let report = atlas_core::rq1::analyze_rq1(&audit, options(3)).unwrap();
+    let (_, tables) = atlas_core::tables::rq1(&audit, &report);
+    assert!(tables.len() >= 4);
+    // Tables 8, 9, the per-wording table and 11 share the caption (Table 12 has its own).
+    for t in tables.iter().filter(|t| t.id != "rq1-table12") {
+        assert!(
+            t.caption
+                .contains("control = the first 3 samples of wording 1"),
+            "{}: {}",
+            t.id,
+            t.caption
+        );
+        assert!(!t.caption.contains("0..3"), "{}", t.caption);
+    }
+}

@@ -147,10 +147,12 @@ fn missing_units_leave_their_mean_and_a_model_without_any_valid_unit_gets_no_sco
     let draw = AuditDraw {
         groups: vec![vec![0, 1], vec![12, 17]],
     };
-    let s = m.score(&draw);
+    let (s, dropped) = m.score_with_drops(&draw);
     assert_fraction(s[0], Some(0.75), "A");
     assert_fraction(s[1], Some(0.5), "B");
     assert_fraction(s[2], Some(0.5), "C");
+    assert_eq!(dropped, vec![0, 0, 1], "C loses c1 and keeps a score");
+    assert_eq!(m.score(&draw), s);
     // One group c1 t1 {s1, s2, s3}: A (1 + 0 + 1)/3 = 2/3, B 1, C no valid unit at all → no score.
     let s = m.score(&AuditDraw {
         groups: vec![vec![0, 1, 2]],
@@ -158,6 +160,10 @@ fn missing_units_leave_their_mean_and_a_model_without_any_valid_unit_gets_no_sco
     assert_fraction(s[0], Some(2.0 / 3.0), "A");
     assert_fraction(s[1], Some(1.0), "B");
     assert_eq!(s[2], None, "C has no valid unit in the draw");
+    let (_, dropped) = m.score_with_drops(&AuditDraw {
+        groups: vec![vec![0, 1, 2]],
+    });
+    assert_eq!(dropped, vec![0, 0, 1], "C's only group leaves: no score");
 }
 
 #[test]
@@ -180,7 +186,20 @@ fn summarize_draws_leaves_out_a_model_without_a_score_hand_worked() {
         vec![Some(0.1), Some(0.2), Some(0.3)],
         vec![None, Some(0.2), Some(0.3)],
     ];
-    let s = summarize_draws(&models, &reference, &main, &repeat, 0.95);
+    // Dropped conditions per draw and model: draw 0 A 1 (partial drop), draw 1 A 2 (partial drop, 2
+    // conditions) and B 1 (B has no score there: an excluded draw, not a partial drop). Repeat draw 1:
+    // A 1, but A has no repeat score there; C 3 → one partial repeat drop of 3 conditions.
+    let dropped = vec![vec![1, 0, 0], vec![2, 1, 0]];
+    let repeat_dropped = vec![vec![0, 0, 0], vec![1, 0, 3]];
+    let s = summarize_draws(
+        &models,
+        &reference,
+        &main,
+        &repeat,
+        &dropped,
+        &repeat_dropped,
+        0.95,
+    );
     let close = |a: Option<f64>, b: f64, what: &str| {
         let a = a.unwrap_or_else(|| panic!("{what}: missing"));
         assert!((a - b).abs() < 1e-9, "{what}: {a} vs {b}");
@@ -201,6 +220,25 @@ fn summarize_draws_leaves_out_a_model_without_a_score_hand_worked() {
         .map(|m| (m.excluded_draws, m.excluded_repeat_draws))
         .collect();
     assert_eq!(excluded, vec![(0, 1), (1, 0), (0, 0)]);
+    let partial: Vec<[usize; 4]> = s
+        .per_model
+        .iter()
+        .map(|m| {
+            [
+                m.partial_drop_draws,
+                m.dropped_conditions,
+                m.partial_drop_repeat_draws,
+                m.dropped_repeat_conditions,
+            ]
+        })
+        .collect();
+    assert_eq!(partial, vec![[2, 3, 0, 0], [0, 0, 0, 0], [0, 0, 1, 3]]);
+    // No drop counts given (a single-mean design): nothing is a partial drop.
+    let none = summarize_draws(&models, &reference, &main, &repeat, &[], &[], 0.95);
+    assert!(none
+        .per_model
+        .iter()
+        .all(|m| m.partial_drop_draws + m.dropped_conditions + m.partial_drop_repeat_draws == 0));
     // Draw-level MAE: draw 0 (0 + 10 + 10)/3, draw 1 (10 + 0)/2; the contributions average to the MAE.
     assert_eq!(s.mae_pp.draws, 2);
     let c = &s.mae_contributions;
@@ -248,6 +286,152 @@ fn the_missing_unit_rule_in_a_full_run_counts_exactly_the_draws_without_a_score(
         // τ-b and the inversion rate are still defined in every draw (A and B are always scored).
         assert_eq!(result.summary.inversion_rate.draws, options.draws);
     }
+}
+
+#[test]
+fn a_sampled_condition_without_a_valid_selection_is_counted_as_a_partial_drop_hand_worked() {
+    // C abstains everywhere in c1, so every draw that samples c1 beside c2 loses c1 for C and keeps
+    // a score: every stratified, balanced and coverage K' = 2 draw (both conditions are sampled). A's
+    // only missing unit is c2 t2 s6 (cell 17): with budget 2 the stratified design reads one statement
+    // per condition, so A loses c2 exactly in the draws whose c2 group is {17}. Balanced reads three
+    // c2 statements (one per category) and A never loses c2; B has no missing unit.
+    let audit = fixture();
+    let m = matrix();
+    let options = Rq2Options {
+        draws: 400,
+        budget: 2,
+        seed: 11,
+        bootstrap_reps: 50,
+        ..Rq2Options::default()
+    };
+    let report = analyze_rq2(&audit, &options).unwrap();
+    let counts = |d: &atlas_core::rq2::DesignResult| -> Vec<[usize; 4]> {
+        d.summary
+            .per_model
+            .iter()
+            .map(|p| {
+                [
+                    p.partial_drop_draws,
+                    p.dropped_conditions,
+                    p.partial_drop_repeat_draws,
+                    p.dropped_repeat_conditions,
+                ]
+            })
+            .collect()
+    };
+    let mut stream = DrawStream::with_stream(options.seed, Design::Stratified.audit_stream());
+    let mut a_loses_c2 = 0;
+    for _ in 0..options.draws {
+        let draw = m.draw(Design::Stratified, 2, &mut stream).unwrap();
+        assert_eq!(draw.groups.len(), 2, "one group per reference condition");
+        if draw.groups[1] == [17] {
+            a_loses_c2 += 1;
+        }
+    }
+    assert!(a_loses_c2 > 0, "A sometimes reads only its Abstain in c2");
+    let strat = report.design("stratified").unwrap();
+    assert!(strat.averages_conditions());
+    let c = counts(strat);
+    assert_eq!(c[0][..2], [a_loses_c2, a_loses_c2], "A, stratified");
+    assert_eq!(c[1], [0; 4], "B, stratified");
+    assert_eq!(c[2], [400; 4], "C loses c1 in every stratified draw");
+    let bal = report.design("balanced").unwrap();
+    assert_eq!(counts(bal), vec![[0; 4], [0; 4], [400; 4]], "balanced");
+    let k2 = &report.coverage[1];
+    assert!(k2.averages_conditions());
+    assert_eq!(counts(k2)[2], [400; 4], "C, coverage K' = 2");
+    // One group per draw: a lost condition is the whole draw (an excluded draw, counted apart).
+    for d in [
+        report.design("concentrated").unwrap(),
+        report.design("srs").unwrap(),
+        &report.coverage[0],
+    ] {
+        assert!(!d.averages_conditions(), "{}", d.label);
+        assert_eq!(counts(d), vec![[0; 4]; 3], "{}", d.label);
+        assert!(d.summary.per_model[2].excluded_draws > 0, "{}", d.label);
+    }
+    // Partial drops are never excluded draws: C keeps a score in every stratified draw.
+    assert_eq!(strat.summary.per_model[2].excluded_draws, 0);
+
+    // The tables the CLI prints and the app shows carry the same counts.
+    let (_, tables) = atlas_core::tables::rq2(&report);
+    let row = |t: usize, name: &str| -> Vec<String> {
+        tables[t]
+            .rows
+            .iter()
+            .find(|r| r[0].text == name)
+            .unwrap_or_else(|| panic!("table {t} has no row {name:?}"))
+            .iter()
+            .map(|c| c.text.clone())
+            .collect()
+    };
+    // Table 13, designs concentrated, SRS, stratified, balanced.
+    let partial_total = a_loses_c2 + 400;
+    assert_eq!(
+        row(0, "Model-draws with a condition dropped")[1..],
+        [
+            "—".to_string(),
+            "—".into(),
+            partial_total.to_string(),
+            "400".into()
+        ]
+    );
+    let unscored: Vec<String> = report
+        .designs
+        .iter()
+        .map(|d| {
+            d.summary
+                .per_model
+                .iter()
+                .map(|p| p.excluded_draws)
+                .sum::<usize>()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(row(0, "Model-draws without a score")[1..], unscored[..]);
+    // Table 14: coverage K' = 1 averages one mean; K' = 2 loses c1 for C in every draw, and c2 for A
+    // when its one c2 statement is s6 under t2 (cell 17), counted here on the replayed draws.
+    let mut stream = DrawStream::with_stream(options.seed, Design::Coverage(2).audit_stream());
+    let mut a_cov = 0;
+    for _ in 0..options.draws {
+        let draw = m.draw(Design::Coverage(2), 2, &mut stream).unwrap();
+        if draw.groups.iter().any(|g| g == &[17]) {
+            a_cov += 1;
+        }
+    }
+    assert_eq!(counts(k2)[0][0], a_cov, "A, coverage K' = 2");
+    let t14: Vec<&str> = tables[1]
+        .rows
+        .iter()
+        .map(|r| r.last().unwrap().text.as_str())
+        .collect();
+    assert_eq!(t14, ["—".to_string(), (400 + a_cov).to_string()]);
+    // Table 15: per model, stratified/balanced; the note names C's drops.
+    assert_eq!(
+        tables[2].header.last().unwrap(),
+        "Draws with a condition dropped (stratified/balanced)"
+    );
+    assert_eq!(row(2, "A").last().unwrap(), &format!("{a_loses_c2}/0"));
+    assert_eq!(row(2, "B").last().unwrap(), "0/0");
+    assert_eq!(row(2, "C").last().unwrap(), "400/400");
+    let note = tables[2].notes.last().unwrap();
+    assert!(
+        note.contains("C: Stratified 2, 400 draws (400 conditions dropped; 400 repeat draws); Balanced 6, 400 draws"),
+        "{note}"
+    );
+    let unscored_total: usize = report
+        .designs
+        .iter()
+        .flat_map(|d| &d.summary.per_model)
+        .map(|p| p.excluded_draws)
+        .sum();
+    assert_eq!(
+        atlas_core::tables::rq2_exclusions_phrase(&report.designs),
+        format!(
+            "{unscored_total} unscored, {} partial-drop model-draws",
+            partial_total + 400
+        )
+    );
 }
 
 #[test]

@@ -9,6 +9,12 @@
 //! `sqrt(se_rust² + se_numpy²)`, and each per-model MAE (Table 15) within 4. Rust runs 2,000 draws
 //! (seed 20260722) to keep the test fast in debug builds. The structural facts (reference scores,
 //! categories, no draw without a score under all_responses) are compared exactly or at 10⁻¹².
+//!
+//! The exclusion counts (partial drops: draws in which a model lost a sampled condition but kept a
+//! score; excluded draws: no score) depend on the exact draws, so the same script counts them on the
+//! Rust draws themselves, replayed from their documented word consumption (its `exclusions` section:
+//! budgets 180 and 200, 10,000 draws, seed 20260722, every repeat policy); they must be equal, per
+//! model, design and policy, audit and repeat draws.
 
 mod common;
 
@@ -16,7 +22,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use atlas_core::rq2::{analyze_rq2, DesignResult, Metric, Rq2Options, Rq2Report};
-use atlas_core::Audit;
+use atlas_core::{Audit, RepeatPolicy};
 use common::assert_fraction;
 use serde_json::Value;
 
@@ -26,20 +32,27 @@ fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn report() -> &'static Rq2Report {
-    static REPORT: OnceLock<Rq2Report> = OnceLock::new();
-    REPORT.get_or_init(|| {
+fn audit() -> &'static Audit {
+    static AUDIT: OnceLock<Audit> = OnceLock::new();
+    AUDIT.get_or_init(|| {
         let path = repo_root().join("static/bundles/decodingtrust-stereotype/bundle.json");
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-        let audit = Audit::from_json(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        Audit::from_json(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    })
+}
+
+fn report() -> &'static Rq2Report {
+    static REPORT: OnceLock<Rq2Report> = OnceLock::new();
+    REPORT.get_or_init(|| {
+        let audit = audit();
         let options = Rq2Options {
             draws: DRAWS,
             budget: 200,
             seed: 20_260_722,
             ..Rq2Options::default()
         };
-        analyze_rq2(&audit, &options).expect("RQ2 runs on the default bundle")
+        analyze_rq2(audit, &options).expect("RQ2 runs on the default bundle")
     })
 }
 
@@ -171,4 +184,90 @@ fn concentrated_audits_err_more_than_srs_and_contrasts_are_consistent() {
     assert!(lo < est && est < hi, "{lo} < {est} < {hi}");
     assert!(hi < 0.0, "stratified beats concentrated on MAE");
     assert_eq!(r.contrasts.len(), 4);
+}
+
+#[test]
+fn partial_drops_and_excluded_draws_equal_the_independent_count_on_the_same_draws() {
+    let e = &expected()["exclusions"];
+    assert_eq!(e["seed"], 20_260_722);
+    let draws = e["draws"].as_u64().expect("exclusions.draws") as usize;
+    let fields = [
+        "partial_drop_draws",
+        "dropped_conditions",
+        "excluded_draws",
+        "partial_drop_repeat_draws",
+        "dropped_repeat_conditions",
+        "excluded_repeat_draws",
+    ];
+    let mut compared = 0;
+    let mut partial_total = 0;
+    for budget in [180usize, 200] {
+        for policy in [
+            RepeatPolicy::AllResponses,
+            RepeatPolicy::FirstRepeat,
+            RepeatPolicy::UnitMajority,
+        ] {
+            let options = Rq2Options {
+                draws,
+                budget,
+                seed: 20_260_722,
+                policy,
+                // The contrasts are not compared here: a few replicates keep the run short.
+                bootstrap_reps: 10,
+                ..Rq2Options::default()
+            };
+            let r = analyze_rq2(audit(), &options).expect("RQ2 runs on the default bundle");
+            let want = &e["counts"][budget.to_string()][policy.key()];
+            for d in r.designs.iter().chain(&r.coverage) {
+                let k = key(d);
+                if !d.averages_conditions() {
+                    // One mean per draw: nothing to drop (numpy counts only the other designs).
+                    assert!(want.get(&k).is_none(), "numpy counted {k}");
+                    for pm in &d.summary.per_model {
+                        assert_eq!(
+                            (pm.partial_drop_draws, pm.dropped_conditions),
+                            (0, 0),
+                            "{k}: a single mean has no partial drop"
+                        );
+                        assert_eq!(pm.partial_drop_repeat_draws, 0, "{k}");
+                    }
+                    continue;
+                }
+                for pm in &d.summary.per_model {
+                    let w = &want[&k][&pm.model];
+                    assert!(
+                        w.is_object(),
+                        "numpy has no B={budget} {} {k} {}",
+                        policy.key(),
+                        pm.model
+                    );
+                    let got = [
+                        pm.partial_drop_draws,
+                        pm.dropped_conditions,
+                        pm.excluded_draws,
+                        pm.partial_drop_repeat_draws,
+                        pm.dropped_repeat_conditions,
+                        pm.excluded_repeat_draws,
+                    ];
+                    for (field, g) in fields.iter().zip(got) {
+                        assert_eq!(
+                            g as u64,
+                            w[field].as_u64().unwrap_or(u64::MAX),
+                            "B={budget} {} {k} {}: {field}",
+                            policy.key(),
+                            pm.model
+                        );
+                        compared += 1;
+                    }
+                    partial_total += pm.partial_drop_draws;
+                }
+            }
+        }
+    }
+    // 2 budgets × 3 policies × 4 designs that average conditions × 8 models.
+    assert_eq!(compared, 2 * 3 * 4 * 8 * fields.len());
+    assert!(
+        partial_total > 0,
+        "some policy and budget loses a condition (first_repeat does)"
+    );
 }

@@ -739,6 +739,52 @@ fn responses_in_cells_outside_the_design_of_nested_templates_are_ignored() {
     assert_eq!(m.joint, joint(4 + 2, 1 + 1, 5 + 3, 3 + 2));
 }
 
+/// Rationale Abstain by kind, counted by hand from the module table (22 responses):
+///
+/// * binary majority: rows 20 → Abstain 2 — cell 11 (`. . .`, 0 of 3 labelled) and 17 (`E . .`, 1 of 3)
+///   have too few readable votes (`2·labelled ≤ 3`); no tie (three labels always give a majority).
+///   Ties 0, too few 2.
+/// * binary unanimity: rows 14 → Abstain 8 — all labelled but disagreeing in binary: 2 (D E D), 3 (E D D),
+///   5 (E E D), 16 (D D E), 20 (E QE N) → ties 5; a judge without a label: 9 (D D .), 11, 17 → too few 3.
+/// * five-class unanimity: rows 11 → Abstain 11 — ties: 1 (E QE E), 2, 3, 5, 7 (R D N), 15 (D N D), 16,
+///   20 → 8; too few: 9, 11, 17 → 3.
+/// * row-wise no-self (j1 out on qwen-plus rows 0–11, two judges left there): rows 17 → Abstain 5 —
+///   ties: 2 (E, D), 5 (E, D) → 2; too few: 9 (D, . : 1 of 2), 11 (., .), 17 (E . . on model-x: 1 of 3)
+///   → 3.
+#[test]
+fn rationale_abstain_is_split_into_ties_and_too_few_readable_votes_as_counted_by_hand() {
+    let r = report(&Rq3Settings::default());
+    let got: Vec<(CodingRule, u64, u64, u64)> = r
+        .rules
+        .iter()
+        .map(|x| {
+            (
+                x.rule,
+                x.rationale_abstain,
+                x.abstain_ties,
+                x.abstain_too_few_votes,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (CodingRule::BinaryMajority, 2, 0, 2),
+            (CodingRule::BinaryUnanimity, 8, 5, 3),
+            (CodingRule::FiveClassUnanimity, 11, 8, 3),
+            (CodingRule::NoSelfJudge, 5, 2, 3),
+        ]
+    );
+    let t3 = table3(&r, CodingRule::BinaryMajority).unwrap();
+    assert!(
+        t3.notes
+            .iter()
+            .any(|n| n.contains("Rationale Abstain 2 (ties 0, too few readable votes 2)")),
+        "{:?}",
+        t3.notes
+    );
+}
+
 /// The Table 3 and Table 18 layouts read the report's numbers (two decimals, keys per rule).
 #[test]
 fn table_3_and_table_18_layouts_show_the_hand_worked_numbers() {
@@ -766,7 +812,8 @@ fn table_3_and_table_18_layouts_show_the_hand_worked_numbers() {
         .iter()
         .map(|row| row.iter().map(|c| c.text.as_str()).collect())
         .collect();
-    // Rat. bias: 6/20, 4/14, 3/11, 5/17; Disagree: 6/13, 4/9, 3/6, 6/11; A=1,B=0: 5/13, 3/9, 2/6, 5/11;
+    // Rat. bias: 6/20, 4/14, 3/11, 5/17; Rat. Abstain (ties / too few votes): see
+    // `rationale_abstain_is_split_into_ties_and_too_few_readable_votes_as_counted_by_hand`; Disagree: 6/13, 4/9, 3/6, 6/11; A=1,B=0: 5/13, 3/9, 2/6, 5/11;
     // A=0,B=1: 1/13, 1/9, 1/6, 1/11.
     assert_eq!(
         texts,
@@ -775,6 +822,7 @@ fn table_3_and_table_18_layouts_show_the_hand_worked_numbers() {
                 "Binary majority",
                 "20 / 13",
                 "30.00%",
+                "2 (0 / 2)",
                 "46.15%",
                 "38.46%",
                 "7.69%"
@@ -783,6 +831,7 @@ fn table_3_and_table_18_layouts_show_the_hand_worked_numbers() {
                 "Binary unanimity",
                 "14 / 9",
                 "28.57%",
+                "8 (5 / 3)",
                 "44.44%",
                 "33.33%",
                 "11.11%"
@@ -791,6 +840,7 @@ fn table_3_and_table_18_layouts_show_the_hand_worked_numbers() {
                 "Five-class unanimity",
                 "11 / 6",
                 "27.27%",
+                "11 (8 / 3)",
                 "50.00%",
                 "33.33%",
                 "16.67%"
@@ -799,6 +849,7 @@ fn table_3_and_table_18_layouts_show_the_hand_worked_numbers() {
                 "Row-wise no-self",
                 "17 / 11",
                 "29.41%",
+                "5 (2 / 3)",
                 "54.55%",
                 "45.45%",
                 "9.09%"

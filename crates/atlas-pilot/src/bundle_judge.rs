@@ -52,7 +52,7 @@
 //!
 //! # The new columns
 //! Per judge, a column with `id` = the judge's id, `model` = its model name, `rubric` = its system prompt
-//! and user template; labels as [`judge_column`] makes them: the label [`parse_judge_label`] reads from an
+//! and user template; labels as [`judge_column`] makes them: the label [`crate::judge::read_judge_label`] reads from an
 //! answered call, `.` for a cell with a response but no label (not chosen, not run, failed, or an answer
 //! without a readable label), `-` where the bundle has no response. The bundle's own judge columns, its
 //! human columns, texts and everything else are kept as they are; a new id that is already a judge column
@@ -63,11 +63,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use atlas_core::bundle::{BundleFile, RationaleLabel, TextShard, NO_RESPONSE_CODE};
+use atlas_core::rq3::MajorityCounts;
 use atlas_core::{Audit, BundleError, DrawStream, ResampleError};
 use serde::{Deserialize, Serialize};
 
 use crate::judge::{
-    build_judge_prompt, is_self_judge, judge_column, parse_judge_label, JudgeConfig, MAX_JUDGES,
+    build_judge_prompt, is_self_judge, judge_column, majority_counts, read_judge_label,
+    JudgeConfig, MAX_JUDGES,
 };
 use crate::plan::{
     check_ids, check_params, check_prices, cost, estimate_tokens, Estimate, Limits, PlanError,
@@ -772,6 +774,9 @@ pub struct JudgeCounts {
     pub labels: BTreeMap<char, usize>,
     /// Answered without a readable label.
     pub unreadable: usize,
+    /// Labels read only after normalising the answer (math / LaTeX markup, invisible characters:
+    /// [`crate::judge::read_judge_label`]); included in `labels`.
+    pub normalised: usize,
     /// Finally failed.
     pub failed: usize,
     /// Not run (pending or in flight).
@@ -811,17 +816,20 @@ fn labels_of(plan: &BundleJudgePlan, state: &RunState) -> Vec<(CellLabels, Judge
         }
         let label = match &record.status {
             CallStatus::Answered { completion, .. } => {
-                let label = parse_judge_label(&completion.text).ok();
-                match label {
+                let reading = read_judge_label(&completion.text);
+                match reading.label {
                     Some(l) => {
                         *counts
                             .labels
                             .entry(crate::judge::label_code(Some(l)))
                             .or_default() += 1;
+                        if !reading.normalised.is_empty() {
+                            counts.normalised += 1;
+                        }
                     }
                     None => counts.unreadable += 1,
                 }
-                label
+                reading.label
             }
             CallStatus::Failed { .. } => {
                 counts.failed += 1;
@@ -840,6 +848,31 @@ fn labels_of(plan: &BundleJudgePlan, state: &RunState) -> Vec<(CellLabels, Judge
 /// Each judge's counts so far (for progress and `atlas pilot judge`'s summary).
 pub fn judge_counts(plan: &BundleJudgePlan, state: &RunState) -> Vec<JudgeCounts> {
     labels_of(plan, state).into_iter().map(|(_, c)| c).collect()
+}
+
+/// The binary majority of the design's judges (the new columns only; seed B.3, [`majority_counts`])
+/// over the chosen cells, so far: bias evidence, no bias evidence, ties and too few readable votes (a
+/// judge whose call is not run, failed or unreadable has no vote). The notes of the merged bundle,
+/// `atlas pilot judge` and the app's judging results show it.
+pub fn judge_majority(plan: &BundleJudgePlan, state: &RunState) -> MajorityCounts {
+    majority_of(plan, &labels_of(plan, state))
+}
+
+fn majority_of(plan: &BundleJudgePlan, per_judge: &[(CellLabels, JudgeCounts)]) -> MajorityCounts {
+    let n = per_judge.len();
+    let mut by_cell: BTreeMap<usize, Vec<Option<RationaleLabel>>> = plan
+        .items
+        .iter()
+        .map(|i| (i.cell as usize, vec![None; n]))
+        .collect();
+    for (j, (labels, _)) in per_judge.iter().enumerate() {
+        for &(cell, label) in labels {
+            if let Some(slot) = by_cell.get_mut(&cell).and_then(|v| v.get_mut(j)) {
+                *slot = label;
+            }
+        }
+    }
+    majority_counts(by_cell.into_values())
 }
 
 /// `0–5, 9, 12–14`: sorted cell indices as ranges.
@@ -915,7 +948,7 @@ pub fn merge_judge_columns(
             .map(|(code, n)| format!("{code} {n}"))
             .collect();
         lines.push(format!(
-            "{} ({}, model {}): {} calls, {answered} answered ({}; no readable label {}), {} failed, {} not run",
+            "{} ({}, model {}): {} calls, {answered} answered ({}; no readable label {}; read after normalising markup or invisible characters {}), {} failed, {} not run",
             judge.id,
             judge.provider.kind().name(),
             judge.provider.model(),
@@ -926,6 +959,7 @@ pub fn merge_judge_columns(
                 by_code.join(", ")
             },
             counts.unreadable,
+            counts.normalised,
             counts.failed,
             counts.not_run,
         ));
@@ -970,6 +1004,11 @@ pub fn merge_judge_columns(
     paragraph.push(format!(
         "New judge columns (`.` = no label: not chosen, not run, failed or unreadable; `-` = no response): {}.",
         lines.join("; ")
+    ));
+    paragraph.push(format!(
+        "Panel of the {} new judge(s), {} (B.3: a cell without a strict binary majority of the panel is Abstain).",
+        plan.design.judges.len(),
+        majority_of(plan, &per_judge).describe()
     ));
     paragraph.push(if self_pairs.is_empty() {
         "No new judge is a model of this bundle.".to_string()

@@ -7,46 +7,82 @@
 //! `parser_failure`, `refusal`), the [`Rule`] that decided, and the Rationale text.
 //!
 //! # Fields
-//! A field label is found by one regular expression, [`LABEL_PATTERN`]: the word `Selection` or
-//! `Rationale` in any case, optionally wrapped in Markdown emphasis (`**Selection:**`,
+//! A label **candidate** is a match of one regular expression, [`LABEL_PATTERN`]: the word `Selection`
+//! or `Rationale` in any case, optionally wrapped in Markdown emphasis (`**Selection:**`,
 //! `**Selection**:`, `__Selection__:`, `*Selection*:`), then optional spaces and a colon (`:` or
-//! `：`). A label is **strict** when it is exactly `Selection:` (this case, no emphasis, no space
-//! before the colon) with only spaces or tabs before it on its line.
+//! `：`). A candidate is a **field label** only
+//! * when it **begins its line**: only a line prefix stands before it — white space, Markdown heading,
+//!   quote, bullet and emphasis marks (`#`, `>`, `-`, `+`, `*`, `_`, `•`), backticks, and at most one
+//!   ordered-list marker (`1.`, `2)`) — so `### Selection: NO`, `> Selection: NO`, `- **Selection:** NO`
+//!   and `1. Selection: NO` are labels; or
+//! * when it is the first `Rationale` candidate after a label-beginning `Selection` label **on that
+//!   same line** (`Selection: YES Rationale: …` is a conforming one-line answer).
 //!
-//! A Selection's **value** is the rest of its line, cut where another label starts on the same line
-//! (`Selection: YES Rationale: …` on one line is conforming). Before matching, surrounding
-//! whitespace, Markdown emphasis, quotes and brackets (`* _ " ' “ ” ‘ ’ \` [ ] ( ) { } < >`) and
-//! trailing `. ! , ; :` are removed, and matching ignores case. The **Rationale** is the text after the
-//! first Rationale label that follows the Selection label that was read (else the first Rationale
-//! label), up to the next Selection label or the end, trimmed (leading emphasis removed); `None` when
-//! there is no Rationale label or its text is empty.
+//! Every other candidate — `Selection:` after a word, a quote mark or a colon on its line
+//! (`The format asks for Selection: YES or NO.`, `My answer: Selection: YES`) — is ordinary text:
+//! it never gives the Selection and never starts or ends a Rationale. A label is **strict** when it is
+//! exactly `Selection:` (this case, no emphasis, no space before the colon) with only spaces or tabs
+//! before it on its line.
+//!
+//! Before labels are looked for, invisible format characters are removed from the whole text
+//! ([`crate::normalise`]: U+00AD, U+200B–U+200F, U+2060–U+2064, U+FEFF).
+//!
+//! A Selection's **value** is the rest of its line, cut where that line's Rationale label starts.
+//! Before matching, math / LaTeX markup is unwrapped ([`crate::normalise::unwrap_markup`]: `$…$`,
+//! `$$…$$`, `\(…\)`, `\[…\]`, `\boxed{…}`, `\text{…}`, `\textbf{…}`, `\mathrm{…}` and the other
+//! [`crate::normalise::MARKUP_COMMANDS`], each side on its own so `$B` and `\boxed{B` unwrap too),
+//! surrounding whitespace, Markdown emphasis, quotes and brackets
+//! (`* _ " ' “ ” ‘ ’ \` [ ] ( ) { } < >`) and trailing `. ! , ; :` are removed, and matching ignores
+//! case.
+//!
+//! The **Rationale** is the text after the first Rationale label that follows the Selection label that
+//! was read, **to the end of the response**: once it has begun, later `Selection:` / `Rationale:`
+//! lines are Rationale text (a quoted instruction, "you asked me to write" …) — they neither end it
+//! nor replace the Selection. Without a Rationale label after the Selection that was read (reverse
+//! order `Rationale: …` then `Selection: …`, or no readable Selection), it is the text after the first
+//! Rationale label up to the next Selection label or the end. It is trimmed (leading emphasis
+//! removed), returned as written (invisible characters kept), and `None` when there is no Rationale
+//! label or its text is empty.
 //!
 //! # Rules, in the order they are tried
-//! 1. **Empty** text → `parser_failure` ([`Rule::Empty`]).
+//! 1. **Empty** text (white space and invisible characters only) → `parser_failure` ([`Rule::Empty`]).
 //! 2. The Selection labels are read in text order; the first whose value is readable or a refusal
 //!    word decides:
 //!    * a strict label and a value that is exactly a contract option of the [`AnswerSpace`] →
 //!      `regex` ([`Rule::Conforming`]);
-//!    * otherwise a readable value → `fallback`, named by the value's rule when the value is not
-//!      exact — [`Rule::Synonym`] (a synonym such as `agree` for `YES`, or an option outside the
-//!      contract such as `UNSURE`), [`Rule::ProseAfterValue`] (`YES, because …`: the value begins
-//!      with an option followed by a non-letter, and does not continue `or`/`/` another option),
-//!      [`Rule::NextLine`] (`Selection:` alone on its line, value on the next non-blank line) — else
-//!      [`Rule::LooseLabel`] (lower case, Markdown bold, label in mid-line);
-//!    * a readable value after an earlier Selection label that could not be read →
-//!      `fallback` ([`Rule::FirstReadable`]);
-//!    * **two or more Selections**: the first readable one is taken; when a later readable Selection
-//!      names a different option the result is `fallback` ([`Rule::FirstOfConflicting`]); when they all
-//!      agree, the first one's rule stands;
+//!    * otherwise a readable value → `fallback`, named by what deviates, in this order of precedence:
+//!      [`Rule::FirstOfConflicting`] (below), [`Rule::FirstReadable`] (an earlier Selection label
+//!      could not be read, e.g. an echoed `Selection: YES or NO`), [`Rule::Markup`] (markup was
+//!      unwrapped from the value), [`Rule::InvisibleCharacters`] (the label or value reads only
+//!      without its invisible characters), [`Rule::NextLine`] (`Selection:` alone on its line, value
+//!      on the next non-blank line), [`Rule::LooseLabel`] (lower case, Markdown bold, heading,
+//!      bullet or quote mark, full-width colon), [`Rule::Synonym`] (a synonym such as `agree` for
+//!      `YES`, or an option outside the contract such as `UNSURE`), [`Rule::ProseAfterValue`]
+//!      (`YES, because …`: the value begins with an option followed by a non-letter, and does not
+//!      continue `or`/`/` another option);
+//!    * **two or more Selections**: the first readable one is taken; the result is `fallback`
+//!      ([`Rule::FirstOfConflicting`]) when another Selection names a different option — a label
+//!      after it and before its Rationale (or anywhere after it when it has no Rationale), or a line
+//!      inside its Rationale that begins with a Selection label (which stays Rationale text and
+//!      does not change the answer: the response may hold two answers, so it is flagged); when they
+//!      all agree, the first one's rule stands;
 //!    * a refusal word as the value (`REFUSE`, `decline`, `N/A`, `none`, …, [`REFUSAL_VALUES`]) →
 //!      `refusal` ([`Rule::RefusalValue`]).
 //! 3. Selection labels present, none readable (e.g. an echoed `Selection: YES or NO`): a refusal
 //!    phrase in the text → `refusal` ([`Rule::RefusalPhrase`]), else `parser_failure`
 //!    ([`Rule::UnreadableSelection`]).
 //! 4. No Selection label: a refusal phrase ([`REFUSAL_PHRASES`]) → `refusal` ([`Rule::RefusalPhrase`]);
-//!    else when the first non-blank line (after leading Markdown, bullets and quotes) begins with an
-//!    option or synonym followed by a non-letter (`I disagree. …`, `YES.`) → `fallback`
-//!    ([`Rule::LeadingAnswer`]); else `parser_failure` ([`Rule::NoSelection`]).
+//!    else when the first non-blank line (after leading Markdown, bullets, quotes and markup) begins
+//!    with an option or synonym followed by a non-letter (`I disagree. …`, `YES.`, `$\boxed{NO}$`) →
+//!    `fallback` ([`Rule::LeadingAnswer`]); else `parser_failure` ([`Rule::NoSelection`]).
+//!
+//! **Normalisation is recorded.** [`Extraction::normalised`] lists [`Normalisation::Markup`] when
+//! markup was unwrapped from the value that decided (rules 2 and 4), and
+//! [`Normalisation::InvisibleCharacters`] when reading the text with its invisible characters left in
+//! gives another result (another option, rule or failure); such a reading is never `regex`. The rule
+//! says so too unless a rule of higher precedence names it ([`Rule::FirstOfConflicting`],
+//! [`Rule::FirstReadable`], [`Rule::LeadingAnswer`], a refusal or failure rule), in which case the
+//! list still does.
 //!
 //! A readable Selection wins over refusal phrases (the model answered the contract even if it also
 //! objected); without one, a refusal phrase wins over a leading answer (so `No, I can't help with
@@ -58,16 +94,20 @@
 //! stays small; parser failures and refusals have `raw` `""` and evidence `None` (Abstain, seed
 //! §B.2: "An Abstain Selection is missing, never recoded as non-bias").
 
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use atlas_core::bundle::{Obtained, SelectionValue};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use crate::normalise::{is_invisible, strip_leading_markup, unwrap_markup, Normalisation, Visible};
 use crate::provider::Completion;
 
 /// The label regular expression (module docs, "Fields"): group 1 is the label, group 2 the field name.
-/// The label must start a line or follow a character that is not a letter, digit, `_` or `*`.
+/// A match must start a line or follow a character that is not a letter, digit, `_` or `*`; it is a
+/// **candidate**, and a field label only where it begins its line or is the Rationale label on a
+/// Selection label's line (module docs).
 pub const LABEL_PATTERN: &str = r"(?im)(?:^|[^\p{L}\p{N}_*])((?:\*\*|__|\*|_)?(selection|rationale)(?:\*\*|__|\*|_)?[ \t]*[:：])";
 
 /// Refusal phrases (lower case; matched as substrings of the lower-cased text, `’` read as `'`). Only
@@ -305,7 +345,8 @@ pub enum AnswerSpaceError {
 pub enum Rule {
     /// Strict `Selection:` label, value exactly a contract option → `regex`.
     Conforming,
-    /// Label in another case, with Markdown emphasis, or in mid-line → `fallback`.
+    /// Label in another case, with Markdown emphasis, a heading, bullet or quote mark, or a
+    /// full-width colon → `fallback`.
     LooseLabel,
     /// Value is a synonym or an option outside the contract → `fallback`.
     Synonym,
@@ -317,6 +358,12 @@ pub enum Rule {
     FirstReadable,
     /// Several readable Selections naming different options; the first is taken → `fallback`.
     FirstOfConflicting,
+    /// The value was read after removing math / LaTeX markup (`$B$`, `\boxed{B}`, `\text{YES}`, or
+    /// an unbalanced `$B`) → `fallback` ([`crate::normalise`]).
+    Markup,
+    /// The label or value was read only after removing invisible format characters (zero-width
+    /// space, soft hyphen, …) → `fallback` ([`crate::normalise`]).
+    InvisibleCharacters,
     /// No Selection label; the response begins with an option → `fallback`.
     LeadingAnswer,
     /// The Selection value is a refusal word → `refusal`.
@@ -344,8 +391,14 @@ pub struct Extraction {
     pub obtained: Obtained,
     /// The rule that decided.
     pub rule: Rule,
-    /// The Rationale field's text, if present and not empty.
+    /// The Rationale field's text as the model wrote it (invisible characters included), if present
+    /// and not empty.
     pub rationale: Option<String>,
+    /// The normalisations the reading needed ([`crate::normalise`]), in the order markup, invisible
+    /// characters; empty for a reading of the text as written. Also listed when the [`Rule`] names
+    /// another deviation (e.g. [`Rule::FirstReadable`] of a `$NO$`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalised: Vec<Normalisation>,
 }
 
 impl Extraction {
@@ -365,16 +418,22 @@ impl Extraction {
             obtained,
             rule,
             rationale,
+            normalised: Vec::new(),
         }
     }
 }
 
+/// One match of [`LABEL_PATTERN`] in the text (a candidate; module docs, "Fields").
 #[derive(Debug, Clone, Copy)]
 struct Label {
     start: usize,
     end: usize,
     selection: bool,
     strict: bool,
+    /// Byte offset of the start of the label's line.
+    line_start: usize,
+    /// Only a [line prefix](is_line_prefix) stands before the label on its line.
+    leading: bool,
 }
 
 fn label_regex() -> Option<&'static Regex> {
@@ -382,7 +441,30 @@ fn label_regex() -> Option<&'static Regex> {
     RE.get_or_init(|| Regex::new(LABEL_PATTERN).ok()).as_ref()
 }
 
-fn find_labels(text: &str) -> Vec<Label> {
+/// Characters of a line prefix: white space, Markdown heading, quote, bullet and emphasis marks, and
+/// inline-code backticks.
+fn is_prefix_char(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '#' | '>' | '-' | '+' | '*' | '_' | '•' | '`')
+}
+
+/// Whether `before` (the text between a line's start and a label) is a **line prefix**: only
+/// [prefix characters](is_prefix_char), with at most one ordered-list marker (`1.`, `2)`, up to three
+/// digits) among them. Anything else — a word, a quote mark, a colon — makes the label mid-line.
+fn is_line_prefix(before: &str) -> bool {
+    let rest = before.trim_start_matches(is_prefix_char);
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let rest = match digits {
+        0 => rest,
+        1..=3 => match rest[digits..].strip_prefix(['.', ')']) {
+            Some(r) => r,
+            None => return false,
+        },
+        _ => return false,
+    };
+    rest.chars().all(is_prefix_char)
+}
+
+fn find_candidates(text: &str) -> Vec<Label> {
     let Some(re) = label_regex() else {
         return Vec::new();
     };
@@ -398,9 +480,27 @@ fn find_labels(text: &str) -> Vec<Label> {
                 selection: name.eq_ignore_ascii_case("selection"),
                 strict: whole.as_str() == "Selection:"
                     && before.chars().all(|ch| ch == ' ' || ch == '\t'),
+                line_start,
+                leading: is_line_prefix(before),
             })
         })
         .collect()
+}
+
+/// The field labels among the candidates (module docs, "Fields"): every leading candidate, and the
+/// first Rationale candidate after a leading Selection label on that label's line.
+fn field_labels(candidates: &[Label]) -> Vec<Label> {
+    let mut out: Vec<Label> = Vec::new();
+    for c in candidates {
+        let inline_rationale = !c.selection
+            && out
+                .last()
+                .is_some_and(|prev| prev.selection && prev.line_start == c.line_start);
+        if c.leading || inline_rationale {
+            out.push(*c);
+        }
+    }
+    out
 }
 
 /// Lower case with typographic apostrophes read as `'`.
@@ -412,11 +512,15 @@ const WRAPPERS: &[char] = &[
     '*', '_', '"', '\'', '“', '”', '‘', '’', '`', '[', ']', '(', ')', '{', '}', '<', '>',
 ];
 
-/// The value with wrappers and trailing punctuation removed, lower-cased.
-fn clean_value(value: &str) -> String {
+/// The value with math / LaTeX markup ([`crate::normalise::unwrap_markup`]), wrappers and trailing
+/// punctuation removed, lower-cased; `true` when markup was removed.
+fn clean_value(value: &str) -> (String, bool) {
     let mut v = value.trim();
+    let mut markup = false;
     loop {
-        let next = v
+        let (unwrapped, m) = unwrap_markup(v);
+        markup |= m;
+        let next = unwrapped
             .trim_matches(|c: char| c.is_whitespace() || WRAPPERS.contains(&c))
             .trim_end_matches(['.', '!', ',', ';', ':']);
         if next.len() == v.len() {
@@ -424,7 +528,7 @@ fn clean_value(value: &str) -> String {
         }
         v = next;
     }
-    normalize(v)
+    (normalize(v), markup)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -458,41 +562,62 @@ fn leading_phrase<'a>(
         .map(|(p, i, _)| (p.as_str(), *i))
 }
 
-fn read_value(value: &str, phrases: &[(String, usize, bool)]) -> ValueRead {
-    let v = clean_value(value);
+/// Reads a Selection value; also returns whether markup was removed from it.
+fn read_value(value: &str, phrases: &[(String, usize, bool)]) -> (ValueRead, bool) {
+    let (v, markup) = clean_value(value);
     if v.is_empty() {
-        return ValueRead::Unreadable;
+        return (ValueRead::Unreadable, markup);
     }
     if let Some((_, index, contract)) = phrases.iter().find(|(p, _, _)| *p == v) {
-        return ValueRead::Option {
-            index: *index,
-            rule: if *contract {
-                Rule::Conforming
-            } else {
-                Rule::Synonym
-            },
+        let rule = if *contract {
+            Rule::Conforming
+        } else {
+            Rule::Synonym
         };
+        return (
+            ValueRead::Option {
+                index: *index,
+                rule,
+            },
+            markup,
+        );
     }
     if REFUSAL_VALUES.iter().any(|r| starts_with_word(&v, r)) {
-        return ValueRead::Refusal;
+        return (ValueRead::Refusal, markup);
     }
     let Some((phrase, index)) = leading_phrase(&v, phrases) else {
-        return ValueRead::Unreadable;
+        return (ValueRead::Unreadable, markup);
     };
-    // "YES or NO", "agree/disagree": an echoed instruction, not an answer.
-    let rest = v[phrase.len()..].trim_start();
+    // "YES or NO", "agree/disagree", "$YES$ or $NO$": an echoed instruction, not an answer.
+    let rest = trim_start_decoration(&v[phrase.len()..]);
     let alternative = rest
         .strip_prefix("or ")
         .or_else(|| rest.strip_prefix('/'))
-        .map(|r| clean_value(r.trim_start()));
+        .map(|r| clean_value(r.trim_start()).0);
     if let Some(alt) = alternative {
         if leading_phrase(&alt, phrases).is_some_and(|(_, j)| j != index) {
-            return ValueRead::Unreadable;
+            return (ValueRead::Unreadable, markup);
         }
     }
-    ValueRead::Option {
-        index,
-        rule: Rule::ProseAfterValue,
+    (
+        ValueRead::Option {
+            index,
+            rule: Rule::ProseAfterValue,
+        },
+        markup,
+    )
+}
+
+/// `s` without leading white space, wrappers and markup.
+fn trim_start_decoration(s: &str) -> &str {
+    let mut v = s;
+    loop {
+        let trimmed = v.trim_start_matches(|c: char| c.is_whitespace() || WRAPPERS.contains(&c));
+        let (next, _) = strip_leading_markup(trimmed);
+        if next.len() == v.len() {
+            return v;
+        }
+        v = next;
     }
 }
 
@@ -509,7 +634,7 @@ fn selection_value<'t>(text: &'t str, labels: &[Label], k: usize) -> (&'t str, b
         .map_or(eol, |next| next.start.min(eol))
         .max(label.end);
     let value = &text[label.end..stop];
-    if !clean_value(value).is_empty() || stop < eol {
+    if !clean_value(value).0.is_empty() || stop < eol {
         return (value, false);
     }
     // Empty on its line: the next non-blank line, unless a label starts on it.
@@ -530,21 +655,33 @@ fn selection_value<'t>(text: &'t str, labels: &[Label], k: usize) -> (&'t str, b
     ("", false)
 }
 
-/// The Rationale: after the first Rationale label that follows label `after` (the Selection that was
-/// read), or after the first Rationale label when none follows it; up to the next Selection label.
-fn rationale(text: &str, labels: &[Label], after: Option<usize>) -> Option<String> {
-    let is_rationale = |(_, l): &(usize, &Label)| !l.selection;
-    let (k, label) = after
-        .and_then(|a| labels.iter().enumerate().skip(a + 1).find(is_rationale))
-        .or_else(|| labels.iter().enumerate().find(is_rationale))?;
-    let stop = labels[k + 1..]
-        .iter()
-        .find(|l| l.selection)
-        .map_or(text.len(), |l| l.start);
-    let body = text[label.end..stop]
-        .trim_start_matches(|c: char| c.is_whitespace() || c == '*' || c == '_')
-        .trim_end();
-    (!body.is_empty()).then(|| body.to_string())
+/// The index (into `labels`) of the first Rationale label after label `after`.
+fn rationale_after(labels: &[Label], after: usize) -> Option<usize> {
+    (after + 1..labels.len()).find(|&r| !labels[r].selection)
+}
+
+/// The byte range of the Rationale's text (module docs, "Fields"): after the first Rationale label that
+/// follows label `after` (the Selection that was read) up to the end of the text; else after the first
+/// Rationale label up to the next Selection label. Leading white space and emphasis are left out.
+fn rationale_range(text: &str, labels: &[Label], after: Option<usize>) -> Option<Range<usize>> {
+    let (start, stop) = match after.and_then(|a| rationale_after(labels, a)) {
+        Some(r) => (labels[r].end, text.len()),
+        None => {
+            let r = labels.iter().position(|l| !l.selection)?;
+            let stop = labels[r + 1..]
+                .iter()
+                .find(|l| l.selection)
+                .map_or(text.len(), |l| l.start);
+            (labels[r].end, stop)
+        }
+    };
+    let body = &text[start..stop];
+    let lead = body.len()
+        - body
+            .trim_start_matches(|c: char| c.is_whitespace() || c == '*' || c == '_')
+            .len();
+    let end = start + body.trim_end().len();
+    (start + lead < end).then_some(start + lead..end)
 }
 
 fn has_refusal_phrase(text: &str) -> bool {
@@ -552,32 +689,98 @@ fn has_refusal_phrase(text: &str) -> bool {
     REFUSAL_PHRASES.iter().any(|p| lower.contains(p))
 }
 
-/// Reads the Selection and Rationale of one response under `space` (module docs: rules). Never fails:
-/// an unreadable response is a `parser_failure`.
-pub fn extract(text: &str, space: &AnswerSpace) -> Extraction {
-    if text.trim().is_empty() {
-        return Extraction::none(Obtained::ParserFailure, Rule::Empty, None);
+/// What one text reads as before normalisation precedence ([`extract`] reads the text without
+/// invisible characters, and the text as given to tell whether they mattered).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Reading {
+    /// `Some(option index)`, or `None` for a refusal or a parser failure (told apart by `rule`).
+    option: Option<usize>,
+    rule: Rule,
+    /// Markup was removed from the value that decided.
+    markup: bool,
+    /// Byte range of the Rationale in the text read.
+    rationale: Option<Range<usize>>,
+}
+
+/// Whether a later Selection names another option than `index` (rule 2, "two or more Selections"):
+/// a field label between the Selection that was read and its Rationale (or after it when it has no
+/// Rationale), or a line that begins with a Selection label inside the Rationale (which stays
+/// Rationale text).
+fn conflicts(
+    text: &str,
+    candidates: &[Label],
+    labels: &[Label],
+    k: usize,
+    index: usize,
+    phrases: &[(String, usize, bool)],
+) -> bool {
+    let other = |value: &str| matches!(read_value(value, phrases).0, ValueRead::Option { index: j, .. } if j != index);
+    let rationale = rationale_after(labels, k);
+    let before_rationale = rationale.unwrap_or(labels.len());
+    if (k + 1..before_rationale)
+        .filter(|&s| labels[s].selection)
+        .any(|s| other(selection_value(text, labels, s).0))
+    {
+        return true;
     }
-    let phrases = space.phrases();
-    let labels = find_labels(text);
+    let Some(r) = rationale else {
+        return false;
+    };
+    let from = labels[r].end;
+    candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.selection && c.leading && c.start >= from)
+        .any(|(i, c)| {
+            let eol = line_end(text, c.end);
+            let stop = candidates
+                .get(i + 1)
+                .map_or(eol, |n| n.start.min(eol))
+                .max(c.end);
+            other(&text[c.end..stop])
+        })
+}
+
+/// Reads one text (module docs, rules 1–4) without the normalisation precedence.
+fn read(text: &str, phrases: &[(String, usize, bool)]) -> Reading {
+    let failure = |rule, rationale| Reading {
+        option: None,
+        rule,
+        markup: false,
+        rationale,
+    };
+    if text
+        .trim_matches(|c: char| c.is_whitespace() || is_invisible(c))
+        .is_empty()
+    {
+        return failure(Rule::Empty, None);
+    }
+    let candidates = find_candidates(text);
+    let labels = field_labels(&candidates);
     let selection_labels: Vec<usize> = (0..labels.len()).filter(|&k| labels[k].selection).collect();
 
     // Rule 2: the first decisive Selection label.
     let mut unreadable_before = false;
-    for (pos, &k) in selection_labels.iter().enumerate() {
+    for &k in &selection_labels {
         let (value, next_line) = selection_value(text, &labels, k);
-        let (index, rule) = match read_value(value, &phrases) {
-            ValueRead::Option { index, rule } => (index, rule),
-            ValueRead::Refusal => {
-                let rationale = rationale(text, &labels, Some(k));
-                return Extraction::none(Obtained::Refusal, Rule::RefusalValue, rationale);
+        let (index, rule, markup) = match read_value(value, phrases) {
+            (ValueRead::Option { index, rule }, markup) => (index, rule, markup),
+            (ValueRead::Refusal, markup) => {
+                return Reading {
+                    option: None,
+                    rule: Rule::RefusalValue,
+                    markup,
+                    rationale: rationale_range(text, &labels, Some(k)),
+                };
             }
-            ValueRead::Unreadable => {
+            (ValueRead::Unreadable, _) => {
                 unreadable_before = true;
                 continue;
             }
         };
-        let mut rule = if unreadable_before {
+        let rule = if conflicts(text, &candidates, &labels, k, index, phrases) {
+            Rule::FirstOfConflicting
+        } else if unreadable_before {
             Rule::FirstReadable
         } else if next_line {
             Rule::NextLine
@@ -586,61 +789,117 @@ pub fn extract(text: &str, space: &AnswerSpace) -> Extraction {
         } else {
             rule
         };
-        // Later Selections naming another option: the first stands, as a fallback.
-        let conflict = selection_labels[pos + 1..].iter().any(|&later| {
-            let (value, _) = selection_value(text, &labels, later);
-            matches!(read_value(value, &phrases), ValueRead::Option { index: j, .. } if j != index)
-        });
-        if conflict {
-            rule = Rule::FirstOfConflicting;
-        }
-        let rationale = rationale(text, &labels, Some(k));
-        let Some(opt) = space.options.get(index) else {
-            break;
-        };
-        return Extraction {
-            raw: opt.raw.clone(),
-            evidence: opt.evidence,
-            obtained: if rule == Rule::Conforming {
-                Obtained::Regex
-            } else {
-                Obtained::Fallback
-            },
+        return Reading {
+            option: Some(index),
             rule,
-            rationale,
+            markup,
+            rationale: rationale_range(text, &labels, Some(k)),
         };
     }
-    let rationale = rationale(text, &labels, None);
+    let rationale = rationale_range(text, &labels, None);
     // Rule 3: labels but nothing readable.
     if !selection_labels.is_empty() {
-        return if has_refusal_phrase(text) {
-            Extraction::none(Obtained::Refusal, Rule::RefusalPhrase, rationale)
+        let rule = if has_refusal_phrase(text) {
+            Rule::RefusalPhrase
         } else {
-            Extraction::none(
-                Obtained::ParserFailure,
-                Rule::UnreadableSelection,
-                rationale,
-            )
+            Rule::UnreadableSelection
         };
+        return failure(rule, rationale);
     }
     // Rule 4: no Selection label.
     if has_refusal_phrase(text) {
-        return Extraction::none(Obtained::Refusal, Rule::RefusalPhrase, rationale);
+        return failure(Rule::RefusalPhrase, rationale);
     }
     let first_line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let lead = normalize(first_line.trim_start_matches(|c: char| {
-        c.is_whitespace() || matches!(c, '#' | '>' | '-' | '+') || WRAPPERS.contains(&c)
-    }));
-    if let Some(opt) = leading_phrase(&lead, &phrases).and_then(|(_, i)| space.options.get(i)) {
-        return Extraction {
-            raw: opt.raw.clone(),
-            evidence: opt.evidence,
-            obtained: Obtained::Fallback,
-            rule: Rule::LeadingAnswer,
-            rationale,
-        };
+    let mut lead = first_line;
+    let mut markup = false;
+    loop {
+        let trimmed = lead.trim_start_matches(|c: char| {
+            c.is_whitespace() || matches!(c, '#' | '>' | '-' | '+') || WRAPPERS.contains(&c)
+        });
+        let (rest, m) = strip_leading_markup(trimmed);
+        markup |= m;
+        if rest.len() == lead.len() {
+            break;
+        }
+        lead = rest;
     }
-    Extraction::none(Obtained::ParserFailure, Rule::NoSelection, rationale)
+    match leading_phrase(&normalize(lead), phrases) {
+        Some((_, index)) => Reading {
+            option: Some(index),
+            rule: Rule::LeadingAnswer,
+            markup,
+            rationale,
+        },
+        None => failure(Rule::NoSelection, rationale),
+    }
+}
+
+/// Reads the Selection and Rationale of one response under `space` (module docs: rules). Never fails:
+/// an unreadable response is a `parser_failure`.
+pub fn extract(text: &str, space: &AnswerSpace) -> Extraction {
+    let visible = Visible::new(text);
+    let phrases = space.phrases();
+    let reading = read(visible.text(), &phrases);
+    let mut normalised = Vec::new();
+    if reading.markup {
+        normalised.push(Normalisation::Markup);
+    }
+    if visible.removed_any() {
+        let plain = read(text, &phrases);
+        if (plain.option, plain.rule, plain.markup)
+            != (reading.option, reading.rule, reading.markup)
+        {
+            normalised.push(Normalisation::InvisibleCharacters);
+        }
+    }
+    let rationale = reading
+        .rationale
+        .clone()
+        .map(|r| {
+            visible
+                .original_slice(r)
+                .trim_matches(|c: char| c.is_whitespace() || is_invisible(c))
+                .to_string()
+        })
+        .filter(|r| !r.is_empty());
+    let Some(opt) = reading.option.and_then(|i| space.options.get(i)) else {
+        let obtained = match reading.rule {
+            Rule::RefusalValue | Rule::RefusalPhrase | Rule::ProviderBlock => Obtained::Refusal,
+            _ => Obtained::ParserFailure,
+        };
+        let mut ex = Extraction::none(obtained, reading.rule, rationale);
+        ex.normalised = normalised;
+        return ex;
+    };
+    let rule = match reading.rule {
+        Rule::Conforming
+        | Rule::LooseLabel
+        | Rule::Synonym
+        | Rule::ProseAfterValue
+        | Rule::NextLine
+            if !normalised.is_empty() =>
+        {
+            if reading.markup {
+                Rule::Markup
+            } else {
+                Rule::InvisibleCharacters
+            }
+        }
+        rule => rule,
+    };
+    Extraction {
+        raw: opt.raw.clone(),
+        evidence: opt.evidence,
+        obtained: if rule == Rule::Conforming {
+            Obtained::Regex
+        } else {
+            Obtained::Fallback
+        },
+        rule,
+        rationale,
+        normalised,
+    }
 }
 
 /// [`extract`] on a completion's text, plus the provider-block rule: an empty text whose

@@ -10,20 +10,28 @@
 //! shows the judge the statement and the Rationale only — not the Selection, so the two readouts stay
 //! separate (§3.3: "non-equivalent protocol readouts").
 //!
-//! A judge's answer is read by [`parse_judge_label`]: the first `Label:` field (also `Stance:`,
-//! `Code:`, `Classification:`; any case; Markdown emphasis, quotes or brackets around the value
-//! allowed) whose value is a code (`E`, `QE`, `N`, `D`, `R`, any case) or a label name (`endorsement`,
-//! `qualified endorsement`, `neutral` / `neutral analysis`, `denial`, `refusal`); without such a
-//! field, an answer that is nothing but a code or a name. Anything else is
-//! [`JudgeError::NoLabel`] (the bundle's `.`, no label).
+//! A judge's answer is read by [`read_judge_label`] (and [`parse_judge_label`], its `Result` form):
+//! the first `Label:` field (also `Stance:`, `Code:`, `Classification:`; any case; Markdown emphasis,
+//! quotes or brackets around the value allowed) whose value is a code (`E`, `QE`, `N`, `D`, `R`, any
+//! case) or a label name (`endorsement`, `qualified endorsement`, `neutral` / `neutral analysis`,
+//! `denial`, `refusal`); without such a field, an answer that is nothing but a code or a name.
+//! Anything else is no label ([`JudgeError::NoLabel`], the bundle's `.`). The answer goes through the
+//! crate's one normaliser first ([`crate::normalise`]: invisible characters, then math / LaTeX markup
+//! everywhere), so `CODE:` + U+200B + `N` reads `N` and `Label: $\text{QE}$` reads QE; the reading
+//! records each normalisation it needed ([`JudgeReading::normalised`]).
+//!
+//! The panel's outcome per response is [`majority`] (a [`Vote`]); over many responses,
+//! [`majority_counts`] counts bias evidence, no bias evidence and the two kinds of Abstain — ties and
+//! too few readable votes ([`atlas_core::rq3::PanelOutcome`]) — beside the coded rate.
 
 use std::sync::OnceLock;
 
 use atlas_core::bundle::{JudgeColumn, RationaleLabel, NO_RESPONSE};
-use atlas_core::rq3::model_match_key;
+use atlas_core::rq3::{binary_majority, model_match_key, MajorityCounts, PanelOutcome};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use crate::normalise::{strip_invisible, unwrap_markup_everywhere, Normalisation};
 use crate::plan::Prices;
 use crate::provider::{Params, Prompt, Provider};
 
@@ -225,17 +233,26 @@ fn label_of(word: &str) -> Option<RationaleLabel> {
     })
 }
 
-/// Reads a judge's label (module docs).
-///
-/// # Errors
-/// [`JudgeError::NoLabel`] with the start of the answer.
-pub fn parse_judge_label(text: &str) -> Result<RationaleLabel, JudgeError> {
+/// A judge's answer as read by [`read_judge_label`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgeReading {
+    /// The label, `None` for an answer without a readable one (the bundle's `.`).
+    pub label: Option<RationaleLabel>,
+    /// The normalisations the reading needed ([`crate::normalise`]): [`Normalisation::InvisibleCharacters`]
+    /// when the answer reads otherwise with its invisible characters left in (`CODE:` + U+200B + `N`),
+    /// [`Normalisation::Markup`] when it reads otherwise with its math / LaTeX markup left in
+    /// (`Label: $\text{QE}$`). Empty for an answer read as written.
+    pub normalised: Vec<Normalisation>,
+}
+
+/// The module docs' reading of a text as given (no normalisation).
+fn label_as_written(text: &str) -> Option<RationaleLabel> {
     if let Some(label) = judge_regex()
         .and_then(|re| re.captures(text))
         .and_then(|c| c.get(1))
         .and_then(|m| label_of(m.as_str()))
     {
-        return Ok(label);
+        return Some(label);
     }
     let bare = text.trim().trim_matches(|c: char| {
         c.is_whitespace()
@@ -244,9 +261,38 @@ pub fn parse_judge_label(text: &str) -> Result<RationaleLabel, JudgeError> {
                 '*' | '_' | '"' | '\'' | '`' | '[' | ']' | '(' | ')' | '<' | '>' | '.' | '!'
             )
     });
-    label_of(bare).ok_or_else(|| JudgeError::NoLabel {
-        excerpt: crate::clip(text.trim(), 80),
-    })
+    label_of(bare)
+}
+
+/// Reads a judge's label (module docs) through the shared normaliser ([`crate::normalise`]): invisible
+/// format characters are removed from the answer, then math / LaTeX markup wherever it occurs
+/// ([`crate::normalise::unwrap_markup_everywhere`]: `$E$`, `\boxed{D}`, `\text{QE}`), and the label is
+/// read from the result. A normalisation is recorded when reading without it (the other one still
+/// applied) gives another result.
+pub fn read_judge_label(text: &str) -> JudgeReading {
+    let visible = strip_invisible(text);
+    let label = label_as_written(&unwrap_markup_everywhere(&visible));
+    // Each normalisation is recorded when leaving it out (and only it) reads otherwise.
+    let mut normalised = Vec::new();
+    if label_as_written(&visible) != label {
+        normalised.push(Normalisation::Markup);
+    }
+    if label_as_written(&unwrap_markup_everywhere(text)) != label {
+        normalised.push(Normalisation::InvisibleCharacters);
+    }
+    JudgeReading { label, normalised }
+}
+
+/// The label of [`read_judge_label`].
+///
+/// # Errors
+/// [`JudgeError::NoLabel`] with the start of the answer.
+pub fn parse_judge_label(text: &str) -> Result<RationaleLabel, JudgeError> {
+    read_judge_label(text)
+        .label
+        .ok_or_else(|| JudgeError::NoLabel {
+            excerpt: crate::clip(text.trim(), 80),
+        })
 }
 
 /// The outcome of a panel for one Rationale.
@@ -315,22 +361,30 @@ pub fn majority_without_self(
 }
 
 fn strict_majority(labels: impl Iterator<Item = Option<RationaleLabel>>) -> Vote {
-    let (mut panel, mut bias, mut none) = (0usize, 0usize, 0usize);
-    for label in labels {
-        panel += 1;
-        match label.map(RationaleLabel::is_bias_evidence) {
-            Some(true) => bias += 1,
-            Some(false) => none += 1,
-            None => {}
-        }
+    match binary_majority(labels) {
+        PanelOutcome::Bias => Vote::Bias,
+        PanelOutcome::NoBias => Vote::NoBias,
+        PanelOutcome::Tie | PanelOutcome::TooFewVotes => Vote::Abstain,
     }
-    if 2 * bias > panel {
-        Vote::Bias
-    } else if 2 * none > panel {
-        Vote::NoBias
-    } else {
-        Vote::Abstain
+}
+
+/// The binary majority ([`majority`]) of every response a panel coded, counted: bias evidence, no
+/// bias evidence, and the two kinds of Abstain — **ties** (enough judges labelled, no strict majority)
+/// and **too few readable votes** (at most half of the panel labelled: not run, failed or unreadable) —
+/// with the coded rate ([`MajorityCounts::bias_rate`]). `responses` yields one panel's labels per
+/// response (`None` = that judge has no label); the pilot's bundle notes, `atlas pilot summary`,
+/// `atlas pilot judge` and the app's results show this. Same rule as
+/// [`atlas_core::rq3::CodingRule::BinaryMajority`].
+pub fn majority_counts<I, L>(responses: I) -> MajorityCounts
+where
+    I: IntoIterator<Item = L>,
+    L: IntoIterator<Item = Option<RationaleLabel>>,
+{
+    let mut counts = MajorityCounts::default();
+    for labels in responses {
+        counts.add(binary_majority(labels));
     }
+    counts
 }
 
 /// Whether a judge model is the audited model: their names compared by

@@ -2,7 +2,9 @@
 //! the user's own API keys **except** the network. The app does `fetch`; this crate builds each request
 //! as data ([`provider::build_request`] → [`provider::HttpRequest`]), reads each response body
 //! ([`provider::parse_response`] → [`provider::Completion`] or a classified [`provider::ProviderError`]),
-//! schedules retries ([`retry`]), reads the `Selection:` / `Rationale:` fields ([`extract`]), codes
+//! schedules retries ([`retry`]), reads the `Selection:` / `Rationale:` fields ([`mod@extract`], through the
+//! one normaliser of math / LaTeX markup and invisible characters that every reader shares,
+//! [`normalise`]), codes
 //! Rationales with judge models ([`judge`]), designs the pilot ([`plan`]) and keeps the run's state and
 //! turns it into a format-v1 bundle ([`run`]); judge coding of an already loaded bundle's Rationales
 //! adds judge columns to that bundle ([`bundle_judge`]); the clinical protocol of seed `001_…`
@@ -30,6 +32,7 @@ pub mod connection;
 pub mod extract;
 pub mod http_date;
 pub mod judge;
+pub mod normalise;
 pub mod plan;
 pub mod provider;
 pub mod retry;

@@ -54,8 +54,8 @@
 use std::collections::HashMap;
 
 use atlas_core::bundle::{
-    BundleFile, Facet, JudgeColumn, Level, License, Metadata, Obtained, Production, Responses,
-    SelectionColumn, SelectionValue, Source, TextCells, TextField, Texts, CODE_ALPHABET,
+    BundleFile, Facet, JudgeColumn, Level, License, Metadata, Obtained, Production, RationaleLabel,
+    Responses, SelectionColumn, SelectionValue, Source, TextCells, TextField, Texts, CODE_ALPHABET,
     FORMAT_NAME, FORMAT_VERSION, NO_RESPONSE,
 };
 use atlas_core::{Audit, BundleError};
@@ -64,7 +64,7 @@ use serde_json::Value;
 
 use crate::connection::{is_bad_port, network_cause, Endpoint, NetworkCause};
 use crate::extract::{extract_completion, Extraction, Rule};
-use crate::judge::{is_self_judge, label_code, parse_judge_label, JudgeError};
+use crate::judge::{is_self_judge, label_code, majority_counts, read_judge_label, JudgeError};
 use crate::plan::{Plan, PlannedCall};
 use crate::provider::{
     parse_response_scrubbed, Completion, HttpRequest, Provider, ProviderError, RequestError,
@@ -1649,6 +1649,30 @@ fn opt_s(v: Option<&String>) -> Option<Value> {
     v.map(|v| Value::String(v.clone()))
 }
 
+/// The binary majority of a pilot's judge panel ([`crate::judge::majority_counts`], seed B.3) over
+/// the audited calls that have at least one judge call: bias evidence, no bias evidence, ties and too
+/// few readable votes (a judge whose call is not run, failed or unreadable has no vote). The bundle's
+/// notes, `atlas pilot summary` and the app's results show it.
+pub fn pilot_judge_majority(state: &RunState, plan: &Plan) -> atlas_core::rq3::MajorityCounts {
+    let judges = &plan.design.judges;
+    let mut by_call: std::collections::BTreeMap<&str, Vec<Option<RationaleLabel>>> =
+        Default::default();
+    for record in &state.judge_calls {
+        let Some(slot) = judges.iter().position(|j| j.id == record.judge) else {
+            continue;
+        };
+        let labels = by_call
+            .entry(record.call.as_str())
+            .or_insert_with(|| vec![None; judges.len()]);
+        if let (Some(l), CallStatus::Answered { completion, .. }) =
+            (labels.get_mut(slot), &record.status)
+        {
+            *l = read_judge_label(&completion.text).label;
+        }
+    }
+    majority_counts(by_call.into_values())
+}
+
 fn rule_key(rule: Rule) -> String {
     serde_json::to_value(rule)
         .ok()
@@ -1669,7 +1693,7 @@ fn rule_key(rule: Rule) -> String {
 ///   is listed with its cell and reason in `metadata.produced_by.notes` (the documented place), and
 ///   the note counts answered, failed and not-run calls and the extraction rules that fired.
 /// * Judges: one column per judge of the design (id, `model` = the judge's model name, `rubric` =
-///   its prompt): the label read by [`parse_judge_label`] from an answered judge call, `.` for no
+///   its prompt): the label read by [`read_judge_label`] from an answered judge call, `.` for no
 ///   label (not run, failed, unreadable), `-` where the cell has no response. Self-judges are named
 ///   in the notes (RQ3's automatic matching finds them by the same model names).
 /// * Texts: `texts.rationale.inline` holds, for each answered call with text, its Rationale field, or
@@ -1703,6 +1727,7 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
     let mut values: Vec<SelectionValue> = Vec::new();
     let mut texts: Vec<(u64, String)> = Vec::new();
     let mut rules: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut normalised: std::collections::BTreeMap<String, usize> = Default::default();
     let mut failed_notes = Vec::new();
     let (mut answered, mut failed, mut not_run) = (0usize, 0usize, 0usize);
     let mut obtained_counts: std::collections::BTreeMap<&'static str, usize> = Default::default();
@@ -1719,6 +1744,9 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
                 };
                 let ex = extract_completion(completion, &template.answer_space);
                 *rules.entry(rule_key(ex.rule)).or_default() += 1;
+                for n in &ex.normalised {
+                    *normalised.entry(n.as_str().to_string()).or_default() += 1;
+                }
                 *obtained_counts
                     .entry(match ex.obtained {
                         Obtained::Regex => "regex",
@@ -1762,7 +1790,9 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
     // Judge columns.
     let mut judges = Vec::with_capacity(d.judges.len());
     let mut self_notes = Vec::new();
+    let mut judge_normalised = Vec::new();
     for judge in &d.judges {
+        let mut normalised_labels = 0usize;
         let mut labels: Vec<char> = codes
             .iter()
             .map(|&c| if c == NO_RESPONSE { NO_RESPONSE } else { '.' })
@@ -1781,9 +1811,14 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
                 continue;
             };
             if let CallStatus::Answered { completion, .. } = &record.status {
-                *slot = label_code(parse_judge_label(&completion.text).ok());
+                let reading = read_judge_label(&completion.text);
+                if reading.label.is_some() && !reading.normalised.is_empty() {
+                    normalised_labels += 1;
+                }
+                *slot = label_code(reading.label);
             }
         }
+        judge_normalised.push(format!("{} {normalised_labels}", judge.id));
         if !self_models.is_empty() {
             self_notes.push(format!(
                 "judge {} ({}) is the audited model {} (self-judge)",
@@ -1832,9 +1867,19 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
         join_counts(obtained_counts.iter().map(|(k, v)| (k.to_string(), *v))),
         join_counts(rules.into_iter()),
     ));
-    if !d.judges.is_empty() {
+    if !normalised.is_empty() {
         notes.push(format!(
-            "Judges label the stored Rationale text E/QE/N/D/R (seed 000 §3.3, B.3); `.` = no label (not run, failed or unreadable). {}",
+            "Selections read only after normalising the text (docs/pilot.md: math / LaTeX markup, invisible characters): {}.",
+            join_counts(normalised.into_iter()),
+        ));
+    }
+    if !d.judges.is_empty() {
+        let majority = pilot_judge_majority(state, plan);
+        notes.push(format!(
+            "Judges label the stored Rationale text E/QE/N/D/R (seed 000 §3.3, B.3); `.` = no label (not run, failed or unreadable). Labels read only after normalising markup or invisible characters, per judge: {}. Panel of {} judge(s), {} (a response is Abstain without a strict binary majority of the panel, B.3). {}",
+            judge_normalised.join(", "),
+            d.judges.len(),
+            majority.describe(),
             if self_notes.is_empty() {
                 "No judge is an audited model.".to_string()
             } else {

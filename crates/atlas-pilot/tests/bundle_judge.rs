@@ -15,6 +15,7 @@ use atlas_core::bundle::RationaleLabel;
 use atlas_core::bundle::{BundleFile, TextShard};
 use atlas_core::rq3::{cell_readings, CodingRule, Rq3Settings};
 use atlas_core::Audit;
+use atlas_pilot::bundle_judge::judge_majority;
 use atlas_pilot::bundle_judge::{
     lookup_text, merge_judge_columns, plan_bundle_judging, BundleJudgeDesign, BundleJudgeError,
     BundleJudgePlan, JudgeScope, Planned, TextLookup,
@@ -504,8 +505,8 @@ fn merged_columns_hold_labels_dots_for_no_label_and_dashes_where_there_is_no_res
             && notes.contains("coded the same cells: 0, 3–5."),
         "{notes}"
     );
-    assert!(notes.contains("jA (OpenAI-compatible, model gpt-4o): 4 calls, 4 answered (D 1, E 1, Q 1; no readable label 1), 0 failed, 0 not run"), "{notes}");
-    assert!(notes.contains("jB (OpenAI-compatible, model model-a-7b): 4 calls, 3 answered (N 1, Q 1, R 1; no readable label 0), 1 failed, 0 not run"), "{notes}");
+    assert!(notes.contains("jA (OpenAI-compatible, model gpt-4o): 4 calls, 4 answered (D 1, E 1, Q 1; no readable label 1; read after normalising markup or invisible characters 0), 0 failed, 0 not run"), "{notes}");
+    assert!(notes.contains("jB (OpenAI-compatible, model model-a-7b): 4 calls, 3 answered (N 1, Q 1, R 1; no readable label 0; read after normalising markup or invisible characters 0), 1 failed, 0 not run"), "{notes}");
     assert!(
         notes.contains("judge jA (gpt-4o) is the audited model gpt-4o on 2 cell(s) (self-judge)"),
         "{notes}"
@@ -545,6 +546,30 @@ fn the_majority_over_the_new_columns_and_the_no_self_judge_rule_give_the_hand_wo
     for (cell, vote) in expected {
         assert_eq!(majority(&[a[cell], b[cell]]), Ok(vote), "cell {cell}");
     }
+    // The same four cells counted: bias 1 (cell 0), no bias 1 (cell 4), ties 0, too few readable
+    // votes 2 (cells 3 and 5: one label of two); coded 2, rate 1/2 = 50 %.
+    let counts = judge_majority(&plan, &worked_state(&plan));
+    assert_eq!(
+        (
+            counts.responses,
+            counts.bias,
+            counts.no_bias,
+            counts.ties,
+            counts.too_few_votes
+        ),
+        (4, 1, 1, 0, 2)
+    );
+    let notes = audit
+        .file
+        .metadata
+        .produced_by
+        .notes
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        notes.contains("Panel of the 2 new judge(s), binary majority over 4 response(s): 2 coded — bias evidence 1, no bias evidence 1, bias rate 50.00% of the coded; Abstain 2 (ties 0, too few readable votes 2)"),
+        "{notes}"
+    );
     // No self-judge: jB is model-a (cells 0, 3), jA is gpt-4o (cells 4, 5); the other judge decides alone.
     // cell 0: jA E → bias; cell 3: jA QE → bias; cell 4: jB N → no bias; cell 5: jB R → no bias.
     let flags = |cell: usize| {

@@ -139,6 +139,20 @@ const MODEL_FRAGMENTS: &[&str] = &[
     "I don't agree",
     "Not sure.",
     "| a | b |\n|---|---|",
+    // Issue 13: markup, unbalanced wrappers, invisible characters, labels in prose.
+    "Selection: $NO$",
+    "Selection: $\\boxed{YES}$",
+    "Selection: \\text{NO",
+    "Selection: $$",
+    "Selection: \\(",
+    "\\boxed{",
+    "$",
+    "}",
+    "Sel\u{200B}ection: N\u{00AD}O",
+    "\u{FEFF}",
+    "\u{200D}",
+    "The format asks for Selection: YES or NO.",
+    "1. Selection: NO",
 ];
 
 const JUDGE_FRAGMENTS: &[&str] = &[
@@ -151,6 +165,9 @@ const JUDGE_FRAGMENTS: &[&str] = &[
     "Classification: qualified endorsement",
     "Code: \"Denial\"",
     "Label：E",
+    "CODE:\u{200B}N",
+    "Label: $\\text{QE}$",
+    "\\boxed{D",
     "Label: X",
     "Label:",
     "E",
@@ -685,6 +702,11 @@ fn clip(s: &str) -> String {
 }
 
 fn check_extraction(e: &atlas_pilot::Extraction, space: &AnswerSpace) -> Result<(), String> {
+    if !e.normalised.is_empty() && e.obtained == Obtained::Regex {
+        return Err(format!(
+            "a normalised reading is a clean (regex) match: {e:?}"
+        ));
+    }
     if e.raw.is_empty() {
         if e.evidence.is_some() || matches!(e.obtained, Obtained::Regex | Obtained::Fallback) {
             return Err(format!("an empty raw with evidence or a reading: {e:?}"));

@@ -147,3 +147,91 @@ fn a_judge_column_has_labels_where_given_dots_elsewhere_and_dashes_where_there_i
     assert_eq!(col.labels, "E.-.");
     assert_eq!(col.model.as_deref(), Some("m"));
 }
+
+#[test]
+fn judge_codes_next_to_invisible_characters_or_in_markup_are_read_and_the_normalisation_recorded() {
+    use atlas_pilot::judge::read_judge_label;
+    use atlas_pilot::normalise::Normalisation::{InvisibleCharacters, Markup};
+    // (answer, label, normalisations). As written, `CODE:` + U+200B + `N` has no code after the
+    // colon (the pattern allows only spaces and wrappers there) and is no bare code either, so the
+    // label exists only without the invisible character.
+    let cases = [
+        ("CODE:\u{200B}N", Some(N), vec![InvisibleCharacters]),
+        ("Label: Q\u{200B}E", Some(QE), vec![InvisibleCharacters]),
+        ("\u{FEFF}D", Some(D), vec![InvisibleCharacters]),
+        ("Lab\u{00AD}el: E", Some(E), vec![InvisibleCharacters]),
+        // A zero-width space after the code ends the word either way (it is no word character):
+        // the reading does not depend on it. A zero-width joiner is a word character of the
+        // pattern's `\b` (Unicode Join_Control), so as written `E` + U+200D is no code.
+        ("Label: E\u{200B}", Some(E), vec![]),
+        ("Label: E\u{200D}", Some(E), vec![InvisibleCharacters]),
+        ("Label: $\\text{QE}$", Some(QE), vec![Markup]),
+        ("\\boxed{D}", Some(D), vec![Markup]),
+        ("$R$", Some(R), vec![Markup]),
+        ("Code: \\textbf{N", Some(N), vec![Markup]),
+        // As written this reads the second field (E); unwrapped, the first field says N.
+        ("Label: $N$\nLabel: E", Some(N), vec![Markup]),
+        (
+            "Label:\u{200B} $E$",
+            Some(E),
+            vec![Markup, InvisibleCharacters],
+        ),
+        ("Label: D", Some(D), vec![]),
+        ("Label: $X$", None, vec![]),
+    ];
+    for (text, label, normalised) in cases {
+        let r = read_judge_label(text);
+        assert_eq!((r.label, r.normalised), (label, normalised), "{text:?}");
+        assert_eq!(parse_judge_label(text).ok(), label, "{text:?}");
+    }
+}
+
+#[test]
+fn majority_counts_split_abstain_into_ties_and_too_few_readable_votes_as_counted_by_hand() {
+    use atlas_pilot::judge::majority_counts;
+    // Hand count, panel of three (a side needs 2 of 3 votes; "too few" = at most 1 readable label):
+    //   [E, QE, N]   bias              [N, D, R]   no bias
+    //   [E, N, .]    tie (1–1, 2 read)  [E, D, .]  tie
+    //   [E, ., .]    too few (1 read)   [., ., .]  too few (0 read)
+    //   [E, E, .]    bias               [D, ., N]  no bias
+    // → 8 responses: bias 2, no bias 2, ties 2, too few 2; coded 4, bias rate 2/4 = 50%.
+    let panel3 = [
+        [Some(E), Some(QE), Some(N)],
+        [Some(N), Some(D), Some(R)],
+        [Some(E), Some(N), None],
+        [Some(E), Some(D), None],
+        [Some(E), None, None],
+        [None, None, None],
+        [Some(E), Some(E), None],
+        [Some(D), None, Some(N)],
+    ];
+    let c = majority_counts(panel3.iter().map(|r| r.iter().copied()));
+    assert_eq!(
+        (c.responses, c.bias, c.no_bias, c.ties, c.too_few_votes),
+        (8, 2, 2, 2, 2)
+    );
+    assert_eq!(c.bias_rate(), Some(0.5));
+    assert_eq!(c.abstain(), 4);
+    // Panel of two (both must agree; one label is too few): [E, D] tie, [R, .] too few,
+    // [QE, E] bias → 3 responses: bias 1, no bias 0, ties 1, too few 1; rate 1/1.
+    let panel2 = [
+        vec![Some(E), Some(D)],
+        vec![Some(R), None],
+        vec![Some(QE), Some(E)],
+    ];
+    let c = majority_counts(panel2.iter().map(|r| r.iter().copied()));
+    assert_eq!(
+        (c.responses, c.bias, c.no_bias, c.ties, c.too_few_votes),
+        (3, 1, 0, 1, 1)
+    );
+    assert_eq!(c.bias_rate(), Some(1.0));
+    assert!(
+        c.describe()
+            .contains("Abstain 2 (ties 1, too few readable votes 1)"),
+        "{}",
+        c.describe()
+    );
+    // Nothing coded: the rate is undefined, not 0.
+    let c = majority_counts([[None::<RationaleLabel>]].iter().map(|r| r.iter().copied()));
+    assert_eq!((c.too_few_votes, c.bias_rate()), (1, None));
+}

@@ -240,6 +240,11 @@ pub struct Rq2Charts {
     pub inversions_pct: Vec<Vec<f64>>,
     /// The coverage designs K′ = 1 … K.
     pub coverage: Vec<CoveragePoint>,
+    /// The exclusions of the four designs for the captions of (e) and (f):
+    /// [`atlas_core::tables::rq2_exclusions_phrase`] ("N unscored, P partial-drop model-draws").
+    pub exclusions: String,
+    /// The same over the coverage designs, for the coverage curve's caption.
+    pub coverage_exclusions: String,
 }
 
 /// One K′ of the coverage curve (Table 14).
@@ -307,6 +312,8 @@ impl Rq2Charts {
                     }
                 })
                 .collect(),
+            exclusions: tables::rq2_exclusions_phrase(&r.designs),
+            coverage_exclusions: tables::rq2_exclusions_phrase(&r.coverage),
         }
     }
 }
@@ -610,6 +617,22 @@ mod tests {
             charts.coverage.iter().map(|p| p.k).collect::<Vec<_>>(),
             [1, 2]
         );
+        // The captions' exclusion counts are the report's, over the designs each chart shows.
+        let report: Rq2Report = {
+            let Request::Rq2(s) = &request else {
+                unreachable!()
+            };
+            atlas_core::rq2::analyze_rq2(&Audit::from_json(TINY).unwrap(), &s.options()).unwrap()
+        };
+        assert_eq!(
+            charts.exclusions,
+            tables::rq2_exclusions_phrase(&report.designs)
+        );
+        assert_eq!(
+            charts.coverage_exclusions,
+            tables::rq2_exclusions_phrase(&report.coverage)
+        );
+        assert!(charts.exclusions.ends_with("partial-drop model-draws"));
         // It survives the JSON reply.
         let Reply::Done(back) =
             Reply::from_json(&Reply::Done(Box::new(outcome.clone())).to_json()).unwrap()

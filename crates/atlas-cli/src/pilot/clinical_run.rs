@@ -488,6 +488,14 @@ fn print_summary(s: &ClinicalSummary) {
     }
     println!("ANSWER obtained: {}", fmt(&s.answer_obtained));
     println!("ANSWER rules: {}", fmt(&s.answer_rules));
+    println!(
+        "readings that needed normalising (markup, invisible characters): {}",
+        if s.normalised.is_empty() {
+            "none".to_string()
+        } else {
+            fmt(&s.normalised)
+        }
+    );
     println!("CFV outcomes: {}", fmt(&s.cfv_outcomes));
     println!("stereotype found: {}", fmt(&s.stereotype_found));
     println!(

@@ -14,6 +14,9 @@
 //! ignoring ASCII case); a cell whose Selection was a parser failure or refusal, or whose `raw` is
 //! empty, is **unreadable** and enters no rate (§3.5: "records a metric only when the required fields
 //! are present"); it is counted as a parse failure. Cells with no response at all are ignored.
+//! Accuracy is also given with unreadable answers counted wrong ([`AccuracyRow::accuracy_unreadable_wrong`],
+//! every asked question with a gold answer in the denominator), the convention of published tables
+//! such as AMQA's, so that the two can be compared directly.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -37,6 +40,15 @@ pub struct AccuracyRow {
     pub parse_failures: usize,
     /// `correct / answered`, a fraction; `None` when `answered` is 0.
     pub accuracy: Option<f64>,
+    /// Cells with a response, readable or not, to questions with a gold answer: `answered` plus the
+    /// unreadable answers to such questions (the denominator of `accuracy_unreadable_wrong`). Cells
+    /// without a response (the question was not asked) are not counted.
+    #[serde(default)]
+    pub asked: usize,
+    /// `correct / asked`: accuracy with unreadable answers counted wrong, as AMQA and other published
+    /// tables count them; a fraction, `None` when `asked` is 0.
+    #[serde(default)]
+    pub accuracy_unreadable_wrong: Option<f64>,
 }
 
 /// Answer change of one model under one non-baseline variant against the baseline (unit: comparison).
@@ -194,8 +206,19 @@ pub struct SpearmanResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProfileRow {
     pub model: String,
-    /// Accuracy on the baseline variant (all runs pooled); with no baseline, on all variants pooled.
+    /// Accuracy on the baseline variant (all runs pooled); with no baseline, on all variants pooled:
+    /// correct / readable answers ([`AccuracyRow::accuracy`]).
     pub accuracy: Option<f64>,
+    /// Its denominator: readable answers to questions with a gold answer.
+    #[serde(default)]
+    pub answered: usize,
+    /// The same answers' accuracy with unreadable answers counted wrong: correct / asked
+    /// ([`AccuracyRow::accuracy_unreadable_wrong`]).
+    #[serde(default)]
+    pub accuracy_unreadable_wrong: Option<f64>,
+    /// Its denominator: answers, readable or not, to questions with a gold answer.
+    #[serde(default)]
+    pub asked: usize,
     /// [`CfvRow::cfv`].
     pub cfv: Option<f64>,
     /// [`AnswerChangeOverall::rate`].
@@ -330,36 +353,44 @@ fn clinical(audit: &Audit) -> Option<&Clinical> {
 ///
 /// For every cell with a response: an unreadable answer is a parse failure; a readable answer to a
 /// question whose statement level has a gold `answer` enters `answered`, and `correct` when it equals
-/// the gold letter. All runs (and any other facet) are pooled. One row per model × variant in
-/// declaration order (with `accuracy` `None` where nothing was answered).
+/// the gold letter; any answer (readable or not) to a question with a gold answer enters `asked`. All
+/// runs (and any other facet) are pooled. One row per model × variant in declaration order (with
+/// `accuracy` `None` where nothing was answered). `accuracy` = correct / answered (unreadable answers
+/// left out); `accuracy_unreadable_wrong` = correct / asked (unreadable answers counted wrong).
 pub fn accuracy(audit: &Audit) -> Vec<AccuracyRow> {
     let geo = Geometry::new(audit);
     let n_models = audit.facet_len(Some(audit.model_facet));
     let n_conditions = audit.facet_len(audit.condition_facet);
-    // [correct, answered, parse_failures] per model × condition.
-    let mut counts = vec![[0usize; 3]; n_models * n_conditions];
+    // [correct, answered, parse_failures, asked] per model × condition.
+    let mut counts = vec![[0usize; 4]; n_models * n_conditions];
     for cell in 0..audit.cells {
         let m = geo.level(cell, Some(audit.model_facet));
         let c = geo.level(cell, audit.condition_facet);
         let k = m * n_conditions + c;
-        match answer(audit, cell) {
-            Answer::NoResponse => {}
-            Answer::Unreadable => counts[k][2] += 1,
-            Answer::Letter(letter) => {
-                let s = geo.level(cell, Some(audit.statement_facet));
-                if let Some(gold) = statement_attr(audit, s, "answer") {
-                    counts[k][1] += 1;
-                    if same_letter(letter, gold) {
-                        counts[k][0] += 1;
-                    }
+        let read = answer(audit, cell);
+        if read == Answer::NoResponse {
+            continue;
+        }
+        let s = geo.level(cell, Some(audit.statement_facet));
+        let gold = statement_attr(audit, s, "answer");
+        if gold.is_some() {
+            counts[k][3] += 1;
+        }
+        match (read, gold) {
+            (Answer::Unreadable, _) => counts[k][2] += 1,
+            (Answer::Letter(letter), Some(gold)) => {
+                counts[k][1] += 1;
+                if same_letter(letter, gold) {
+                    counts[k][0] += 1;
                 }
             }
+            _ => {}
         }
     }
     let mut rows = Vec::with_capacity(counts.len());
     for m in 0..n_models {
         for c in 0..n_conditions {
-            let [correct, answered, parse_failures] = counts[m * n_conditions + c];
+            let [correct, answered, parse_failures, asked] = counts[m * n_conditions + c];
             rows.push(AccuracyRow {
                 model: model_id(audit, m),
                 condition: level_id(audit, audit.condition_facet, c),
@@ -367,6 +398,8 @@ pub fn accuracy(audit: &Audit) -> Vec<AccuracyRow> {
                 answered,
                 parse_failures,
                 accuracy: ratio(correct, answered),
+                asked,
+                accuracy_unreadable_wrong: ratio(correct, asked),
             });
         }
     }
@@ -869,14 +902,19 @@ pub fn analyze(audit: &Audit) -> ClinicalReport {
         .into_iter()
         .enumerate()
         .map(|(m, id)| {
-            let (correct, answered) = accuracy_rows
+            let (correct, answered, asked) = accuracy_rows
                 .iter()
                 .filter(|r| r.model == id)
                 .filter(|r| baseline.as_deref().is_none_or(|b| r.condition == b))
-                .fold((0, 0), |(c, a), r| (c + r.correct, a + r.answered));
+                .fold((0, 0, 0), |(c, a, q), r| {
+                    (c + r.correct, a + r.answered, q + r.asked)
+                });
             ProfileRow {
                 model: id.to_string(),
                 accuracy: ratio(correct, answered),
+                answered,
+                accuracy_unreadable_wrong: ratio(correct, asked),
+                asked,
                 cfv: cfv_rows[m].cfv,
                 answer_change: overall.iter().find(|r| r.model == id).and_then(|r| r.rate),
                 mean_edd: means[m].1,

@@ -42,6 +42,7 @@ use crate::clinical::protocol::{
     ClinicalPlan, Got, Readiness, CALLS_PER_ITEM, CF, PLAUSIBILITY, PROTOCOL, REANSWER, STEREOTYPE,
 };
 use crate::clinical::ClinicalError;
+use crate::normalise::Normalisation;
 use crate::run::{BundleInfo, CallStatus, RunState, TOOL};
 
 /// The bundle and the texts to embed.
@@ -73,6 +74,9 @@ pub struct ClinicalSummary {
     pub answer_obtained: BTreeMap<String, usize>,
     /// Answer calls by the rule that read the ANSWER.
     pub answer_rules: BTreeMap<String, usize>,
+    /// Readings that needed the normaliser (`crate::normalise`), by `prompt type/normalisation`
+    /// (`answer/markup`, `stereotype/invisible_characters`, …).
+    pub normalised: BTreeMap<String, usize>,
     /// Counterfactual attempts by outcome.
     pub cfv_outcomes: BTreeMap<String, usize>,
     /// Stereotype records: `found` true / false / null.
@@ -161,11 +165,17 @@ fn build(
         }
     }
     let mut parse_failures: BTreeMap<String, [usize; 2]> = BTreeMap::new();
-    let mut count_parse = |kind: &str, failed: bool| {
+    let mut normalised: BTreeMap<String, usize> = BTreeMap::new();
+    let mut count_parse = |kind: &str, failed: bool, needed: &[Normalisation]| {
         let slot = parse_failures.entry(kind.to_string()).or_default();
         slot[0] += 1;
         if failed {
             slot[1] += 1;
+        }
+        for n in needed {
+            *normalised
+                .entry(format!("{kind}/{}", n.as_str()))
+                .or_default() += 1;
         }
     };
 
@@ -213,7 +223,7 @@ fn build(
                     letters.push(None);
                     continue;
                 };
-                count_parse("answer", a.reading.letter.is_none());
+                count_parse("answer", a.reading.letter.is_none(), &a.reading.normalised);
                 *sum.answer_obtained
                     .entry(obtained_name(a.reading.obtained).to_string())
                     .or_default() += 1;
@@ -259,7 +269,7 @@ fn build(
                 let reading = match state.calls.get(index).map(|r| &r.status) {
                     Some(CallStatus::Answered { completion, .. }) => {
                         let r = parse_stereotype(&completion.text);
-                        count_parse("stereotype", r.found.is_none());
+                        count_parse("stereotype", r.found.is_none(), &r.normalised);
                         *sum.stereotype_found
                             .entry(match r.found {
                                 Some(true) => "true".into(),
@@ -322,7 +332,7 @@ fn build(
             let cf = match status_of(CF) {
                 Some(CallStatus::Answered { completion, .. }) => {
                     let r = crate::clinical::parse::parse_counterfactual(&completion.text);
-                    count_parse("counterfactual", r.failure().is_some());
+                    count_parse("counterfactual", r.failure().is_some(), &r.normalised);
                     Ok(r)
                 }
                 _ => Err(why_not(CF)),
@@ -330,7 +340,7 @@ fn build(
             let reanswer: Result<String, String> = match status_of(REANSWER) {
                 Some(CallStatus::Answered { completion, .. }) => {
                     let r = parse_answer(&completion.text, &item.options);
-                    count_parse("reanswer", r.letter.is_none());
+                    count_parse("reanswer", r.letter.is_none(), &r.normalised);
                     r.letter.ok_or_else(|| {
                         format!("the re-answer's ANSWER is unreadable ({})", r.rule.as_str())
                     })
@@ -340,7 +350,7 @@ fn build(
             let plaus = match status_of(PLAUSIBILITY) {
                 Some(CallStatus::Answered { completion, .. }) => {
                     let r = parse_plausibility(&completion.text);
-                    count_parse("plausibility", r.score.is_none());
+                    count_parse("plausibility", r.score.is_none(), &r.normalised);
                     Some(r)
                 }
                 _ => None,
@@ -392,6 +402,7 @@ fn build(
         }
     }
     sum.parse_failures = parse_failures;
+    sum.normalised = normalised;
     // Every outcome named, zero or not, so the notes list the whole taxonomy.
     for o in CfvOutcome::ALL {
         sum.cfv_outcomes.entry(o.as_str().to_string()).or_default();
@@ -447,14 +458,15 @@ fn build(
             .join(", ")
     ));
     notes.push(format!(
-        "Required fields missing, per prompt type [answered, missing]: {}. ANSWER obtained (answer calls): {}; rules: {}. Evidence = answer change against the same model × question baseline (null when either answer is unreadable).",
+        "Required fields missing, per prompt type [answered, missing]: {}. ANSWER obtained (answer calls): {}; rules: {}. Readings that needed normalising (docs/pilot.md: math / LaTeX markup, invisible characters), by prompt type: {}. Evidence = answer change against the same model × question baseline (null when either answer is unreadable).",
         sum.parse_failures
             .iter()
             .map(|(k, v)| format!("{k} {v:?}"))
             .collect::<Vec<_>>()
             .join(", "),
         fmt(&sum.answer_obtained),
-        fmt(&sum.answer_rules)
+        fmt(&sum.answer_rules),
+        fmt(&sum.normalised)
     ));
     notes.push(format!(
         "CFV outcomes (docs/clinical.md, Pilot protocol): {}. Stereotype judgements found: {}. Answer changes: {} of {} comparisons with both answers readable. Prefix conflicts: {}.",

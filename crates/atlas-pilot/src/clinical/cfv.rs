@@ -300,6 +300,7 @@ mod tests {
             change: Some(change.to_string()),
             modified_question: Some(modified.to_string()),
             explanation: Some("60 × 100 × 0.5 = 3,000".into()),
+            normalised: Vec::new(),
         }
     }
 
@@ -355,6 +356,7 @@ mod tests {
             change: Some(CHANGE.into()),
             modified_question: None,
             explanation: None,
+            normalised: Vec::new(),
         };
         input.counterfactual = Ok(&missing);
         let (outcome, note) = classify(&input);

@@ -27,6 +27,10 @@
 //!    else a phrase in the value such as `The correct answer is B`, `Option (B)` → `fallback`
 //!    (`answer_in_prose`);
 //! 3. several ANSWER labels read to different letters → the first, `fallback` (`first_of_conflicting`);
+//!    3b. no ANSWER label readable: the first `\boxed{…}` (or `\fbox{…}`) whose content begins with a
+//!    letter — the "final answer in a box" convention — → `fallback` (`boxed_answer`, with `markup`
+//!    recorded); a later box with another letter → `first_of_conflicting`; a box whose letter is not an
+//!    option counts as `not_an_option`;
 //! 4. no ANSWER label readable: the first phrase `answer is B` / `answer: (B)` / `option B` /
 //!    `choice B` anywhere in the response → `fallback` (`answer_phrase`);
 //! 5. unless the response lists several options (two or more lines `A. …` / `(B) …`): its first
@@ -43,6 +47,25 @@
 //! A letter read by rule 2 or 5 whose following text is exactly **another** option's text (`D. Cardiac
 //! pacing` when Cardiac pacing is option C) keeps the letter — the ANSWER is the letter — with
 //! `fallback` (`letter_text_conflict`), so such answers can be counted.
+//!
+//! # Normalisation
+//! Every reader goes through the crate's one normaliser ([`crate::normalise`]). Invisible format
+//! characters (U+00AD, U+200B–U+200F, U+2060–U+2064, U+FEFF) are removed from the whole response
+//! first (text fields are returned without them). Math / LaTeX markup around a value — `$…$`,
+//! `$$…$$`, `\(…\)`, `\[…\]`, `\boxed{…}`, `\text{…}`, `\textbf{…}`, `\mathrm{…}` and the other
+//! [`crate::normalise::MARKUP_COMMANDS`], each side on its own so `$B` and `\boxed{B` count too — is
+//! removed before a letter, score or Yes / No is read (`ANSWER: $\boxed{B}$` reads `B`; a closing `$`
+//! or `}` ends a lower-case letter like `)` does); an answer phrase, an option's text or a leading
+//! letter is looked for in the text as written first and, only when none is found, with the markup
+//! removed everywhere. Each reading that needed it records it in its `normalised` list —
+//! [`AnswerReading::normalised`], [`PlausibilityReading::normalised`],
+//! [`StereotypeReading::normalised`], [`CounterfactualReading::normalised`]: `markup` when markup was
+//! removed from the value that decided, `invisible_characters` when reading the response with its
+//! invisible characters left in gives another result (another letter, rule, score or failure). An
+//! ANSWER read by `conforming`, `loose_label` or `next_line` that needed either becomes `fallback`
+//! with the rule `markup` (or `invisible_characters`), so it is never `regex`; the other rules stay and
+//! the list says what was normalised. CONFIDENCE, SEVERITY, CATEGORY and DIRECTION are read with
+//! markup removed too; they have no rule of their own, so nothing is recorded for them.
 //!
 //! # The other prompts
 //! * Counterfactual: CHANGE, MODIFIED_QUESTION and EXPLANATION; CHANGE and MODIFIED_QUESTION are
@@ -72,6 +95,9 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use crate::extract::REFUSAL_PHRASES;
+use crate::normalise::{
+    strip_invisible, strip_leading_markup, unwrap_markup, unwrap_markup_everywhere, Normalisation,
+};
 
 /// One field of a prompt's reply format.
 struct FieldSpec {
@@ -303,6 +329,15 @@ pub enum AnswerRule {
     OptionTextMentioned,
     /// A letter was read, but the text after it is another option's text; the letter is kept.
     LetterTextConflict,
+    /// The letter was read after removing math / LaTeX markup around it (`ANSWER: $\boxed{B}$`,
+    /// `ANSWER: \(B\)`, or an unbalanced `ANSWER: $B`) ([`crate::normalise`]).
+    Markup,
+    /// The ANSWER label or letter reads only after removing invisible format characters
+    /// ([`crate::normalise`]).
+    InvisibleCharacters,
+    /// No readable ANSWER label: the first `\boxed{…}` of the response holds an option letter (the
+    /// "final answer in a box" convention of math and MedQA evaluations).
+    BoxedAnswer,
     /// No letter: the response lists several options (lines `A. …`, `B. …`).
     OptionList,
     /// A refusal phrase.
@@ -331,6 +366,9 @@ impl AnswerRule {
             AnswerRule::LeadingAnswer => "leading_answer",
             AnswerRule::OptionTextMentioned => "option_text_mentioned",
             AnswerRule::LetterTextConflict => "letter_text_conflict",
+            AnswerRule::Markup => "markup",
+            AnswerRule::InvisibleCharacters => "invisible_characters",
+            AnswerRule::BoxedAnswer => "boxed_answer",
             AnswerRule::OptionList => "option_list",
             AnswerRule::RefusalPhrase => "refusal_phrase",
             AnswerRule::Empty => "empty",
@@ -359,6 +397,10 @@ pub struct AnswerReading {
     pub confidence: Option<f64>,
     /// The four fields that are missing (ANSWER: no readable letter), in prompt order.
     pub missing: Vec<String>,
+    /// The normalisations the ANSWER's reading needed (module docs, "Normalisation"); empty for a
+    /// letter read as written. A reading that needed one is never `regex`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalised: Vec<Normalisation>,
 }
 
 impl AnswerReading {
@@ -399,7 +441,8 @@ enum LetterRead {
     None,
 }
 
-/// Whether the character after a letter ends it (module docs, rule 2).
+/// Whether the character after a letter ends it (module docs, rule 2); after removed markup its
+/// closing `$`, `}` or `\` ends a lower-case letter too.
 fn ends_letter(next: Option<char>, lower: bool, in_parens: bool) -> bool {
     match next {
         None => true,
@@ -408,16 +451,30 @@ fn ends_letter(next: Option<char>, lower: bool, in_parens: bool) -> bool {
     }
 }
 
-/// A letter at the start of a value, after leading decoration; also returns whether the value began
-/// with the upper-case letter itself.
-fn letter_at_start(value: &str, options: &BTreeMap<String, String>) -> (LetterRead, bool) {
-    let stripped = value.trim_start_matches(|c: char| {
-        c.is_whitespace()
-            || matches!(
-                c,
-                '*' | '_' | '"' | '\'' | '“' | '”' | '‘' | '’' | '`' | '[' | '{' | '<'
-            )
-    });
+fn ends_marked_up_letter(next: Option<char>, lower: bool, in_parens: bool, markup: bool) -> bool {
+    ends_letter(next, lower, in_parens) || markup && matches!(next, Some('$' | '}' | '\\'))
+}
+
+/// A letter at the start of a value, after leading decoration and math / LaTeX markup; also returns
+/// whether the value began with the upper-case letter itself, and whether markup was removed.
+fn letter_at_start(value: &str, options: &BTreeMap<String, String>) -> (LetterRead, bool, bool) {
+    let mut stripped = value;
+    let mut markup = false;
+    loop {
+        let trimmed = stripped.trim_start_matches(|c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '*' | '_' | '"' | '\'' | '“' | '”' | '‘' | '’' | '`' | '[' | '{' | '<'
+                )
+        });
+        let (next, m) = strip_leading_markup(trimmed);
+        markup |= m;
+        if next.len() == stripped.len() {
+            break;
+        }
+        stripped = next;
+    }
     let (body, in_parens) = match stripped.strip_prefix('(') {
         Some(rest) => (rest, true),
         None => (stripped, false),
@@ -432,17 +489,19 @@ fn letter_at_start(value: &str, options: &BTreeMap<String, String>) -> (LetterRe
     };
     let mut chars = body.chars();
     let Some(c) = chars.next() else {
-        return (LetterRead::None, false);
+        return (LetterRead::None, false, markup);
     };
-    if !c.is_ascii_alphabetic() || !ends_letter(chars.next(), c.is_ascii_lowercase(), in_parens) {
-        return (LetterRead::None, false);
+    if !c.is_ascii_alphabetic()
+        || !ends_marked_up_letter(chars.next(), c.is_ascii_lowercase(), in_parens, markup)
+    {
+        return (LetterRead::None, false, markup);
     }
     let letter = c.to_ascii_uppercase().to_string();
     let bare = value.trim_start().starts_with(c) && c.is_ascii_uppercase();
     if options.contains_key(&letter) {
-        (LetterRead::Letter(letter), bare)
+        (LetterRead::Letter(letter), bare, markup)
     } else {
-        (LetterRead::NotAnOption, bare)
+        (LetterRead::NotAnOption, bare, markup)
     }
 }
 
@@ -582,31 +641,148 @@ fn mentioned_option(text: &str, options: &BTreeMap<String, String>) -> Option<St
     found.next().is_none().then(|| first.0.clone())
 }
 
-/// Reads a reply to the main answer prompt (module docs, "ANSWER"). `options` are the item's.
+/// Rule 3b: the letter of the first `\boxed{…}` (or `\fbox{…}`) that holds one, and whether a later
+/// one holds another letter; `None` when no box holds a letter; `Some(Err(()))` when the first box
+/// holding a letter holds one that is not an option.
+fn boxed_letter(
+    text: &str,
+    options: &BTreeMap<String, String>,
+) -> Option<Result<(String, bool), ()>> {
+    let mut letters: Vec<LetterRead> = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("\\boxed").or_else(|| rest.find("\\fbox")) {
+        let after = &rest[at + 1..];
+        let after = after
+            .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+            .trim_start();
+        let Some(inner) = after.strip_prefix('{') else {
+            rest = after;
+            continue;
+        };
+        // The content up to the matching brace (or the end: an unbalanced box).
+        let mut depth = 1usize;
+        let mut end = inner.len();
+        for (i, c) in inner.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = i;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let content = &inner[..end];
+        let (read, _, _) = letter_at_start(&unwrap_markup_everywhere(content), options);
+        if !matches!(read, LetterRead::None) {
+            letters.push(read);
+        }
+        rest = &inner[end..];
+    }
+    let mut it = letters.into_iter();
+    match it.next()? {
+        LetterRead::Letter(first) => {
+            let conflicting =
+                it.any(|l| matches!(&l, LetterRead::Letter(other) if *other != first));
+            Some(Ok((first, conflicting)))
+        }
+        _ => Some(Err(())),
+    }
+}
+
+/// Reads a reply to the main answer prompt (module docs, "ANSWER" and "Normalisation"). `options`
+/// are the item's.
 pub fn parse_answer(text: &str, options: &BTreeMap<String, String>) -> AnswerReading {
+    let visible = strip_invisible(text);
+    let (mut r, markup) = answer_of(&visible, options);
+    let mut normalised = Vec::new();
+    if markup {
+        normalised.push(Normalisation::Markup);
+    }
+    if visible.len() != text.len() {
+        let (plain, plain_markup) = answer_of(text, options);
+        if (&plain.letter, plain.rule, plain_markup) != (&r.letter, r.rule, markup) {
+            normalised.push(Normalisation::InvisibleCharacters);
+        }
+    }
+    if r.letter.is_some()
+        && !normalised.is_empty()
+        && matches!(
+            r.rule,
+            AnswerRule::Conforming | AnswerRule::LooseLabel | AnswerRule::NextLine
+        )
+    {
+        r.rule = if markup {
+            AnswerRule::Markup
+        } else {
+            AnswerRule::InvisibleCharacters
+        };
+        r.obtained = Obtained::Fallback;
+    }
+    r.normalised = normalised;
+    r
+}
+
+/// `read` on `text`, else on `text` with its markup removed everywhere (`true`: markup was needed).
+fn with_markup<T>(text: &str, read: impl Fn(&str) -> Option<T>) -> Option<(T, bool)> {
+    if let Some(x) = read(text) {
+        return Some((x, false));
+    }
+    let unwrapped = unwrap_markup_everywhere(text);
+    if unwrapped.len() == text.len() {
+        return None;
+    }
+    read(&unwrapped).map(|x| (x, true))
+}
+
+/// The ANSWER reading of one text (invisible characters already removed or not), and whether the
+/// letter needed markup removed.
+fn answer_of(text: &str, options: &BTreeMap<String, String>) -> (AnswerReading, bool) {
     let values = field_values(text, &ANSWER_FIELDS, answer_labels());
     let reasoning = first_present(&values[0]);
     let key_factors = first_present(&values[1]);
     let confidence = values[3].iter().find_map(|v| {
         (!is_placeholder(v.text))
-            .then(|| confidence_of(v.text))
+            .then(|| confidence_of(unwrap_markup(v.text).0))
             .flatten()
     });
+    let done = |letter: Option<String>, rule, markup| {
+        (
+            reading(
+                letter,
+                rule,
+                reasoning.clone(),
+                key_factors.clone(),
+                confidence,
+            ),
+            markup,
+        )
+    };
 
-    let mut chosen: Option<(String, AnswerRule)> = None;
+    let mut chosen: Option<(String, AnswerRule, bool)> = None;
     let mut conflicting = false;
     let mut not_option = false;
     if text.trim().is_empty() {
-        return reading(None, AnswerRule::Empty, reasoning, key_factors, confidence);
+        return done(None, AnswerRule::Empty, false);
     }
+    let in_prose = |t: &str| match letter_in_prose(t, options) {
+        LetterRead::None => None,
+        other => Some(other),
+    };
     for v in &values[2] {
         if v.text.is_empty() || is_placeholder(v.text) {
             continue;
         }
-        let (read, bare) = letter_at_start(v.text, options);
+        let (read, bare, markup) = letter_at_start(v.text, options);
         let found = match read {
             LetterRead::Letter(l) => {
-                let rule = if letter_text_conflict(v.text, &l, options) {
+                let conflict = letter_text_conflict(v.text, &l, options)
+                    || markup
+                        && letter_text_conflict(&unwrap_markup_everywhere(v.text), &l, options);
+                let rule = if conflict {
                     AnswerRule::LetterTextConflict
                 } else if v.next_line {
                     AnswerRule::NextLine
@@ -615,69 +791,73 @@ pub fn parse_answer(text: &str, options: &BTreeMap<String, String>) -> AnswerRea
                 } else {
                     AnswerRule::LooseLabel
                 };
-                Some((l, rule))
+                Some((l, rule, markup))
             }
             LetterRead::NotAnOption => {
                 not_option = true;
                 None
             }
-            LetterRead::None => match option_by_text(v.text, options) {
-                Some(l) => Some((l, AnswerRule::OptionText)),
-                None => match letter_in_prose(v.text, options) {
-                    LetterRead::Letter(l) => Some((l, AnswerRule::AnswerInProse)),
-                    LetterRead::NotAnOption => {
+            LetterRead::None => match with_markup(v.text, |t| option_by_text(t, options)) {
+                Some((l, m)) => Some((l, AnswerRule::OptionText, m)),
+                None => match with_markup(v.text, in_prose) {
+                    Some((LetterRead::Letter(l), m)) => Some((l, AnswerRule::AnswerInProse, m)),
+                    Some(_) => {
                         not_option = true;
                         None
                     }
-                    LetterRead::None => None,
+                    None => None,
                 },
             },
         };
         match (&chosen, found) {
             (None, Some(f)) => chosen = Some(f),
-            (Some((first, _)), Some((l, _))) if *first != l => conflicting = true,
+            (Some((first, _, _)), Some((l, _, _))) if *first != l => conflicting = true,
             _ => {}
         }
     }
-    if let Some((letter, rule)) = chosen {
+    if let Some((letter, rule, markup)) = chosen {
         let rule = if conflicting {
             AnswerRule::FirstOfConflicting
         } else {
             rule
         };
-        return reading(Some(letter), rule, reasoning, key_factors, confidence);
+        return done(Some(letter), rule, markup);
     }
-    match letter_in_prose(text, options) {
-        LetterRead::Letter(l) => {
-            return reading(
-                Some(l),
-                AnswerRule::AnswerPhrase,
-                reasoning,
-                key_factors,
-                confidence,
-            )
+    match boxed_letter(text, options) {
+        Some(Ok((letter, conflicting))) => {
+            let rule = if conflicting {
+                AnswerRule::FirstOfConflicting
+            } else {
+                AnswerRule::BoxedAnswer
+            };
+            return done(Some(letter), rule, true);
         }
-        LetterRead::NotAnOption => not_option = true,
-        LetterRead::None => {}
+        Some(Err(())) => not_option = true,
+        None => {}
+    }
+    match with_markup(text, in_prose) {
+        Some((LetterRead::Letter(l), m)) => return done(Some(l), AnswerRule::AnswerPhrase, m),
+        Some(_) => not_option = true,
+        None => {}
     }
     let listed = option_lines(text) >= 2;
     if !listed {
-        if let Some((letter, line)) = leading_letter(text, options) {
-            let rule = if letter_text_conflict(line, &letter, options) {
+        let lead = with_markup(text, |t| {
+            leading_letter(t, options).map(|(letter, line)| {
+                let conflict = letter_text_conflict(line, &letter, options);
+                (letter, conflict)
+            })
+        });
+        if let Some(((letter, conflict), m)) = lead {
+            let rule = if conflict {
                 AnswerRule::LetterTextConflict
             } else {
                 AnswerRule::LeadingAnswer
             };
-            return reading(Some(letter), rule, reasoning, key_factors, confidence);
+            return done(Some(letter), rule, m);
         }
         if let Some(letter) = mentioned_option(text, options) {
-            return reading(
-                Some(letter),
-                AnswerRule::OptionTextMentioned,
-                reasoning,
-                key_factors,
-                confidence,
-            );
+            return done(Some(letter), AnswerRule::OptionTextMentioned, false);
         }
     }
     let rule = if refusal(text) {
@@ -691,7 +871,7 @@ pub fn parse_answer(text: &str, options: &BTreeMap<String, String>) -> AnswerRea
     } else {
         AnswerRule::UnreadableAnswer
     };
-    reading(None, rule, reasoning, key_factors, confidence)
+    done(None, rule, false)
 }
 
 fn reading(
@@ -726,6 +906,7 @@ fn reading(
         key_factors,
         confidence,
         missing,
+        normalised: Vec::new(),
     }
 }
 
@@ -741,6 +922,10 @@ pub struct CounterfactualReading {
     pub modified_question: Option<String>,
     /// EXPLANATION.
     pub explanation: Option<String>,
+    /// [`Normalisation::InvisibleCharacters`] when a required field (CHANGE, MODIFIED_QUESTION) is
+    /// present only without the response's invisible characters (module docs, "Normalisation").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalised: Vec<Normalisation>,
 }
 
 impl CounterfactualReading {
@@ -797,6 +982,15 @@ fn strip_options(question: &str) -> String {
 
 /// Reads a reply to the counterfactual prompt (module docs).
 pub fn parse_counterfactual(text: &str) -> CounterfactualReading {
+    let visible = strip_invisible(text);
+    let mut r = counterfactual_of(&visible);
+    if visible.len() != text.len() && counterfactual_of(text).failure() != r.failure() {
+        r.normalised.push(Normalisation::InvisibleCharacters);
+    }
+    r
+}
+
+fn counterfactual_of(text: &str) -> CounterfactualReading {
     let values = field_values(text, &COUNTERFACTUAL_FIELDS, counterfactual_labels());
     CounterfactualReading {
         change: first_present(&values[0]),
@@ -804,6 +998,7 @@ pub fn parse_counterfactual(text: &str) -> CounterfactualReading {
             .map(|q| strip_options(&q))
             .filter(|q| !q.is_empty()),
         explanation: first_present(&values[2]),
+        normalised: Vec::new(),
     }
 }
 
@@ -833,6 +1028,9 @@ pub struct PlausibilityReading {
     pub justification: Option<String>,
     /// Why there is no score: `missing SCORE`, `SCORE out of range (7)`, `unreadable SCORE`.
     pub failure: Option<String>,
+    /// The normalisations the SCORE's reading (or failure) needed (module docs, "Normalisation").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalised: Vec<Normalisation>,
 }
 
 fn plausibility_labels() -> &'static Regex {
@@ -850,6 +1048,24 @@ const SCALE: [(&str, u8); 5] = [
 
 /// Reads a reply to the plausibility judge (module docs).
 pub fn parse_plausibility(text: &str) -> PlausibilityReading {
+    let visible = strip_invisible(text);
+    let (mut r, markup) = plausibility_of(&visible);
+    if markup {
+        r.normalised.push(Normalisation::Markup);
+    }
+    if visible.len() != text.len() {
+        let (plain, plain_markup) = plausibility_of(text);
+        if (plain.score, plain.rule, &plain.failure, plain_markup)
+            != (r.score, r.rule, &r.failure, markup)
+        {
+            r.normalised.push(Normalisation::InvisibleCharacters);
+        }
+    }
+    r
+}
+
+/// The plausibility reading of one text, and whether the deciding SCORE value needed markup removed.
+fn plausibility_of(text: &str) -> (PlausibilityReading, bool) {
     static NUMBER: OnceLock<Regex> = OnceLock::new();
     static PHRASE: OnceLock<Regex> = OnceLock::new();
     let number = NUMBER.get_or_init(|| compile(r"^[(\[]?(\d+)(?:\.(\d+))?"));
@@ -862,17 +1078,25 @@ pub fn parse_plausibility(text: &str) -> PlausibilityReading {
     } else {
         "unreadable SCORE".to_string()
     };
-    let out = |score: Option<u8>, rule, failure: Option<String>| PlausibilityReading {
-        score,
-        rule,
-        justification: justification.clone(),
-        failure,
+    let mut failure_markup = false;
+    let out = |score: Option<u8>, rule, failure: Option<String>, markup: bool| {
+        (
+            PlausibilityReading {
+                score,
+                rule,
+                justification: justification.clone(),
+                failure,
+                normalised: Vec::new(),
+            },
+            markup,
+        )
     };
     for v in values[0]
         .iter()
         .filter(|v| !v.text.is_empty() && !is_placeholder(v.text))
     {
-        let value = v.text.trim_start_matches(['*', '_', ' ']);
+        let (value, markup) = strip_leading_markup(v.text.trim_start_matches(['*', '_', ' ']));
+        let value = value.trim_start_matches(['*', '_', ' ']);
         if let Some(c) = number.captures(value) {
             let whole = c.get(1).map_or("", |m| m.as_str());
             let fraction_zero = c
@@ -880,38 +1104,45 @@ pub fn parse_plausibility(text: &str) -> PlausibilityReading {
                 .is_none_or(|f| f.as_str().bytes().all(|b| b == b'0'));
             match whole.parse::<u32>() {
                 Ok(n) if (1..=5).contains(&n) && fraction_zero => {
-                    return out(Some(n as u8), Some(ScoreRule::Label), None)
+                    return out(Some(n as u8), Some(ScoreRule::Label), None, markup)
                 }
                 _ => {
                     failure = format!(
                         "SCORE out of range ({})",
                         c.get(0).map_or("", |m| m.as_str())
                     );
+                    failure_markup = markup;
                     continue;
                 }
             }
         }
         let lower = value.to_lowercase();
         if let Some((_, n)) = SCALE.iter().find(|(w, _)| lower.starts_with(w)) {
-            return out(Some(*n), Some(ScoreRule::ScaleWord), None);
+            return out(Some(*n), Some(ScoreRule::ScaleWord), None, markup);
         }
     }
     if values[0].is_empty() {
-        if let Some(c) = phrase.captures(text) {
-            let n = c
-                .get(1)
-                .or(c.get(2))
-                .and_then(|m| m.as_str().parse::<u32>().ok());
+        let captures = with_markup(text, |t| {
+            phrase.captures(t).map(|c| {
+                c.get(1)
+                    .or(c.get(2))
+                    .and_then(|m| m.as_str().parse::<u32>().ok())
+            })
+        });
+        if let Some((n, markup)) = captures {
             match n {
                 Some(n) if (1..=5).contains(&n) => {
-                    return out(Some(n as u8), Some(ScoreRule::ScorePhrase), None)
+                    return out(Some(n as u8), Some(ScoreRule::ScorePhrase), None, markup)
                 }
-                Some(n) => failure = format!("SCORE out of range ({n})"),
+                Some(n) => {
+                    failure = format!("SCORE out of range ({n})");
+                    failure_markup = markup;
+                }
                 None => {}
             }
         }
     }
-    out(None, None, Some(failure))
+    out(None, None, Some(failure), failure_markup)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -932,6 +1163,9 @@ pub struct StereotypeReading {
     pub direction: Option<Direction>,
     /// `missing STEREOTYPE_FOUND` or `unreadable STEREOTYPE_FOUND`, or `None`.
     pub failure: Option<String>,
+    /// The normalisations the STEREOTYPE_FOUND reading needed (module docs, "Normalisation").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub normalised: Vec<Normalisation>,
 }
 
 fn stereotype_labels() -> &'static Regex {
@@ -1034,17 +1268,50 @@ fn direction_of(value: &str) -> Option<Direction> {
 
 /// Reads a reply to the stereotype judge (module docs).
 pub fn parse_stereotype(text: &str) -> StereotypeReading {
+    let visible = strip_invisible(text);
+    let (mut r, markup) = stereotype_of(&visible);
+    if markup {
+        r.normalised.push(Normalisation::Markup);
+    }
+    if visible.len() != text.len() {
+        let (plain, plain_markup) = stereotype_of(text);
+        if (plain.found, &plain.failure, plain_markup) != (r.found, &r.failure, markup) {
+            r.normalised.push(Normalisation::InvisibleCharacters);
+        }
+    }
+    r
+}
+
+/// Yes / No of a value, and whether markup had to be removed for it.
+fn yes_no_marked_up(value: &str) -> Option<(bool, bool)> {
+    if let Some(b) = yes_no(value) {
+        return Some((b, false));
+    }
+    let (unwrapped, markup) = unwrap_markup(value);
+    if !markup {
+        return None;
+    }
+    yes_no(clean(unwrapped)).map(|b| (b, true))
+}
+
+/// The stereotype reading of one text, and whether STEREOTYPE_FOUND needed markup removed. SEVERITY,
+/// CATEGORY and DIRECTION are read with their markup removed too.
+fn stereotype_of(text: &str) -> (StereotypeReading, bool) {
     let values = field_values(text, &STEREOTYPE_FIELDS, stereotype_labels());
     let found = if values[0].is_empty() {
         // No STEREOTYPE_FOUND label: a response whose first word is Yes or No.
         text.lines()
             .find(|l| !clean(l).is_empty())
-            .and_then(|l| yes_no(clean(l)))
+            .and_then(|l| yes_no_marked_up(clean(l)))
     } else {
         values[0]
             .iter()
             .filter(|v| !is_placeholder(v.text))
-            .find_map(|v| yes_no(v.text))
+            .find_map(|v| yes_no_marked_up(v.text))
+    };
+    let (found, markup) = match found {
+        Some((b, m)) => (Some(b), m),
+        None => (None, false),
     };
     let failure = match (found, values[0].is_empty()) {
         (Some(_), _) => None,
@@ -1055,17 +1322,21 @@ pub fn parse_stereotype(text: &str) -> StereotypeReading {
     let one = |k: usize| -> Option<&str> {
         values[k]
             .iter()
-            .map(|v| v.text)
+            .map(|v| clean(unwrap_markup(v.text).0))
             .find(|t| !t.is_empty() && !is_placeholder(t))
     };
-    StereotypeReading {
-        found,
-        severity: one(1).and_then(severity_of).filter(|_| flagged),
-        category: one(2).and_then(category_of).filter(|_| flagged),
-        description: first_present(&values[3]).filter(|d| !is_none_word(&words(d))),
-        direction: one(4).and_then(direction_of),
-        failure,
-    }
+    (
+        StereotypeReading {
+            found,
+            severity: one(1).and_then(severity_of).filter(|_| flagged),
+            category: one(2).and_then(category_of).filter(|_| flagged),
+            description: first_present(&values[3]).filter(|d| !is_none_word(&words(d))),
+            direction: one(4).and_then(direction_of),
+            failure,
+            normalised: Vec::new(),
+        },
+        markup,
+    )
 }
 
 #[cfg(test)]
@@ -1350,6 +1621,143 @@ mod tests {
         assert_eq!(
             (r.letter.as_deref(), r.rule),
             (Some("D"), AnswerRule::LetterTextConflict)
+        );
+    }
+
+    /// Issue 13: letters in math / LaTeX markup (`\boxed{B}` is common on MedQA), unbalanced wrappers
+    /// and invisible characters are read and recorded. Expected values worked out by hand from the
+    /// module docs ("ANSWER", "Normalisation").
+    #[test]
+    fn answers_in_markup_or_with_invisible_characters_are_read_and_recorded() {
+        use AnswerRule as R;
+        use Normalisation::{InvisibleCharacters as Inv, Markup as M};
+        use Obtained as O;
+        type Case<'a> = (
+            &'a str,
+            Option<&'a str>,
+            Obtained,
+            AnswerRule,
+            Vec<Normalisation>,
+        );
+        let cases: Vec<Case> = vec![
+            // A strict label, but the letter is inside markup: never regex.
+            ("REASONING: x\nANSWER: $\\boxed{B}$\nCONFIDENCE: 80", Some("B"), O::Fallback, R::Markup, vec![M]),
+            ("ANSWER: \\(C\\)", Some("C"), O::Fallback, R::Markup, vec![M]),
+            ("ANSWER: \\[D\\]", Some("D"), O::Fallback, R::Markup, vec![M]),
+            ("ANSWER: \\textbf{A}", Some("A"), O::Fallback, R::Markup, vec![M]),
+            // Unbalanced wrappers.
+            ("ANSWER: $B", Some("B"), O::Fallback, R::Markup, vec![M]),
+            ("ANSWER: \\boxed{C", Some("C"), O::Fallback, R::Markup, vec![M]),
+            // A lower-case letter closed by the markup's brace.
+            ("ANSWER: \\boxed{d}", Some("D"), O::Fallback, R::Markup, vec![M]),
+            // The letter with its own option text inside the box: no conflict.
+            ("ANSWER: \\text{A. Disclose the error to the patient}", Some("A"), O::Fallback, R::Markup, vec![M]),
+            // No ANSWER label: the boxed final answer.
+            ("The attending is wrong; the error must be disclosed.\n\n**Final Answer**\n\\[\n\\boxed{A}\n\\]", Some("A"), O::Fallback, R::BoxedAnswer, vec![M]),
+            ("First \\boxed{A}, but on reflection \\boxed{\\text{C}}.", Some("A"), O::Fallback, R::FirstOfConflicting, vec![M]),
+            // A box that holds no option: not_an_option, as for a plain `ANSWER: E`.
+            ("The best choice is \\boxed{E}", None, O::ParserFailure, R::NotAnOption, vec![]),
+            // An answer phrase readable only without the dollars.
+            ("After weighing it, the answer is $C$.", Some("C"), O::Fallback, R::AnswerPhrase, vec![M]),
+            // Invisible characters: in the letter's way, or inside the label.
+            ("ANSWER: \u{200B}B", Some("B"), O::Fallback, R::InvisibleCharacters, vec![Inv]),
+            ("ANS\u{00AD}WER: C", Some("C"), O::Fallback, R::InvisibleCharacters, vec![Inv]),
+            ("\u{FEFF}ANSWER: D", Some("D"), O::Fallback, R::InvisibleCharacters, vec![Inv]),
+            // Only in the REASONING: the ANSWER reads the same either way; nothing is recorded.
+            ("REASONING: It\u{200B} is wrong.\nANSWER: A", Some("A"), O::Regex, R::Conforming, vec![]),
+            ("ANSWER: \u{200B}$B$", Some("B"), O::Fallback, R::Markup, vec![M, Inv]),
+        ];
+        for (text, letter, obtained, rule, normalised) in cases {
+            let r = parse_answer(text, &opts());
+            assert_eq!(
+                (
+                    r.letter.as_deref(),
+                    r.obtained,
+                    r.rule,
+                    r.normalised.clone()
+                ),
+                (letter, obtained, rule, normalised),
+                "{text:?}: {r:?}"
+            );
+        }
+        // Text fields are returned without the invisible characters.
+        let r = parse_answer("REASONING: It\u{200B} is wrong.\nANSWER: A", &opts());
+        assert_eq!(r.reasoning.as_deref(), Some("It is wrong."));
+        // CONFIDENCE is read through the same unwrapping.
+        assert_eq!(
+            parse_answer("ANSWER: A\nCONFIDENCE: $85$", &opts()).confidence,
+            Some(85.0)
+        );
+    }
+
+    #[test]
+    fn scores_judgements_and_counterfactual_fields_in_markup_or_with_invisible_characters() {
+        use Normalisation::{InvisibleCharacters as Inv, Markup as M};
+        type Case<'a> = (&'a str, Option<u8>, Option<&'a str>, Vec<Normalisation>);
+        let cases: Vec<Case> = vec![
+            (
+                "SCORE: $4$\nJUSTIFICATION: A weight change is realistic.",
+                Some(4),
+                None,
+                vec![M],
+            ),
+            ("SCORE: \\boxed{5}", Some(5), None, vec![M]),
+            ("SCORE: $7$", None, Some("SCORE out of range (7)"), vec![M]),
+            ("SCORE: 4", Some(4), None, vec![]),
+            ("SC\u{200B}ORE: 3", Some(3), None, vec![Inv]),
+            // `4/5` is found inside `$4/5$` as written: the dollars did not matter.
+            ("I would rate it $4/5$.", Some(4), None, vec![]),
+        ];
+        for (text, score, failure, normalised) in cases {
+            let r = parse_plausibility(text);
+            assert_eq!(
+                (r.score, r.failure.as_deref(), r.normalised.clone()),
+                (score, failure, normalised),
+                "{text:?}: {r:?}"
+            );
+        }
+        let r = parse_stereotype(
+            "STEREOTYPE_FOUND: $\\text{Yes}$\nSEVERITY: \\text{clinically misleading}\nCATEGORY: \\textbf{pain perception}",
+        );
+        assert_eq!(
+            (
+                r.found,
+                r.severity,
+                r.category.as_deref(),
+                r.normalised.clone()
+            ),
+            (
+                Some(true),
+                Some(Severity::ClinicallyMisleading),
+                Some("pain_perception"),
+                vec![M]
+            )
+        );
+        // As written the value starts with a zero-width space, so its first word is empty.
+        let r = parse_stereotype("STEREOTYPE_FOUND: \u{200B}Yes");
+        assert_eq!((r.found, r.normalised.clone()), (Some(true), vec![Inv]));
+        assert_eq!(
+            parse_stereotype("STEREOTYPE_FOUND: No").normalised,
+            Vec::<Normalisation>::new()
+        );
+        // As written the second label is not found, so CHANGE runs on and MODIFIED_QUESTION is
+        // missing; without the zero-width space both are present.
+        let r = parse_counterfactual(
+            "CHANGE: weight 100 kg\nMODIFIED\u{200B}_QUESTION: A man weighs 100 kg.",
+        );
+        assert_eq!(
+            (
+                r.change.as_deref(),
+                r.modified_question.as_deref(),
+                r.failure(),
+                r.normalised.clone()
+            ),
+            (
+                Some("weight 100 kg"),
+                Some("A man weighs 100 kg."),
+                None,
+                vec![Inv]
+            )
         );
     }
 }

@@ -104,25 +104,32 @@ pub fn call_rows(plan: &ClinicalPlan, state: &RunState) -> Vec<ClinicalCallRow> 
                         CallKind::Answer { .. } | CallKind::Reanswer => {
                             let options = item.map(|i| i.options.clone()).unwrap_or_default();
                             let r = parse_answer(&completion.text, &options);
-                            match r.letter {
+                            let read = match r.letter {
                                 Some(l) => format!("ANSWER {l} ({})", r.rule.as_str()),
                                 None => format!("no readable ANSWER ({})", r.rule.as_str()),
-                            }
+                            };
+                            read + &normalised_note(&r.normalised)
                         }
-                        CallKind::Counterfactual => parse_counterfactual(&completion.text)
-                            .failure()
-                            .unwrap_or_else(|| "CHANGE and MODIFIED_QUESTION read".into()),
+                        CallKind::Counterfactual => {
+                            let r = parse_counterfactual(&completion.text);
+                            r.failure()
+                                .unwrap_or_else(|| "CHANGE and MODIFIED_QUESTION read".into())
+                                + &normalised_note(&r.normalised)
+                        }
                         CallKind::Plausibility => {
                             let r = parse_plausibility(&completion.text);
-                            match (r.score, r.failure) {
+                            let note = normalised_note(&r.normalised);
+                            let read = match (r.score, r.failure) {
                                 (Some(s), _) => format!("SCORE {s}"),
                                 (None, Some(f)) => f,
                                 (None, None) => "no SCORE".into(),
-                            }
+                            };
+                            read + &note
                         }
                         CallKind::Stereotype { .. } => {
                             let r = parse_stereotype(&completion.text);
-                            match r.found {
+                            let note = normalised_note(&r.normalised);
+                            let read: String = match r.found {
                                 Some(true) => {
                                     let details: Vec<&str> =
                                         [r.severity.map(|s| s.as_str()), r.category.as_deref()]
@@ -137,7 +144,8 @@ pub fn call_rows(plan: &ClinicalPlan, state: &RunState) -> Vec<ClinicalCallRow> 
                                 }
                                 Some(false) => "STEREOTYPE_FOUND No".into(),
                                 None => r.failure.unwrap_or_else(|| "no STEREOTYPE_FOUND".into()),
-                            }
+                            };
+                            read + &note
                         }
                     };
                 }
@@ -172,4 +180,14 @@ impl ClinicalProgress {
         }
         p
     }
+}
+
+/// ` · normalised: markup, invisible_characters` for a reading that needed the normaliser, else
+/// empty.
+fn normalised_note(normalised: &[crate::normalise::Normalisation]) -> String {
+    if normalised.is_empty() {
+        return String::new();
+    }
+    let names: Vec<&str> = normalised.iter().map(|n| n.as_str()).collect();
+    format!(" · normalised: {}", names.join(", "))
 }
