@@ -65,6 +65,9 @@ pub struct JudgingForm {
     pub concurrency: String,
     /// Per-call timeout, seconds.
     pub timeout_s: String,
+    /// The longest server wait (`Retry-After`) honoured without pausing, seconds.
+    #[serde(default = "crate::pilot_panel::default_max_wait_s")]
+    pub max_wait_s: String,
 }
 
 fn judge_row(i: usize) -> ProviderRow {
@@ -85,6 +88,7 @@ impl Default for JudgingForm {
             max_cost: String::new(),
             concurrency: "4".into(),
             timeout_s: "60".into(),
+            max_wait_s: crate::pilot_panel::default_max_wait_s(),
         }
     }
 }
@@ -268,9 +272,11 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                         let unfinished = !st.finished() && !saved.cancelled;
                         let f = form.get_untracked();
                         let settings = run_settings(&f.concurrency, &f.timeout_s)
+                            .and_then(|s| crate::pilot_panel::with_max_wait(s, &f.max_wait_s))
                             .unwrap_or(runner::Settings {
                                 concurrency: 4,
                                 timeout_ms: 60_000,
+                                max_wait_ms: atlas_pilot::retry::DEFAULT_MAX_WAIT_MS,
                             });
                         let bundle = plan.bundle.id.clone();
                         source.set_value(saved.source.clone());
@@ -331,13 +337,15 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
             return;
         };
         let f = form.get_untracked();
-        let prepared = run_settings(&f.concurrency, &f.timeout_s).and_then(|s| {
-            Ok((
-                s,
-                design(&f)?,
-                serde_json::to_value(&f).map_err(|e| e.to_string())?,
-            ))
-        });
+        let prepared = run_settings(&f.concurrency, &f.timeout_s)
+            .and_then(|s| crate::pilot_panel::with_max_wait(s, &f.max_wait_s))
+            .and_then(|s| {
+                Ok((
+                    s,
+                    design(&f)?,
+                    serde_json::to_value(&f).map_err(|e| e.to_string())?,
+                ))
+            });
         let (settings, d, form_json) = match prepared {
             Ok(x) => x,
             Err(e) => {
@@ -561,6 +569,9 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                     {field("bundle-judge-concurrency", "calls at a time", Rule::Whole(rules::CONCURRENCY), |f| f.concurrency.clone(), |f, v| f.concurrency = v)}" "
                     {field("bundle-judge-timeout", "timeout per call (s)", Rule::Decimal(rules::TIMEOUT_S), |f| f.timeout_s.clone(), |f, v| f.timeout_s = v)}
                 </div>
+                <div>
+                    {field("bundle-judge-max-wait", "longest server wait (Retry-After, s; longer pauses the run)", Rule::Whole(rules::MAX_WAIT_S), |f| f.max_wait_s.clone(), |f, v| f.max_wait_s = v)}
+                </div>
             </fieldset>
             <div class="pilot-actions">
                 <button id="bundle-judge-plan" on:click=do_plan>"Check the plan"</button>
@@ -576,8 +587,9 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                 <div class="error" role="alert" id="bundle-judge-error">{m}</div>
             })}
             {move || out.snapshot.get().map(|s| view! {
-                <JudgingRunView snapshot=s/>
-                <RunControls kind=Kind::Judging prefix="bundle-judge" open_label="Open the bundle with the new columns in every view"
+                <crate::run_controls::RunNotices prefix="bundle-judge" snapshot=s.clone()/>
+                <JudgingRunView snapshot=s.clone()/>
+                <RunControls kind=Kind::Judging prefix="bundle-judge" snapshot=s open_label="Open the bundle with the new columns in every view"
                     discard_label="Discard the judge coding" error=action_error restored
                     on_open=do_open on_download=do_download on_discard=do_discard/>
             })}
@@ -605,6 +617,7 @@ fn JudgingRunView(snapshot: Snapshot) -> impl IntoView {
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
         {snapshot.majority.map(|m| view! { <p class="pilot-majority" id="bundle-judge-majority" data-coded=m.coded() data-ties=m.ties data-too-few-votes=m.too_few_votes>{format!("New judges' panel: {}.", m.describe())}</p> })}
+        <div class="scroll">
         <table class="pilot-results" id="bundle-judge-results">
             <caption>"Judge calls (model text shown as text)"</caption>
             <thead><tr>
@@ -622,5 +635,6 @@ fn JudgingRunView(snapshot: Snapshot) -> impl IntoView {
                 }}).collect_view()}
             </tbody>
         </table>
+        </div>
     }
 }

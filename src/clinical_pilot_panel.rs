@@ -84,6 +84,9 @@ pub struct ClinicalForm {
     pub concurrency: String,
     /// Per-call timeout, seconds.
     pub timeout_s: String,
+    /// The longest server wait (`Retry-After`) honoured without pausing, seconds.
+    #[serde(default = "crate::pilot_panel::default_max_wait_s")]
+    pub max_wait_s: String,
     /// Hard cap: most calls (audited plus judge calls, 16 per model × question).
     #[serde(default = "default_max_calls")]
     pub max_calls: String,
@@ -120,6 +123,7 @@ impl Default for ClinicalForm {
             judge_max_tokens: "256".into(),
             concurrency: "2".into(),
             timeout_s: "120".into(),
+            max_wait_s: crate::pilot_panel::default_max_wait_s(),
             max_calls: default_max_calls(),
             max_cost: String::new(),
             title: "My clinical pilot".into(),
@@ -381,9 +385,12 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                         let unfinished = !plan.finished(&st) && !saved.cancelled;
                         let f = form.get_untracked();
                         let settings =
-                            run_settings(&f.concurrency, &f.timeout_s).unwrap_or(Settings {
+                            run_settings(&f.concurrency, &f.timeout_s)
+                                .and_then(|s| crate::pilot_panel::with_max_wait(s, &f.max_wait_s))
+                                .unwrap_or(Settings {
                                 concurrency: 2,
                                 timeout_ms: 120_000,
+                                max_wait_ms: atlas_pilot::retry::DEFAULT_MAX_WAIT_MS,
                             });
                         install_restored(
                             Work::Clinical(Rc::new(plan)),
@@ -480,6 +487,7 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
         opened.set(None);
         let f = form.get_untracked();
         let prepared = run_settings(&f.concurrency, &f.timeout_s)
+            .and_then(|s| crate::pilot_panel::with_max_wait(s, &f.max_wait_s))
             .and_then(|s| Ok((s, serde_json::to_value(&f).map_err(|e| e.to_string())?)));
         let (settings, form_json) = match prepared {
             Ok(x) => x,
@@ -630,6 +638,9 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                             on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| f.title = v); }/>
                     </label>
                 </div>
+                <div>
+                    {field("clinical-pilot-max-wait", "longest server wait (Retry-After, s; longer pauses the run)", Rule::Whole(rules::MAX_WAIT_S), |f| f.max_wait_s.clone(), |f, v| f.max_wait_s = v)}
+                </div>
             </fieldset>
             <div class="pilot-actions">
                 <button id="clinical-pilot-plan" on:click=do_plan>"Check the plan"</button>
@@ -644,8 +655,9 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                 <div class="error" role="alert" id="clinical-pilot-error">{m}</div>
             })}
             {move || out.snapshot.get().map(|s| view! {
-                <ClinicalRunView snapshot=s/>
-                <RunControls kind=Kind::Clinical prefix="clinical-pilot" open_label="Open as bundle in the Clinical view"
+                <crate::run_controls::RunNotices prefix="clinical-pilot" snapshot=s.clone()/>
+                <ClinicalRunView snapshot=s.clone()/>
+                <RunControls kind=Kind::Clinical prefix="clinical-pilot" snapshot=s open_label="Open as bundle in the Clinical view"
                     discard_label="Discard the run" error=action_error restored
                     on_open=do_open on_download=do_download on_discard=do_discard/>
             })}
@@ -672,6 +684,7 @@ fn ClinicalRunView(snapshot: Snapshot) -> impl IntoView {
             )}</span>
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
+        <div class="scroll">
         <table class="pilot-results" id="clinical-pilot-results">
             <caption>"Calls (model text shown as text)"</caption>
             <thead><tr>
@@ -688,5 +701,6 @@ fn ClinicalRunView(snapshot: Snapshot) -> impl IntoView {
                 }}).collect_view()}
             </tbody>
         </table>
+        </div>
     }
 }

@@ -15,7 +15,8 @@
 //!   profile, Figs. 2–6, Tables 6–7, case views in the Tables 1–4 layout with links).
 //! - [`pilot_panel`], [`pilot_runner`], [`pilot_store`]: pilot audits with the user's own keys (design,
 //!   fetch with retries, IndexedDB run state, keys in memory); [`bundle_judge_panel`]: judge coding of a
-//!   loaded bundle's Rationales with the same runner.
+//!   loaded bundle's Rationales with the same runner; [`connection_test`]: a provider row's "Test
+//!   connection" (the browser's facts for `atlas_pilot::connection`).
 
 pub mod analyses;
 pub mod app;
@@ -23,6 +24,7 @@ pub mod atlas_view;
 pub mod bundle_judge_panel;
 pub mod clinical_pilot_panel;
 pub mod clinical_view;
+pub mod connection_test;
 pub mod explorer;
 pub mod export;
 pub mod import_panel;

@@ -180,6 +180,26 @@ pub struct FormState {
     pub timeout_s: String,
     /// The bundle's title.
     pub title: String,
+    /// The longest server wait (`Retry-After`) honoured without pausing, seconds.
+    #[serde(default = "default_max_wait_s")]
+    pub max_wait_s: String,
+}
+
+/// The default longest server wait of the forms, seconds
+/// ([`atlas_pilot::retry::DEFAULT_MAX_WAIT_MS`]).
+pub(crate) fn default_max_wait_s() -> String {
+    (atlas_pilot::retry::DEFAULT_MAX_WAIT_MS / 1000).to_string()
+}
+
+/// `settings` with the longest server wait typed in `max_wait_s`: whole seconds, 0 to 86,400
+/// ([`rules::MAX_WAIT_S`]; 0: every `Retry-After` pauses the run).
+///
+/// # Errors
+/// Not a whole number, or above a day, naming the field.
+pub(crate) fn with_max_wait(mut settings: Settings, max_wait_s: &str) -> Result<Settings, String> {
+    let s: u64 = whole(max_wait_s, rules::MAX_WAIT_S, "longest server wait")?;
+    settings.max_wait_ms = s * 1000;
+    Ok(settings)
 }
 
 impl Default for FormState {
@@ -218,6 +238,7 @@ impl Default for FormState {
             concurrency: "4".into(),
             timeout_s: "60".into(),
             title: "My pilot audit".into(),
+            max_wait_s: default_max_wait_s(),
         }
     }
 }
@@ -251,6 +272,10 @@ pub(crate) mod rules {
     pub const PRICE: DecimalRule = DecimalRule::at_least(0.0).or_empty();
     /// Questions or cells to take (clinical pilot, judge coding).
     pub const COUNT: WholeRule = WholeRule::between(1, 1_000_000);
+    /// The longest server wait (`Retry-After`) honoured without pausing, seconds: 0 (every wait
+    /// pauses) to a day ([`atlas_pilot::retry::MAX_MAX_WAIT_MS`]).
+    pub const MAX_WAIT_S: WholeRule =
+        WholeRule::between(0, atlas_pilot::retry::MAX_MAX_WAIT_MS / 1000);
 }
 
 /// `text` read by the whole-number `rule` as a `T`, or a message naming `what`.
@@ -293,6 +318,7 @@ pub(crate) fn limits_of(max_calls: &str, max_cost: &str) -> Result<Limits, Strin
 /// A field that does not parse or is out of range.
 pub fn settings(form: &FormState) -> Result<Settings, String> {
     run_settings(&form.concurrency, &form.timeout_s)
+        .and_then(|s| with_max_wait(s, &form.max_wait_s))
 }
 
 /// Run settings from the typed concurrency (1 to 64, [`rules::CONCURRENCY`]) and per-call timeout
@@ -306,6 +332,7 @@ pub(crate) fn run_settings(concurrency: &str, timeout_s: &str) -> Result<Setting
     Ok(Settings {
         concurrency,
         timeout_ms: (timeout_s * 1000.0) as u32,
+        max_wait_ms: atlas_pilot::retry::DEFAULT_MAX_WAIT_MS,
     })
 }
 
@@ -515,6 +542,7 @@ pub fn PilotPanel() -> impl IntoView {
                         let settings = settings(&form.get_untracked()).unwrap_or(Settings {
                             concurrency: 4,
                             timeout_ms: 60_000,
+                            max_wait_ms: atlas_pilot::retry::DEFAULT_MAX_WAIT_MS,
                         });
                         install_restored(
                             Work::Pilot(Rc::new(plan)),
@@ -672,8 +700,9 @@ pub fn PilotPanel() -> impl IntoView {
                 <div class="error" role="alert" id="pilot-error">{m}</div>
             })}
             {move || out.snapshot.get().map(|s| view! {
-                <RunView snapshot=s/>
-                <RunControls kind=Kind::Pilot prefix="pilot" open_label="Open as bundle in every view"
+                <crate::run_controls::RunNotices prefix="pilot" snapshot=s.clone()/>
+                <RunView snapshot=s.clone()/>
+                <RunControls kind=Kind::Pilot prefix="pilot" snapshot=s open_label="Open as bundle in every view"
                     discard_label="Discard the run" error=action_error restored
                     on_open=do_open on_download=do_download on_discard=do_discard/>
             })}
@@ -967,6 +996,7 @@ pub(crate) fn provider_row(rows: Rows, keys: Keys, i: usize) -> impl IntoView {
             <span class="key-mask" id=format!("pilot-key-mask-{id}")>
                 {let id = id.clone(); move || keys.masked.with(|m| m.get(&id).cloned()).map(|m| format!("key: {m}")).unwrap_or_else(|| "no key (fine for local servers)".into())}
             </span>
+            " "{crate::connection_test::test_button(id.clone(), move || rows.get_untracked(i).ok_or_else(|| "this row is gone".to_string()).and_then(|r| r.provider()), keys)}
             <br/>
             <label>"Price per 1M input tokens "
                 <NumberInput id=format!("pilot-price-in-{id}") decimal=true size=6 shown=Signal::derive(field("price_in"))
@@ -1075,6 +1105,9 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
                 {number_field(form, "pilot-timeout", "timeout per call (s)", Rule::Decimal(rules::TIMEOUT_S), (|f| f.timeout_s.clone(), |f, v| f.timeout_s = v))}" "
                 {text_field(form, "pilot-title", "bundle title", |f| f.title.clone(), |f, v| f.title = v)}
             </div>
+            <div>
+                {number_field(form, "pilot-max-wait", "longest server wait (Retry-After, s; longer pauses the run)", Rule::Whole(rules::MAX_WAIT_S), (|f| f.max_wait_s.clone(), |f, v| f.max_wait_s = v))}
+            </div>
         </fieldset>
     }
 }
@@ -1113,6 +1146,7 @@ fn RunView(snapshot: Snapshot) -> impl IntoView {
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
         {snapshot.majority.map(|m| view! { <p class="pilot-majority" id="pilot-majority" data-coded=m.coded() data-ties=m.ties data-too-few-votes=m.too_few_votes>{format!("Judge panel: {}.", m.describe())}</p> })}
+        <div class="scroll">
         <table class="pilot-results" id="pilot-results">
             <caption>"Responses (model text shown as text)"</caption>
             <thead><tr>
@@ -1132,5 +1166,6 @@ fn RunView(snapshot: Snapshot) -> impl IntoView {
                 }}).collect_view()}
             </tbody>
         </table>
+        </div>
     }
 }

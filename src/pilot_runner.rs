@@ -13,18 +13,27 @@
 //! Each [`Kind`] has at most one run in the tab, in a thread-local [`Runner`]; the UI reads a
 //! [`Snapshot`] signal that is refreshed after every change. Nothing here
 //! logs: no request, header or key reaches the console.
+//!
+//! Every attempt is settled by [`atlas_pilot::Job::settle_attempt`], as `atlas pilot run` does: a
+//! provider whose first calls all fail the same way is stopped early (for network failures the
+//! runner then runs the two key-less probes of [`crate::connection_test`] and shows their diagnosis
+//! with the stop), and a `Retry-After` longer than the run's longest wait
+//! ([`Settings::max_wait_ms`]) pauses the run: nothing new starts, the calls in flight settle, and
+//! [`resume`] goes on (the call the server asked to hold waits until the server's time).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use atlas_pilot::clinical::{call_rows, ClinicalCallRow, ClinicalPlan, ClinicalProgress};
+use atlas_pilot::connection::Diagnosis;
 use atlas_pilot::judge::{label_code, parse_judge_label};
 use atlas_pilot::provider::HttpRequest;
-use atlas_pilot::run::{CallStatus, RunError};
+use atlas_pilot::retry::server_wait_message;
+use atlas_pilot::run::{CallStatus, FailureGroup, RunError};
 use atlas_pilot::{
-    extract_completion, BackoffPolicy, BundleJudgePlan, Job, KeyOwner, Plan, ProviderError,
-    RunState, SecretKey,
+    extract_completion, AttemptOutcome, BackoffPolicy, BundleJudgePlan, Job, KeyOwner, Next, Plan,
+    RunState, SecretKey, Settled,
 };
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -204,6 +213,24 @@ pub struct Snapshot {
     pub majority: Option<atlas_core::rq3::MajorityCounts>,
     /// The last problem of the scheduler itself (not of a call).
     pub problem: Option<String>,
+    /// Providers stopped early: the crate's message, with the browser's diagnosis once it is in.
+    pub stops: Vec<StopNote>,
+    /// Finally failed calls grouped by reason (count, first example), largest first.
+    pub failure_groups: Vec<FailureGroup>,
+    /// Why the run paused itself (a server asked for a longer wait than allowed), until resumed.
+    pub server_wait: Option<String>,
+}
+
+/// A provider stopped early, as shown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StopNote {
+    /// The provider's id.
+    pub provider: String,
+    /// [`atlas_pilot::run::EarlyStop::message`].
+    pub message: String,
+    /// What the probes found, for a stop by network errors (`None` until they are back, or for
+    /// other reasons).
+    pub diagnosis: Option<Diagnosis>,
 }
 
 /// How a run is sent.
@@ -213,6 +240,9 @@ pub struct Settings {
     pub concurrency: usize,
     /// Per-call timeout, ms.
     pub timeout_ms: u32,
+    /// The longest `Retry-After` honoured without pausing, ms
+    /// ([`atlas_pilot::retry::BackoffPolicy::max_wait_ms`]).
+    pub max_wait_ms: u64,
 }
 
 /// The run of one [`Kind`].
@@ -237,6 +267,11 @@ pub struct Runner {
     snapshot: RwSignal<Option<Snapshot>>,
     store_error: RwSignal<Option<String>>,
     problem: Option<String>,
+    /// The pause a server's long `Retry-After` asked for (cleared on resume).
+    server_wait: Option<String>,
+    /// Diagnoses of providers stopped early by network errors, by provider id (`None` while the
+    /// probes run).
+    diagnoses: HashMap<String, Option<Diagnosis>>,
 }
 
 thread_local! {
@@ -285,7 +320,10 @@ pub fn install(
             phase
         },
         settings,
-        policy: BackoffPolicy::default(),
+        policy: BackoffPolicy {
+            max_wait_ms: settings.max_wait_ms,
+            ..BackoffPolicy::default()
+        },
         generation: next_generation(),
         controllers: HashMap::new(),
         saving: 0,
@@ -296,6 +334,8 @@ pub fn install(
         snapshot: out.snapshot,
         store_error: out.store_error,
         problem: None,
+        server_wait: None,
+        diagnoses: HashMap::new(),
     };
     slot(kind).with_borrow_mut(|r| *r = Some(runner));
     with_runner(kind, |r| {
@@ -441,6 +481,7 @@ pub fn resume(kind: Kind) -> Result<(), String> {
         ));
     }
     with_runner(kind, |r| {
+        r.server_wait = None;
         if matches!(r.phase, Phase::Paused | Phase::Cancelled | Phase::Finished) {
             r.phase = Phase::Running;
             r.publish();
@@ -468,6 +509,7 @@ pub fn cancel(kind: Kind) {
 pub fn retry_failed(kind: Kind) -> Result<(), String> {
     with_runner(kind, |r| {
         r.state.retry_failed();
+        r.diagnoses.clear();
         r.phase = Phase::Paused;
     });
     resume(kind)
@@ -543,6 +585,54 @@ impl Runner {
         }
     }
 
+    /// For each provider newly stopped early by network errors, runs the two key-less probes of
+    /// [`crate::connection_test::diagnose_network_failure`] once and shows the diagnosis with the
+    /// stop.
+    fn diagnose_new_stops(&mut self, kind: Kind) {
+        let work = self.work.clone();
+        let job = work.job();
+        let stops: Vec<(String, String, String)> = self
+            .state
+            .early_stops()
+            .into_iter()
+            .filter(|s| s.reason.kind == "network" && !self.diagnoses.contains_key(&s.provider))
+            .map(|s| (s.provider.clone(), s.url.clone(), s.reason.message.clone()))
+            .collect();
+        for (provider, url, message) in stops {
+            // A call of that provider gives its Provider and key.
+            let ids = self
+                .state
+                .calls
+                .iter()
+                .map(|c| c.id.as_str())
+                .chain(self.state.judge_calls.iter().map(|j| j.id.as_str()));
+            let Some((p, id)) = ids
+                .filter_map(|id| {
+                    job.provider_of(&self.state, id)
+                        .filter(|(name, _)| *name == provider)
+                        .map(|(_, p)| (p.clone(), id.to_string()))
+                })
+                .next()
+            else {
+                continue;
+            };
+            let key = self.key_for(&id);
+            self.diagnoses.insert(provider.clone(), None);
+            let generation = self.generation;
+            spawn_local(async move {
+                let d =
+                    crate::connection_test::diagnose_network_failure(&p, &url, message, &key).await;
+                with_runner(kind, |r| {
+                    // Not after "Retry failed calls" (it clears the diagnoses) or a new run.
+                    if r.generation == generation && r.diagnoses.contains_key(&provider) {
+                        r.diagnoses.insert(provider, Some(d));
+                        r.publish();
+                    }
+                });
+            });
+        }
+    }
+
     fn key_for(&self, id: &str) -> SecretKey {
         let row = match (&self.work, self.work.job().key_owner(&self.state, id)) {
             (Work::Judging(_), Some(KeyOwner::Judge { index, .. })) => judging_row_id(index),
@@ -596,6 +686,16 @@ impl Runner {
                 clinical_progress = Some(ClinicalProgress::from_rows(&clinical));
             }
         }
+        let stops = self
+            .state
+            .early_stops()
+            .into_iter()
+            .map(|s| StopNote {
+                provider: s.provider.clone(),
+                message: s.message.clone(),
+                diagnosis: self.diagnoses.get(&s.provider).cloned().flatten(),
+            })
+            .collect();
         let snapshot = Snapshot {
             phase: self.phase,
             calls: progress.calls,
@@ -608,6 +708,9 @@ impl Runner {
             clinical_progress,
             majority,
             problem: self.problem.clone(),
+            stops,
+            failure_groups: self.state.failure_groups(),
+            server_wait: self.server_wait.clone(),
         };
         self.snapshot.set(Some(snapshot));
         publish_counts(
@@ -934,17 +1037,6 @@ fn pump(kind: Kind) {
     }
 }
 
-/// What `fetch` gave.
-enum Outcome {
-    Response {
-        status: u16,
-        headers: Vec<(String, String)>,
-        body: String,
-    },
-    TimedOut,
-    Network(String),
-}
-
 async fn send(kind: Kind, launch: Launch) {
     let outcome = fetch(&launch).await;
     let saved = with_runner(kind, |r| {
@@ -955,51 +1047,35 @@ async fn send(kind: Kind, launch: Launch) {
         let now = now();
         let work = r.work.clone();
         let job = work.job();
-        let seed = job.seed();
-        let result: Result<(), RunError> = match outcome {
-            Outcome::Response {
-                status,
-                headers,
-                body,
-            } => job
-                .record_response(
-                    &mut r.state,
-                    &launch.id,
-                    status,
-                    &headers,
-                    &body,
-                    &launch.key,
-                    &r.policy,
-                    now,
-                )
-                .map(|_| ()),
-            Outcome::TimedOut => r
-                .state
-                .fail_attempt(
-                    &launch.id,
-                    &ProviderError::Timeout { status: None },
-                    &launch.key,
-                    &r.policy,
-                    seed,
-                    now,
-                )
-                .map(|_| ()),
-            Outcome::Network(message) => r
-                .state
-                .fail_attempt(
-                    &launch.id,
-                    &ProviderError::Network {
-                        message: launch.key.scrub(&message),
-                    },
-                    &launch.key,
-                    &r.policy,
-                    seed,
-                    now,
-                )
-                .map(|_| ()),
-        };
-        if let Err(e) = result {
-            r.problem = Some(launch.key.scrub(&e.to_string()));
+        let stops_before = r.state.early_stops().len();
+        let result: Result<Settled, RunError> = job.settle_attempt(
+            &mut r.state,
+            &launch.id,
+            outcome,
+            &launch.key,
+            &r.policy,
+            now,
+        );
+        match result {
+            Ok(Settled::Error {
+                next: Next::Pause {
+                    wait_ms, limit_ms, ..
+                },
+                ..
+            }) => {
+                // Nothing new starts; the calls in flight settle; resume goes on.
+                if r.phase == Phase::Running {
+                    r.phase = Phase::Paused;
+                }
+                if r.server_wait.is_none() {
+                    r.server_wait = Some(server_wait_message(&launch.id, wait_ms, limit_ms));
+                }
+            }
+            Ok(_) => {}
+            Err(e) => r.problem = Some(launch.key.scrub(&e.to_string())),
+        }
+        if r.state.early_stops().len() > stops_before {
+            r.diagnose_new_stops(kind);
         }
         let seq = r.save(false);
         if seq.is_some() {
@@ -1021,20 +1097,21 @@ async fn send(kind: Kind, launch: Launch) {
     pump(kind);
 }
 
-async fn fetch(launch: &Launch) -> Outcome {
+async fn fetch(launch: &Launch) -> AttemptOutcome {
+    let network = |message: String| AttemptOutcome::Network { message };
     let Some(window) = web_sys::window() else {
-        return Outcome::Network("no window".into());
+        return network("no window".into());
     };
     let scrub = |e: &JsValue| launch.key.scrub(&js_message(e));
     let init = web_sys::RequestInit::new();
     init.set_method(&launch.request.method);
     let headers = match web_sys::Headers::new() {
         Ok(h) => h,
-        Err(e) => return Outcome::Network(scrub(&e)),
+        Err(e) => return network(scrub(&e)),
     };
     for (name, value) in &launch.request.headers {
         if let Err(e) = headers.set(name, value) {
-            return Outcome::Network(scrub(&e));
+            return network(scrub(&e));
         }
     }
     init.set_headers(&headers);
@@ -1072,7 +1149,7 @@ async fn fetch(launch: &Launch) -> Outcome {
             }
         }
         let body = JsFuture::from(response.text()?).await?;
-        Ok::<_, JsValue>(Outcome::Response {
+        Ok::<_, JsValue>(AttemptOutcome::Response {
             status,
             headers: pairs,
             body: body.as_string().unwrap_or_default(),
@@ -1084,7 +1161,7 @@ async fn fetch(launch: &Launch) -> Outcome {
     }
     match outcome {
         Ok(o) => o,
-        Err(_) if timed_out.get() => Outcome::TimedOut,
-        Err(e) => Outcome::Network(scrub(&e)),
+        Err(_) if timed_out.get() => AttemptOutcome::TimedOut,
+        Err(e) => network(scrub(&e)),
     }
 }

@@ -1,13 +1,14 @@
 //! What the three run sections of the pilot panel share — a pilot ([`Kind::Pilot`]), judge coding of a
 //! loaded bundle ([`Kind::Judging`]) and a clinical pilot ([`Kind::Clinical`]): restoring a saved run
-//! after a reload, the notice that offers to resume it, the persistence error, and the buttons under a
-//! run. Element ids are `{prefix}-…` with the section's prefix (`pilot`, `bundle-judge`,
+//! after a reload, the notice that offers to resume it, the persistence error, what went wrong in a run
+//! (a server's long wait, providers stopped early, failures grouped by reason), and the buttons under
+//! a run, each enabled only when it applies. Element ids are `{prefix}-…` with the section's prefix (`pilot`, `bundle-judge`,
 //! `clinical-pilot`); the end-to-end tests use them.
 
 use atlas_pilot::RunState;
 use leptos::prelude::*;
 
-use crate::pilot_runner::{self as runner, Kind, Outputs, Phase, Settings, Work};
+use crate::pilot_runner::{self as runner, Kind, Outputs, Phase, Settings, Snapshot, Work};
 use crate::pilot_store::Keys;
 
 /// Installs a run read back from IndexedDB: paused (resumable), or cancelled when the user had
@@ -75,12 +76,88 @@ pub fn SavedRunNotices(
     }
 }
 
+/// Which of the buttons under a run apply now: Pause while running, Resume while paused, Cancel
+/// while running or paused, Retry failed calls when there are failed calls, Open and Download when
+/// something was answered; Discard always.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Applies {
+    /// Pause.
+    pub pause: bool,
+    /// Resume.
+    pub resume: bool,
+    /// Cancel.
+    pub cancel: bool,
+    /// Retry failed calls.
+    pub retry: bool,
+    /// Open as bundle / Download bundle.
+    pub bundle: bool,
+}
+
+impl Applies {
+    /// The buttons that apply to the run in `snapshot`.
+    pub fn of(snapshot: &Snapshot) -> Self {
+        let failed = snapshot.calls.failed + snapshot.judge_calls.failed;
+        let answered = snapshot.calls.answered + snapshot.judge_calls.answered;
+        Applies {
+            pause: snapshot.phase == Phase::Running,
+            resume: snapshot.phase == Phase::Paused,
+            cancel: matches!(snapshot.phase, Phase::Running | Phase::Paused),
+            retry: failed > 0,
+            bundle: answered > 0,
+        }
+    }
+}
+
+/// What went wrong in a run, above its table: the pause a server asked for
+/// (`{prefix}-server-wait`), the providers stopped early with one message each and, for network
+/// failures, the browser's diagnosis (`{prefix}-stopped`), and the failed calls grouped by reason —
+/// count and first example (`{prefix}-failures`).
+#[component]
+pub fn RunNotices(prefix: &'static str, snapshot: Snapshot) -> impl IntoView {
+    let groups = snapshot.failure_groups;
+    let stops = snapshot.stops;
+    let n_stops = stops.len();
+    view! {
+        {snapshot.server_wait.map(|m| view! {
+            <div class="warning server-wait" role="alert" id=format!("{prefix}-server-wait")>{m}</div>
+        })}
+        {(!stops.is_empty()).then(|| view! {
+            <div class="error stopped" role="alert" id=format!("{prefix}-stopped") data-count=n_stops>
+                {stops.into_iter().map(|s| view! {
+                    <p class="stop" data-provider=s.provider.clone()>{s.message}</p>
+                    {s.diagnosis.map(|d| view! {
+                        <p class="diagnosis" data-reason=d.reason.key()>
+                            {format!("What the browser could find out: {}", d.text())}
+                        </p>
+                    })}
+                }).collect_view()}
+            </div>
+        })}
+        {(!groups.is_empty()).then(|| view! {
+            <table class="failure-groups" id=format!("{prefix}-failures")>
+                <caption>"Failed calls by reason (count and the first example)"</caption>
+                <thead><tr><th>"reason"</th><th>"calls"</th><th>"first example"</th></tr></thead>
+                <tbody>
+                    {groups.into_iter().map(|g| view! {
+                        <tr data-key=g.key.clone() data-count=g.count>
+                            <td class="label">{g.label}</td><td>{g.count}</td>
+                            <td class="reason"><code>{g.first_call}</code>": "{g.first_message}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        })}
+    }
+}
+
 /// The buttons under a run: pause, resume, cancel, retry failed calls, open, download, discard
-/// (`{prefix}-pause` … `{prefix}-discard`).
+/// (`{prefix}-pause` … `{prefix}-discard`), each enabled only when it applies ([`Applies`]).
 #[component]
 pub fn RunControls(
     kind: Kind,
     prefix: &'static str,
+    /// The run the buttons act on.
+    snapshot: Snapshot,
     /// The open button's label.
     open_label: &'static str,
     /// The discard button's label.
@@ -93,19 +170,26 @@ pub fn RunControls(
     on_download: Callback<()>,
     on_discard: Callback<()>,
 ) -> impl IntoView {
+    let a = Applies::of(&snapshot);
     view! {
         <div class="pilot-actions">
-            <button id=format!("{prefix}-pause") on:click=move |_| runner::pause(kind)>"Pause"</button>
-            " "<button id=format!("{prefix}-resume") on:click=move |_| resume_or_report(kind, error, restored)>"Resume"</button>
-            " "<button id=format!("{prefix}-cancel") on:click=move |_| runner::cancel(kind)>"Cancel"</button>
-            " "<button id=format!("{prefix}-retry") on:click=move |_| {
-                error.set(None);
-                if let Err(e) = runner::retry_failed(kind) {
-                    error.set(Some(e));
-                }
-            }>"Retry failed calls"</button>
-            " "<button id=format!("{prefix}-open") on:click=move |_| on_open.run(())>{open_label}</button>
-            " "<button id=format!("{prefix}-download") on:click=move |_| on_download.run(())>"Download bundle"</button>
+            <button id=format!("{prefix}-pause") disabled=!a.pause title="only while the run is sending calls"
+                on:click=move |_| runner::pause(kind)>"Pause"</button>
+            " "<button id=format!("{prefix}-resume") disabled=!a.resume title="only while the run is paused"
+                on:click=move |_| resume_or_report(kind, error, restored)>"Resume"</button>
+            " "<button id=format!("{prefix}-cancel") disabled=!a.cancel title="only while the run is sending or paused"
+                on:click=move |_| runner::cancel(kind)>"Cancel"</button>
+            " "<button id=format!("{prefix}-retry") disabled=!a.retry title="only when calls have failed"
+                on:click=move |_| {
+                    error.set(None);
+                    if let Err(e) = runner::retry_failed(kind) {
+                        error.set(Some(e));
+                    }
+                }>"Retry failed calls"</button>
+            " "<button id=format!("{prefix}-open") disabled=!a.bundle title="once a call has answered"
+                on:click=move |_| on_open.run(())>{open_label}</button>
+            " "<button id=format!("{prefix}-download") disabled=!a.bundle title="once a call has answered"
+                on:click=move |_| on_download.run(())>"Download bundle"</button>
             " "<button id=format!("{prefix}-discard") on:click=move |_| on_discard.run(())>{discard_label}</button>
         </div>
     }

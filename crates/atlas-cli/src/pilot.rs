@@ -45,10 +45,11 @@ use atlas_pilot::plan::{
 use atlas_pilot::plan::{Limits, Prices};
 use atlas_pilot::provider::ProviderKind;
 use atlas_pilot::provider::{ProviderError, RetryAfter};
-use atlas_pilot::run::{pilot_judge_majority, CallStatus};
+use atlas_pilot::retry::{describe_wait, server_wait_message};
+use atlas_pilot::run::{pilot_judge_majority, CallStatus, FailureGroup};
 use atlas_pilot::{
-    build_plan, extract_completion, to_bundle, BackoffPolicy, BundleInfo, HttpRequest, Next,
-    PilotDesign, Plan, RunState, SecretKey, Settled,
+    build_plan, extract_completion, to_bundle, AttemptOutcome, BackoffPolicy, BundleInfo,
+    HttpRequest, Next, PilotDesign, Plan, RunState, SecretKey, Settled,
 };
 use atlas_pilot::{
     merge_judge_columns, plan_bundle_judging, BundleJudgeDesign, BundleJudgePlan, Job as PilotJob,
@@ -166,6 +167,16 @@ pub struct SendArgs {
     /// Largest backoff ceiling, ms (BackoffPolicy::cap_ms).
     #[arg(long, default_value_t = BackoffPolicy::default().cap_ms)]
     pub backoff_cap_ms: u64,
+    /// The longest wait a server may ask for (Retry-After) that is honoured unattended, seconds
+    /// (BackoffPolicy::max_wait_ms; at most 86400). A longer one pauses the run: the state is saved,
+    /// the command exits with code 4, and running it again resumes (that call then waits until the
+    /// server's time).
+    #[arg(long, default_value_t = BackoffPolicy::default().max_wait_ms / 1000)]
+    pub max_retry_after_s: u64,
+    /// On resume, put the finally failed calls back to pending first (fresh attempts), e.g. after
+    /// fixing what made a provider stop early.
+    #[arg(long)]
+    pub retry_failed: bool,
     /// Append one JSON line per attempt outcome to this file (call id, attempt, outcome, status,
     /// Retry-After, backoff delay, times; no key, no request).
     #[arg(long)]
@@ -195,7 +206,7 @@ impl SendArgs {
             base_ms: self.backoff_base_ms,
             cap_ms: self.backoff_cap_ms,
             max_attempts: self.max_attempts,
-            ..BackoffPolicy::default()
+            max_wait_ms: self.max_retry_after_s.saturating_mul(1000),
         };
         policy.validate().context("the retry settings")?;
         Ok(policy)
@@ -648,20 +659,6 @@ fn keys(
     Ok(out)
 }
 
-/// What one attempt came back with.
-enum Outcome {
-    /// An HTTP response (any status).
-    Response {
-        status: u16,
-        headers: Vec<(String, String)>,
-        body: String,
-    },
-    /// The per-call timeout fired.
-    Timeout,
-    /// No response: connection refused, dropped, reset, TLS, DNS…
-    Network(String),
-}
-
 /// One request for a worker thread.
 struct Work {
     id: String,
@@ -670,7 +667,7 @@ struct Work {
 
 struct Done {
     id: String,
-    outcome: Outcome,
+    outcome: AttemptOutcome,
 }
 
 fn agent(timeout: Duration) -> ureq::Agent {
@@ -684,14 +681,18 @@ fn agent(timeout: Duration) -> ureq::Agent {
         .new_agent()
 }
 
-fn send(agent: &ureq::Agent, req: &HttpRequest) -> Outcome {
+/// One attempt: a response (any status), the per-call timeout, or no response (connection refused,
+/// dropped, reset, TLS, DNS…).
+fn send(agent: &ureq::Agent, req: &HttpRequest) -> AttemptOutcome {
     let mut r = agent.post(&req.url);
     for (name, value) in &req.headers {
         r = r.header(name.as_str(), value.as_str());
     }
     let map_err = |e: ureq::Error| match e {
-        ureq::Error::Timeout(_) => Outcome::Timeout,
-        other => Outcome::Network(other.to_string()),
+        ureq::Error::Timeout(_) => AttemptOutcome::TimedOut,
+        other => AttemptOutcome::Network {
+            message: other.to_string(),
+        },
     };
     let mut resp = match r.send(req.body.as_bytes()) {
         Ok(resp) => resp,
@@ -714,7 +715,7 @@ fn send(agent: &ureq::Agent, req: &HttpRequest) -> Outcome {
         .limit(64 * 1024 * 1024)
         .read_to_vec()
     {
-        Ok(bytes) => Outcome::Response {
+        Ok(bytes) => AttemptOutcome::Response {
             status,
             headers,
             body: String::from_utf8_lossy(&bytes).into_owned(),
@@ -769,6 +770,32 @@ struct Runner<'a> {
     events: Option<fs::File>,
     in_flight: HashMap<String, (u32, u64)>,
     settled_attempts: usize,
+    /// The message of a pause asked for by a server's long `Retry-After`.
+    paused: Option<String>,
+    /// Early stops already printed.
+    stops_shown: usize,
+}
+
+/// How [`drive`] ended.
+pub(crate) enum Driven {
+    /// Every call answered, failed or skipped: the final state and the time taken.
+    Done(RunState, Duration),
+    /// `--stop-after` stopped it abruptly (exit code 3).
+    Stopped,
+    /// A server asked for a longer wait than `--max-retry-after-s`: the state is saved, the run
+    /// resumes when the command is run again (exit code 4).
+    Paused,
+}
+
+impl Driven {
+    /// The exit code of a run that did not finish (3 stopped, 4 paused).
+    pub(crate) fn exit_code(&self) -> ExitCode {
+        match self {
+            Driven::Done(..) => ExitCode::SUCCESS,
+            Driven::Stopped => ExitCode::from(3),
+            Driven::Paused => ExitCode::from(4),
+        }
+    }
 }
 
 impl Runner<'_> {
@@ -800,54 +827,37 @@ impl Runner<'_> {
         Ok(())
     }
 
-    /// Records one attempt's outcome in the state; returns a line for stderr when it was an error.
+    /// Records one attempt's outcome in the state ([`PilotJob::settle_attempt`]: retries, the early
+    /// stop of a provider, the pause on a long `Retry-After`); returns a line for stderr when it was
+    /// an error, and notes a pause in `self.paused` and a new early stop in `self.stops_shown`.
     fn settle(&mut self, done: Done) -> Result<Option<String>> {
         let now = now_ms();
         let (attempt, sent_ms) = self.in_flight.remove(&done.id).unwrap_or((0, now));
         let key = self.key_of(&done.id).clone();
         let is_judge = done.id.contains(':');
-        let (outcome, status, retry_after_ms, next, message) = match done.outcome {
-            Outcome::Response {
-                status,
-                headers,
-                body,
-            } => {
-                let settled = self
-                    .job
-                    .record_response(
-                        &mut self.state,
-                        &done.id,
-                        status,
-                        &headers,
-                        &body,
-                        &key,
-                        &self.policy,
-                        now,
-                    )
-                    .with_context(|| format!("recording the response of call {}", done.id))?;
-                match settled {
-                    Settled::Answered => ("answered", Some(status), None, None, None),
-                    Settled::Error { error, next } => (
-                        error.kind_key(),
-                        Some(status),
-                        retry_after_ms(&error, now),
-                        Some(next),
-                        Some(error.to_string()),
-                    ),
-                }
-            }
-            Outcome::Timeout => {
-                let e = ProviderError::Timeout { status: None };
-                let next = self.fail(&done.id, &e, &key, now)?;
-                ("timeout", None, None, Some(next), Some(e.to_string()))
-            }
-            Outcome::Network(message) => {
-                let e = ProviderError::Network {
-                    message: key.scrub(&message),
-                };
-                let next = self.fail(&done.id, &e, &key, now)?;
-                ("network", None, None, Some(next), Some(e.to_string()))
-            }
+        let status = match &done.outcome {
+            AttemptOutcome::Response { status, .. } => Some(*status),
+            _ => None,
+        };
+        let settled = self
+            .job
+            .settle_attempt(
+                &mut self.state,
+                &done.id,
+                done.outcome,
+                &key,
+                &self.policy,
+                now,
+            )
+            .with_context(|| format!("recording the outcome of call {}", done.id))?;
+        let (outcome, retry_after_ms, next, message) = match settled {
+            Settled::Answered => ("answered", None, None, None),
+            Settled::Error { error, next } => (
+                error.kind_key(),
+                retry_after_ms(&error, now),
+                Some(next),
+                Some(error.to_string()),
+            ),
         };
         let (next_name, delay_ms, not_before_ms) = match next {
             None => ("done", None, None),
@@ -856,7 +866,20 @@ impl Runner<'_> {
                 not_before_ms,
                 delay_ms,
             }) => ("retry", Some(delay_ms), Some(not_before_ms)),
+            Some(Next::Pause {
+                not_before_ms,
+                wait_ms,
+                ..
+            }) => ("paused", Some(wait_ms), Some(not_before_ms)),
         };
+        if let Some(Next::Pause {
+            wait_ms, limit_ms, ..
+        }) = next
+        {
+            if self.paused.is_none() {
+                self.paused = Some(server_wait_message(&done.id, wait_ms, limit_ms));
+            }
+        }
         let message = message.map(|m| key.scrub(&m));
         let line = message.as_ref().map(|m| {
             format!(
@@ -864,6 +887,12 @@ impl Runner<'_> {
                 done.id,
                 match next {
                     Some(Next::Retry { delay_ms, .. }) => format!("retry in {} ms", delay_ms),
+                    Some(Next::Pause { wait_ms, .. }) => {
+                        format!(
+                            "the server asks {}: pausing the run",
+                            describe_wait(wait_ms)
+                        )
+                    }
                     _ => "failed for good (kept with its reason)".to_string(),
                 }
             )
@@ -885,13 +914,19 @@ impl Runner<'_> {
         self.log(&event)?;
         self.settled_attempts += 1;
         self.persist()?;
+        let stops: Vec<String> = self
+            .state
+            .early_stops()
+            .iter()
+            .skip(self.stops_shown)
+            .map(|s| s.message.clone())
+            .collect();
+        self.stops_shown += stops.len();
+        let line = match (line, stops.is_empty()) {
+            (line, true) => line,
+            (line, false) => Some(line.into_iter().chain(stops).collect::<Vec<_>>().join("\n")),
+        };
         Ok(line)
-    }
-
-    fn fail(&mut self, id: &str, e: &ProviderError, key: &SecretKey, now: u64) -> Result<Next> {
-        self.state
-            .fail_attempt(id, e, key, &self.policy, self.job.seed(), now)
-            .with_context(|| format!("recording the failed attempt of call {id}"))
     }
 }
 
@@ -909,7 +944,7 @@ fn run_plan(a: &RunArgs) -> Result<ExitCode> {
     } else {
         RunState::new(&plan)
     };
-    let Some((state, elapsed)) = drive(
+    let (state, elapsed) = match drive(
         &plan,
         state,
         resumed,
@@ -918,9 +953,9 @@ fn run_plan(a: &RunArgs) -> Result<ExitCode> {
         policy,
         &a.send,
         !a.no_judges,
-    )?
-    else {
-        return Ok(ExitCode::from(3));
+    )? {
+        Driven::Done(state, elapsed) => (state, elapsed),
+        other => return Ok(other.exit_code()),
     };
     let p = state.progress();
     println!(
@@ -939,10 +974,13 @@ fn run_plan(a: &RunArgs) -> Result<ExitCode> {
 /// per-call timeout, retries by `policy` honouring `Retry-After`, the state written atomically to
 /// `state_path` at the start and after every settled attempt (in-flight calls of a resumed state are
 /// sent again), due calls added as others are answered when `follow_up` (a pilot's judge calls).
-/// `resumed`: the state was read from `state_path`. Returns the final state and the time taken, or
-/// `None` after `--stop-after`.
+/// `resumed`: the state was read from `state_path`; with `--retry-failed` its failed calls are put
+/// back to pending first. A provider whose first calls all fail the same way is stopped early (its
+/// message printed once); a server's `Retry-After` longer than `--max-retry-after-s` pauses: no new
+/// call starts, those in flight are settled, the state is saved ([`Driven::Paused`]). Returns the
+/// final state and the time taken, or how the run ended early.
 #[allow(clippy::too_many_arguments)]
-fn drive(
+pub(crate) fn drive(
     job: &dyn PilotJob,
     mut state: RunState,
     resumed: bool,
@@ -951,10 +989,14 @@ fn drive(
     policy: BackoffPolicy,
     a: &SendArgs,
     follow_up: bool,
-) -> Result<Option<(RunState, Duration)>> {
+) -> Result<Driven> {
     job.check_state(&state)
         .with_context(|| format!("{} belongs to another plan", state_path.display()))?;
     let interrupted = state.interrupt();
+    if a.retry_failed {
+        let n = state.retry_failed();
+        eprintln!("--retry-failed: {n} failed call(s) back to pending, tried afresh");
+    }
     if follow_up {
         job.add_due_calls(&mut state);
     }
@@ -977,7 +1019,10 @@ fn drive(
         events,
         in_flight: HashMap::new(),
         settled_attempts: 0,
+        paused: None,
+        stops_shown: 0,
     };
+    r.stops_shown = r.state.early_stops().len();
     r.persist()?;
     let p = r.state.progress();
     if resumed {
@@ -1016,7 +1061,26 @@ fn drive(
             job.add_due_calls(&mut r.state);
         }
         let now = now_ms();
-        let free = a.concurrency.saturating_sub(r.in_flight.len());
+        if let Some(message) = &r.paused {
+            if r.in_flight.is_empty() {
+                r.persist()?;
+                eprintln!("{message}");
+                eprintln!(
+                    "the run is paused; its state is saved in {}: run the same command again to resume",
+                    state_path.display()
+                );
+                drop(work_tx);
+                for h in handles {
+                    let _ = h.join();
+                }
+                return Ok(Driven::Paused);
+            }
+        }
+        let free = if r.paused.is_some() {
+            0
+        } else {
+            a.concurrency.saturating_sub(r.in_flight.len())
+        };
         let ready = job.ready(&r.state, now, free);
         for id in ready {
             let key = r.key_of(&id).clone();
@@ -1078,7 +1142,7 @@ fn drive(
                         r.in_flight.len(),
                         state_path.display()
                     );
-                    return Ok(None);
+                    return Ok(Driven::Stopped);
                 }
             }
             Err(RecvTimeoutError::Timeout) => {}
@@ -1094,7 +1158,7 @@ fn drive(
         let _ = h.join();
     }
     r.persist()?;
-    Ok(Some((r.state, started.elapsed())))
+    Ok(Driven::Done(r.state, started.elapsed()))
 }
 
 fn print_progress(state: &RunState, concurrency: usize, elapsed: Duration) {
@@ -1351,7 +1415,7 @@ fn judge(a: &JudgeArgs) -> Result<ExitCode> {
     } else {
         plan.new_state()
     };
-    let Some((state, elapsed)) = drive(
+    let (state, elapsed) = match drive(
         &plan,
         state,
         resumed,
@@ -1360,9 +1424,9 @@ fn judge(a: &JudgeArgs) -> Result<ExitCode> {
         policy,
         &a.send,
         false,
-    )?
-    else {
-        return Ok(ExitCode::from(3));
+    )? {
+        Driven::Done(state, elapsed) => (state, elapsed),
+        other => return Ok(other.exit_code()),
     };
     let command = std::iter::once("atlas".to_string())
         .chain(std::env::args().skip(1))
@@ -1468,6 +1532,11 @@ pub struct Counts {
     pub not_run: usize,
     /// Finally failed calls (audited and judge) by failure kind.
     pub failed_by_reason: BTreeMap<String, usize>,
+    /// Finally failed calls (audited and judge) grouped by reason (`RunState::failure_groups`:
+    /// kind, status and network cause), with the count and the first example; largest first.
+    pub failure_groups: Vec<FailureGroup>,
+    /// The message of each provider stopped early.
+    pub early_stops: Vec<String>,
     /// Attempts beyond the first, summed over the settled calls.
     pub retries: u64,
     /// Answered audited calls by how the Selection was obtained.
@@ -1494,6 +1563,12 @@ pub struct Counts {
 fn counts(plan: &Plan, state: &RunState) -> Counts {
     let mut c = Counts {
         planned: plan.calls.len(),
+        failure_groups: state.failure_groups(),
+        early_stops: state
+            .early_stops()
+            .iter()
+            .map(|s| s.message.clone())
+            .collect(),
         ..Counts::default()
     };
     let fail = |status: &CallStatus, c: &mut Counts| match status {
@@ -1582,6 +1657,7 @@ fn summary(a: &SummaryArgs) -> Result<ExitCode> {
         c.planned, c.answered, c.failed, c.not_run, c.retries
     );
     println!("failed by reason: {}", fmt(&c.failed_by_reason));
+    print_failure_groups(&c.failure_groups, &c.early_stops);
     println!("Selection obtained: {}", fmt(&c.obtained));
     println!("Selection rules: {}", fmt(&c.rules));
     println!(
@@ -1608,6 +1684,20 @@ fn summary(a: &SummaryArgs) -> Result<ExitCode> {
         println!("judge panel: {}", m.describe());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The failure groups (one line each: count, reason, first example) and the early stops, for the
+/// summaries' text output.
+pub(crate) fn print_failure_groups(groups: &[FailureGroup], stops: &[String]) {
+    for g in groups {
+        println!(
+            "  {} × {} — first: {}: {}",
+            g.count, g.label, g.first_call, g.first_message
+        );
+    }
+    for m in stops {
+        println!("early stop: {m}");
+    }
 }
 
 /// `at most C (the prices' currency)`, plus how many calls have no price and are not counted.

@@ -676,6 +676,16 @@ impl BundleJudgePlan {
 }
 
 impl Job for BundleJudgePlan {
+    /// The judge of the call (its id, the new column's).
+    fn provider_of<'s>(
+        &'s self,
+        _state: &'s RunState,
+        id: &str,
+    ) -> Option<(&'s str, &'s crate::provider::Provider)> {
+        let judge = self.judge_of(self.call(id)?)?;
+        Some((judge.id.as_str(), &judge.provider))
+    }
+
     fn request(
         &self,
         _state: &RunState,

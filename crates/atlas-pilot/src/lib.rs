@@ -9,7 +9,8 @@
 //! turns it into a format-v1 bundle ([`run`]); judge coding of an already loaded bundle's Rationales
 //! adds judge columns to that bundle ([`bundle_judge`]); the clinical protocol of seed `001_…`
 //! (MedQA items, demographic prefixes, counterfactual and judge prompts with dependencies between
-//! calls, lenient field parsers, CFV outcomes, the clinical bundle) is [`clinical`].
+//! calls, lenient field parsers, CFV outcomes, the clinical bundle) is [`clinical`]; why a provider
+//! cannot be reached ("Test connection", the message of a provider stopped early) is [`connection`].
 //!
 //! Definitions follow seed `000_…` (BiAxisBias, `../shared/seeds/000_*`): the forced dual output
 //! `Selection:` / `Rationale:` and how a Selection is obtained (§3.3), the judge rubric E/QE/N/D/R and the
@@ -27,6 +28,7 @@
 
 pub mod bundle_judge;
 pub mod clinical;
+pub mod connection;
 pub mod extract;
 pub mod http_date;
 pub mod judge;
@@ -47,7 +49,9 @@ pub use provider::{
     Prompt, Provider, ProviderError, SecretKey,
 };
 pub use retry::BackoffPolicy;
-pub use run::{to_bundle, BundleInfo, CallStatus, Job, KeyOwner, Next, RunState, Settled};
+pub use run::{
+    to_bundle, AttemptOutcome, BundleInfo, CallStatus, Job, KeyOwner, Next, RunState, Settled,
+};
 
 /// 64-bit FNV-1a of `bytes` (Fowler–Noll–Vo, offset basis `0xcbf29ce484222325`, prime
 /// `0x100000001b3`): the stable, platform-independent hash behind call ids and plan fingerprints.

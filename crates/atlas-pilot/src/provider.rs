@@ -684,26 +684,37 @@ pub enum RetryAfter {
         /// Milliseconds.
         ms: u64,
     },
-    /// Wait until this moment (milliseconds since 1970-01-01 UTC).
+    /// Wait until this moment (milliseconds since 1970-01-01 UTC), on the server's clock.
     At {
         /// Milliseconds since 1970-01-01 UTC.
         unix_ms: u64,
+        /// The response's `Date` header (RFC 9110 §6.6.1: the moment the server made the response,
+        /// on the same clock as `unix_ms`), in ms since 1970, when it was sent and readable. The wait
+        /// is then measured from it, so a client clock that is off does not shorten or lengthen it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        date_unix_ms: Option<u64>,
     },
 }
 
 impl RetryAfter {
-    /// Milliseconds to wait from `now_unix_ms` (0 for a moment already past).
+    /// Milliseconds to wait from now: a delay as given; a moment minus the response's `Date` when the
+    /// server sent one (both on the server's clock), else minus `now_unix_ms` (the client's clock).
+    /// 0 for a moment already past.
     pub fn delay_ms(self, now_unix_ms: u64) -> u64 {
         match self {
             RetryAfter::Delay { ms } => ms,
-            RetryAfter::At { unix_ms } => unix_ms.saturating_sub(now_unix_ms),
+            RetryAfter::At {
+                unix_ms,
+                date_unix_ms,
+            } => unix_ms.saturating_sub(date_unix_ms.unwrap_or(now_unix_ms)),
         }
     }
 }
 
 /// The server's wait instruction from the response headers: `retry-after-ms` (milliseconds, as sent by
 /// OpenAI and honoured by its SDKs) first, then `Retry-After` (RFC 9110 §10.2.3: delay-seconds or an
-/// HTTP-date, [`parse_http_date`]). `None` when absent or unreadable.
+/// HTTP-date, [`parse_http_date`]; an HTTP-date keeps the response's `Date` header beside it, to be
+/// measured against). `None` when absent or unreadable.
 pub fn parse_retry_after(headers: &[(String, String)]) -> Option<RetryAfter> {
     if let Some(ms) = header(headers, "retry-after-ms")
         .and_then(|v| v.trim().parse::<f64>().ok())
@@ -722,6 +733,9 @@ pub fn parse_retry_after(headers: &[(String, String)]) -> Option<RetryAfter> {
     }
     parse_http_date(value).map(|secs| RetryAfter::At {
         unix_ms: secs.saturating_mul(1000),
+        date_unix_ms: header(headers, "date")
+            .and_then(parse_http_date)
+            .map(|d| d.saturating_mul(1000)),
     })
 }
 
@@ -806,6 +820,13 @@ pub enum ProviderError {
 fn retry_note(retry_after: &Option<RetryAfter>) -> String {
     match retry_after {
         Some(RetryAfter::Delay { ms }) => format!(" (retry after {} s)", ms.div_ceil(1000)),
+        Some(RetryAfter::At {
+            unix_ms,
+            date_unix_ms: Some(date),
+        }) => format!(
+            " (retry after {} s by the server's clock)",
+            unix_ms.saturating_sub(*date).div_ceil(1000)
+        ),
         Some(RetryAfter::At { .. }) => " (retry after the time the provider gave)".to_string(),
         None => String::new(),
     }

@@ -14,7 +14,10 @@
 //! [`atlas_core::DrawStream`]`::with_stream(seed, RETRY_STREAM_BASE + call_index)` — ChaCha8 with u32
 //! draws, identical natively and in wasm32 — one [`atlas_core::DrawStream::index`]`(ceiling_k + 1)` per
 //! retry in order, so a call's schedule depends only on the seed and the call's index in the plan,
-//! never on what other calls did. [`decide`] turns an error into "retry after this delay" or "give up".
+//! never on what other calls did. [`decide`] turns an error into "retry after this delay", "give up",
+//! or — when the server asks for a wait longer than [`BackoffPolicy::max_wait_ms`] — "pause the run":
+//! the call keeps the server's wait and the runner stops starting calls until the user resumes
+//! ([`RetryDecision::Pause`], [`server_wait_message`]).
 
 use atlas_core::DrawStream;
 use serde::{Deserialize, Serialize};
@@ -41,10 +44,17 @@ pub struct BackoffPolicy {
     pub cap_ms: u64,
     /// Attempts in all, the first included (1 = never retry), at most [`MAX_ATTEMPTS`].
     pub max_attempts: u32,
-    /// A `Retry-After` longer than this gives up instead of waiting (the server asked for a wait the
-    /// user would not sit through).
+    /// The longest `Retry-After` honoured without asking: a longer one pauses the run
+    /// ([`RetryDecision::Pause`]) instead of waiting unattended. The app's "longest server wait" field
+    /// and `atlas pilot run --max-retry-after-s`; default [`DEFAULT_MAX_WAIT_MS`] (10 minutes).
     pub max_wait_ms: u64,
 }
+
+/// The default [`BackoffPolicy::max_wait_ms`]: 10 minutes.
+pub const DEFAULT_MAX_WAIT_MS: u64 = 600_000;
+
+/// The largest [`BackoffPolicy::max_wait_ms`] a form or flag accepts: 24 hours.
+pub const MAX_MAX_WAIT_MS: u64 = 86_400_000;
 
 impl Default for BackoffPolicy {
     /// 1 s base, 60 s cap, 5 attempts, waits up to 10 minutes.
@@ -53,7 +63,7 @@ impl Default for BackoffPolicy {
             base_ms: 1_000,
             cap_ms: 60_000,
             max_attempts: 5,
-            max_wait_ms: 600_000,
+            max_wait_ms: DEFAULT_MAX_WAIT_MS,
         }
     }
 }
@@ -73,6 +83,9 @@ pub enum PolicyError {
     #[error("max_attempts {0} is outside 1..={MAX_ATTEMPTS}")]
     /// `max_attempts` outside 1..=[`MAX_ATTEMPTS`].
     Attempts(u32),
+    #[error("the longest server wait, {0} ms, is above 24 hours ({MAX_MAX_WAIT_MS} ms)")]
+    /// `max_wait_ms` above [`MAX_MAX_WAIT_MS`].
+    MaxWait(u64),
 }
 
 impl BackoffPolicy {
@@ -95,6 +108,9 @@ impl BackoffPolicy {
         }
         if self.max_attempts == 0 || self.max_attempts > MAX_ATTEMPTS {
             return Err(PolicyError::Attempts(self.max_attempts));
+        }
+        if self.max_wait_ms > MAX_MAX_WAIT_MS {
+            return Err(PolicyError::MaxWait(self.max_wait_ms));
         }
         Ok(())
     }
@@ -165,6 +181,16 @@ pub enum RetryDecision {
         /// Why.
         reason: GiveUpReason,
     },
+    /// The server asked to wait `wait_ms`, more than the policy's `max_wait_ms`: the call waits as
+    /// asked (attempt `next_attempt` after `wait_ms`), and the run pauses until the user resumes it.
+    Pause {
+        /// The wait the server asked for, ms.
+        wait_ms: u64,
+        /// [`BackoffPolicy::max_wait_ms`].
+        limit_ms: u64,
+        /// The number of the next attempt, counting from 1.
+        next_attempt: u32,
+    },
 }
 
 /// Why [`decide`] gave up.
@@ -178,13 +204,6 @@ pub enum GiveUpReason {
         /// Attempts made.
         attempts: u32,
     },
-    /// The server asked to wait `wait_ms`, more than the policy's `max_wait_ms`.
-    WaitTooLong {
-        /// The wait asked for, ms.
-        wait_ms: u64,
-        /// [`BackoffPolicy::max_wait_ms`].
-        limit_ms: u64,
-    },
 }
 
 impl GiveUpReason {
@@ -195,19 +214,34 @@ impl GiveUpReason {
             GiveUpReason::AttemptsExhausted { attempts } => {
                 format!("gave up after {attempts} attempts")
             }
-            GiveUpReason::WaitTooLong { wait_ms, limit_ms } => format!(
-                "the provider asked to wait {} s, more than the limit of {} s",
-                wait_ms.div_ceil(1000),
-                limit_ms / 1000
-            ),
         }
     }
 }
 
+/// A wait for people: `45 s` below two minutes, else whole minutes rounded up (`30 min`).
+pub fn describe_wait(ms: u64) -> String {
+    if ms < 120_000 {
+        format!("{} s", ms.div_ceil(1000))
+    } else {
+        format!("{} min", ms.div_ceil(60_000))
+    }
+}
+
+/// The one message of a run paused by a long `Retry-After` ([`RetryDecision::Pause`]): which call,
+/// "the server asks N min", the longest wait the user allows, and what resuming does.
+pub fn server_wait_message(call_id: &str, wait_ms: u64, limit_ms: u64) -> String {
+    format!(
+        "Paused: the server asks {} before call {call_id} is sent again (Retry-After), longer than the longest wait you allow ({}). Resume to go on: that call is then sent when the server's wait is over, the other calls right away; or raise the longest server wait.",
+        describe_wait(wait_ms),
+        describe_wait(limit_ms)
+    )
+}
+
 /// Decides after attempt number `attempts_made` (≥ 1) of call `call_index` failed with `error`, at
-/// time `now_unix_ms` (milliseconds since 1970, used only for an HTTP-date `Retry-After`): give up when
-/// the error is not retryable, when `attempts_made ≥ max_attempts`, or when `Retry-After` exceeds
-/// `max_wait_ms`; otherwise retry after [`delay_ms`] with `retry = attempts_made − 1`.
+/// time `now_unix_ms` (milliseconds since 1970, used only for an HTTP-date `Retry-After` without a
+/// `Date` header, [`crate::provider::RetryAfter::delay_ms`]): give up when the error is not retryable
+/// or when `attempts_made ≥ max_attempts`; pause when `Retry-After` exceeds `max_wait_ms`; otherwise
+/// retry after [`delay_ms`] with `retry = attempts_made − 1`.
 ///
 /// # Errors
 /// [`PolicyError`] when the policy is invalid.
@@ -235,11 +269,10 @@ pub fn decide(
     }
     let retry_after = error.retry_after().map(|r| r.delay_ms(now_unix_ms));
     if let Some(wait) = retry_after.filter(|&w| w > policy.max_wait_ms) {
-        return Ok(RetryDecision::GiveUp {
-            reason: GiveUpReason::WaitTooLong {
-                wait_ms: wait,
-                limit_ms: policy.max_wait_ms,
-            },
+        return Ok(RetryDecision::Pause {
+            wait_ms: wait,
+            limit_ms: policy.max_wait_ms,
+            next_attempt: attempts_made + 1,
         });
     }
     let delay = delay_ms(policy, seed, call_index, attempts_made - 1, retry_after)?;

@@ -17,7 +17,29 @@
 //! Failed ── retry_failed() ──▶ Pending{attempts: 0}
 //! ```
 //! Any other transition is [`RunError::Transition`]. A call that finally fails stays in the state with
-//! its reason; nothing is dropped, and every id appears exactly once.
+//! its reason; nothing is dropped, and every id appears exactly once. A `Retry-After` longer than the
+//! policy's longest wait leaves the call pending until the server's time and returns [`Next::Pause`]:
+//! the runner pauses the whole run ([`crate::retry::server_wait_message`]).
+//!
+//! # Early stop
+//! Runners settle every attempt through [`Job::settle_attempt`], which watches each provider (the
+//! model or judge id of [`Job::provider_of`]): when, before any call of a provider has answered,
+//! [`EARLY_STOP_CALLS`] (3) distinct calls in a row fail the same way ([`FailureReason::group_key`])
+//! with a failure that says the provider is unusable ([`FailureReason::counts_for_early_stop`]:
+//! network errors, bodies that are not JSON or not the provider's shape, HTTP 401, 402, 404, 405,
+//! 407), the provider is **stopped early**: its pending calls fail at once — those never sent with
+//! the kind `stopped_early`, those already tried keeping their own reason — and calls in flight fail
+//! without retries when they come back, with one message ([`EarlyStop`]) naming the reason and the
+//! count. Rate limits (429) and server errors (5xx) never stop a provider: they say "later", and keep
+//! their retries and `Retry-After`; HTTP 400, 403 and 422 neither, since they can depend on the
+//! prompt (content filters, moderation); timeouts neither: the server took the call and may only be
+//! slow (a local model on a busy machine answers after the first calls time out). Three calls,
+//! because one failure can be a blip and two the same coincidence, while three distinct calls
+//! failing identically before anything answered is a provider that does not work; with
+//! `concurrency` calls at once a dead provider then gets a handful of attempts (the three calls, any
+//! of their retries that came due meanwhile, the calls in flight) instead of 5 for every call.
+//! [`RunState::retry_failed`] clears the watch, so a fixed provider gets a fresh start.
+//! [`RunState::failure_groups`] groups the finally failed calls by reason (count, first example).
 //!
 //! Judge calls (id `{call id}:{judge id}`) follow the same statuses; [`RunState::ensure_judge_calls`]
 //! adds them for every answered call whose response has text, marking a judge that is the audited
@@ -40,6 +62,7 @@ use atlas_core::{Audit, BundleError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::connection::{is_bad_port, network_cause, Endpoint, NetworkCause};
 use crate::extract::{extract_completion, Extraction, Rule};
 use crate::judge::{is_self_judge, label_code, majority_counts, read_judge_label, JudgeError};
 use crate::plan::{Plan, PlannedCall};
@@ -87,6 +110,131 @@ impl FailureReason {
                 .into(),
         }
     }
+
+    /// Calls that failed "the same way" share this key: `kind/status/cause`, the status `-` when
+    /// there was no response, and the cause ([`network_cause`]: `refused`, `dns`, `tls`,
+    /// `dropped`, `unknown`) only for network errors — their message is the one thing that tells a
+    /// refused connection from a DNS failure; other messages (the provider's) vary with the call and
+    /// are left out. The early stop's test and the grouping of failures ([`RunState::failure_groups`]).
+    pub fn group_key(&self) -> String {
+        let status = self.status.map_or("-".to_string(), |s| s.to_string());
+        let cause = if self.kind == "network" {
+            network_cause(&self.message).key()
+        } else {
+            ""
+        };
+        format!("{}/{status}/{cause}", self.kind)
+    }
+
+    /// The group in plain words: `network error — connection refused`, `HTTP 401 — key refused`,
+    /// `no answer within the timeout per call`, `not sent — the provider was stopped early`, ….
+    pub fn group_label(&self) -> String {
+        let status = self.status.unwrap_or(0);
+        match self.kind.as_str() {
+            "network" => format!("network error — {}", network_cause(&self.message).label()),
+            "timeout" if self.status.is_some() => format!("HTTP {status} — request timeout"),
+            "timeout" => "no answer within the timeout per call".into(),
+            "client" => format!(
+                "HTTP {status} — {}",
+                match status {
+                    400 => "bad request",
+                    401 => "key refused",
+                    402 => "payment required",
+                    403 => "forbidden",
+                    404 => "not found (base URL or model)",
+                    405 => "method not allowed (base URL)",
+                    407 => "proxy authentication required",
+                    413 => "request too large",
+                    422 => "invalid request",
+                    _ => "request refused",
+                }
+            ),
+            "rate_limited" => format!("HTTP {status} — rate limited"),
+            "server" => format!("HTTP {status} — provider server error"),
+            "malformed" => format!("HTTP {status} — the answer is not valid JSON"),
+            "unexpected_shape" => format!("HTTP {status} — not the provider's documented answer"),
+            "request" => "the request could not be built".into(),
+            STOPPED_EARLY => "not sent — the provider was stopped early".into(),
+            "interrupted" => "interrupted (pause, cancel or reload)".into(),
+            other => match self.status {
+                Some(s) => format!("{other} (HTTP {s})"),
+                None => other.to_string(),
+            },
+        }
+    }
+
+    /// Whether this failure says the provider is unusable, so that [`EARLY_STOP_CALLS`] of them in
+    /// a row stop it (module docs, "Early stop"): network errors, `malformed` and
+    /// `unexpected_shape` bodies, and HTTP 401, 402, 404, 405, 407. Not rate limits, server errors
+    /// (they say "later"), HTTP 400, 403, 422 (they can depend on the prompt), timeouts (a slow
+    /// server is not a broken one), interruptions.
+    pub fn counts_for_early_stop(&self) -> bool {
+        match self.kind.as_str() {
+            "network" | "malformed" | "unexpected_shape" => true,
+            "client" => matches!(self.status, Some(401 | 402 | 404 | 405 | 407)),
+            _ => false,
+        }
+    }
+}
+
+/// The failure kind of calls not sent because their provider was stopped early.
+pub const STOPPED_EARLY: &str = "stopped_early";
+
+/// Distinct calls to one provider that must fail the same way, before any of its calls answered, for
+/// the provider to be stopped early (module docs, "Early stop").
+pub const EARLY_STOP_CALLS: usize = 3;
+
+/// The early-stop watch of one provider (persisted with the run).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderWatch {
+    /// The provider's id in the job ([`Job::provider_of`]: a model or judge id).
+    pub provider: String,
+    /// A call of this provider answered: it is not stopped early any more in this run.
+    #[serde(default)]
+    pub answered: bool,
+    /// Distinct calls, in order, whose last attempts failed the same way, with no answer before.
+    #[serde(default)]
+    pub streak: Vec<String>,
+    /// The first failure of the streak.
+    #[serde(default)]
+    pub first: Option<FailureReason>,
+    /// Set once the provider was stopped.
+    #[serde(default)]
+    pub stopped: Option<EarlyStop>,
+}
+
+/// A provider stopped early (module docs, "Early stop").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EarlyStop {
+    /// The provider's id (a model or judge id).
+    pub provider: String,
+    /// The endpoint its calls go to (no key in it), for a diagnosis ([`crate::connection`]).
+    pub url: String,
+    /// Calls that failed the same way ([`EARLY_STOP_CALLS`]).
+    pub calls: usize,
+    /// Calls of the provider failed without being sent (kind [`STOPPED_EARLY`]).
+    pub not_sent: usize,
+    /// The first failure of the streak (the reason).
+    pub reason: FailureReason,
+    /// The one message for the user: the provider, the reason, the count, what to do.
+    pub message: String,
+}
+
+/// One reason of [`RunState::failure_groups`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FailureGroup {
+    /// [`FailureReason::group_key`].
+    pub key: String,
+    /// [`FailureReason::group_label`].
+    pub label: String,
+    /// Finally failed calls (audited and judge calls) with this reason.
+    pub count: usize,
+    /// The first such call in run order (audited calls, then judge calls).
+    pub first_call: String,
+    /// Its message (scrubbed of the key).
+    pub first_message: String,
 }
 
 /// The status of one call.
@@ -243,6 +391,9 @@ pub struct RunState {
     /// Judge calls, in the order they were added.
     #[serde(default)]
     pub judge_calls: Vec<JudgeRecord>,
+    /// The early-stop watch of each provider that has settled an attempt (module docs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub watches: Vec<ProviderWatch>,
     #[serde(skip)]
     index: HashMap<String, Slot>,
 }
@@ -260,6 +411,16 @@ pub enum Next {
     },
     /// The call has finally failed.
     Failed,
+    /// The server asked to wait `wait_ms`, longer than the policy's `max_wait_ms` (`limit_ms`): the
+    /// call is pending until `not_before_ms` (the server's time) and the runner pauses the run.
+    Pause {
+        /// When the call may be sent again (ms since 1970).
+        not_before_ms: u64,
+        /// The wait the server asked for, ms.
+        wait_ms: u64,
+        /// The policy's longest wait, ms.
+        limit_ms: u64,
+    },
 }
 
 /// What [`RunState::record_response`] did.
@@ -350,6 +511,7 @@ impl RunState {
                 })
                 .collect(),
             judge_calls: Vec::new(),
+            watches: Vec::new(),
             index: HashMap::new(),
         };
         state.reindex();
@@ -372,6 +534,7 @@ impl RunState {
                 })
                 .collect(),
             judge_calls: Vec::new(),
+            watches: Vec::new(),
             index: HashMap::new(),
         };
         state.reindex();
@@ -540,6 +703,21 @@ impl RunState {
                     delay_ms,
                 })
             }
+            RetryDecision::Pause {
+                wait_ms, limit_ms, ..
+            } => {
+                let not_before_ms = now_ms.saturating_add(wait_ms);
+                *status = CallStatus::Pending {
+                    attempts: attempt,
+                    last_error: Some(reason),
+                    not_before_ms: Some(not_before_ms),
+                };
+                Ok(Next::Pause {
+                    not_before_ms,
+                    wait_ms,
+                    limit_ms,
+                })
+            }
             RetryDecision::GiveUp { reason: why } => {
                 let mut reason = reason;
                 reason.message = format!("{} ({})", reason.message, why.describe());
@@ -679,8 +857,10 @@ impl RunState {
     }
 
     /// Every failed call (and judge call) back to pending with no attempts counted, for a user's
-    /// "retry failed". Returns how many.
+    /// "retry failed"; the early-stop watches start again (a stopped provider is tried afresh).
+    /// Returns how many.
     pub fn retry_failed(&mut self) -> usize {
+        self.watches.clear();
         let mut n = 0;
         let statuses = self
             .calls
@@ -754,6 +934,199 @@ impl RunState {
         }
         p.mean_duration_ms = (n > 0).then(|| sum / n as f64);
         p
+    }
+
+    /// The providers stopped early, in the order they were stopped.
+    pub fn early_stops(&self) -> Vec<&EarlyStop> {
+        self.watches
+            .iter()
+            .filter_map(|w| w.stopped.as_ref())
+            .collect()
+    }
+
+    /// The finally failed calls (audited, then judge calls) grouped by
+    /// [`FailureReason::group_key`]: count, label and the first example; the largest group first
+    /// (ties in order of first appearance).
+    pub fn failure_groups(&self) -> Vec<FailureGroup> {
+        let mut groups: Vec<FailureGroup> = Vec::new();
+        let failed = self
+            .calls
+            .iter()
+            .map(|c| (&c.id, &c.status))
+            .chain(self.judge_calls.iter().map(|j| (&j.id, &j.status)));
+        for (id, status) in failed {
+            let CallStatus::Failed { reason, .. } = status else {
+                continue;
+            };
+            let key = reason.group_key();
+            match groups.iter_mut().find(|g| g.key == key) {
+                Some(g) => g.count += 1,
+                None => groups.push(FailureGroup {
+                    label: reason.group_label(),
+                    key,
+                    count: 1,
+                    first_call: id.clone(),
+                    first_message: reason.message.clone(),
+                }),
+            }
+        }
+        // A stable sort keeps the order of first appearance among equal counts.
+        groups.sort_by_key(|g| std::cmp::Reverse(g.count));
+        groups
+    }
+
+    /// The early-stop step after an attempt of call `id` settled (module docs, "Early stop"):
+    /// updates the watch of the call's provider and, when its streak reaches [`EARLY_STOP_CALLS`],
+    /// stops the provider; a stopped provider's pending calls (this one included) fail at once.
+    fn watch<J: Job + ?Sized>(&mut self, job: &J, id: &str, answered: bool) {
+        let Some((provider, url)) = job
+            .provider_of(self, id)
+            .map(|(name, p)| (name.to_string(), p.endpoint().unwrap_or_default()))
+        else {
+            return;
+        };
+        let w = match self.watches.iter().position(|w| w.provider == provider) {
+            Some(w) => w,
+            None => {
+                self.watches.push(ProviderWatch {
+                    provider: provider.clone(),
+                    answered: false,
+                    streak: Vec::new(),
+                    first: None,
+                    stopped: None,
+                });
+                self.watches.len() - 1
+            }
+        };
+        if self.watches[w].stopped.is_some() {
+            self.stop_pending(job, w);
+            return;
+        }
+        if answered {
+            self.watches[w].answered = true;
+            return;
+        }
+        if self.watches[w].answered {
+            return;
+        }
+        let reason = match self.status(id) {
+            Some(CallStatus::Pending {
+                last_error: Some(r),
+                ..
+            }) => r.clone(),
+            Some(CallStatus::Failed { reason, .. }) => reason.clone(),
+            _ => return,
+        };
+        if !reason.counts_for_early_stop() {
+            return;
+        }
+        let watch = &mut self.watches[w];
+        let same = watch
+            .first
+            .as_ref()
+            .is_some_and(|f| f.group_key() == reason.group_key());
+        if !same {
+            watch.first = Some(reason);
+            watch.streak.clear();
+        }
+        if !watch.streak.iter().any(|c| c == id) {
+            watch.streak.push(id.to_string());
+        }
+        if watch.streak.len() < EARLY_STOP_CALLS {
+            return;
+        }
+        let Some(first) = watch.first.clone() else {
+            return;
+        };
+        let calls = watch.streak.len();
+        watch.stopped = Some(EarlyStop {
+            provider: provider.clone(),
+            url: url.clone(),
+            calls,
+            not_sent: 0,
+            reason: first.clone(),
+            message: String::new(),
+        });
+        let (not_sent, in_flight) = self.stop_pending(job, w);
+        let label = job
+            .provider_of(self, id)
+            .map(|(_, p)| format!("{provider} ({} at {})", p.model(), p.base_url()))
+            .unwrap_or_else(|| provider.clone());
+        let message = early_stop_message(&label, &url, &first, calls, not_sent, in_flight);
+        if let Some(stop) = self.watches[w].stopped.as_mut() {
+            stop.not_sent = not_sent;
+            stop.message = message;
+        }
+    }
+
+    /// Every pending call of stopped provider `self.watches[w]` fails now: tried calls keep their
+    /// last reason (noted "not retried"), the others get [`STOPPED_EARLY`]. Returns (not sent, still
+    /// in flight).
+    fn stop_pending<J: Job + ?Sized>(&mut self, job: &J, w: usize) -> (usize, usize) {
+        let Some(stop) = self.watches.get(w).and_then(|w| w.stopped.clone()) else {
+            return (0, 0);
+        };
+        let ids: Vec<String> = self
+            .calls
+            .iter()
+            .map(|c| c.id.as_str())
+            .chain(self.judge_calls.iter().map(|j| j.id.as_str()))
+            .filter(|id| {
+                job.provider_of(self, id)
+                    .is_some_and(|(p, _)| p == stop.provider)
+            })
+            .map(str::to_string)
+            .collect();
+        let (mut not_sent, mut in_flight) = (0, 0);
+        for id in ids {
+            let Ok(status) = self.status_mut(&id) else {
+                continue;
+            };
+            match status {
+                CallStatus::Pending {
+                    attempts,
+                    last_error,
+                    ..
+                } => {
+                    let attempts = *attempts;
+                    let reason = match last_error.take() {
+                        Some(mut r) if attempts > 0 && r.kind != "interrupted" => {
+                            r.message = format!(
+                                "{} (not retried: {} was stopped early)",
+                                r.message, stop.provider
+                            );
+                            r
+                        }
+                        _ => {
+                            not_sent += 1;
+                            FailureReason {
+                                kind: STOPPED_EARLY.into(),
+                                status: None,
+                                message: format!(
+                                    "not sent: {} was stopped early after its first {} calls failed the same way ({})",
+                                    stop.provider,
+                                    stop.calls,
+                                    stop.reason.group_label()
+                                ),
+                            }
+                        }
+                    };
+                    *status = CallStatus::Failed { reason, attempts };
+                }
+                CallStatus::InFlight { .. } => in_flight += 1,
+                CallStatus::Answered { .. } | CallStatus::Failed { .. } => {}
+            }
+        }
+        (not_sent, in_flight)
+    }
+
+    /// Applies the early stops to calls added since (a pilot's judge calls of a stopped judge).
+    fn apply_stops<J: Job + ?Sized>(&mut self, job: &J) {
+        for w in 0..self.watches.len() {
+            if self.watches[w].stopped.is_some() {
+                self.stop_pending(job, w);
+            }
+        }
     }
 
     /// Whether every audited and judge call is answered or failed.
@@ -849,6 +1222,73 @@ impl RunState {
     }
 }
 
+/// The one message of an early stop: the provider, the shared reason, the counts, what the failure
+/// most likely means, and how to try again.
+fn early_stop_message(
+    label: &str,
+    url: &str,
+    first: &FailureReason,
+    calls: usize,
+    not_sent: usize,
+    in_flight: usize,
+) -> String {
+    let endpoint = Endpoint::of(url);
+    let hp = endpoint
+        .as_ref()
+        .map_or_else(|| url.to_string(), Endpoint::host_port);
+    let hint = match first.kind.as_str() {
+        "network" => match network_cause(&first.message) {
+            NetworkCause::Refused => format!(" Nothing listens at {hp}: start the server or correct the port in the base URL."),
+            NetworkCause::Dns => " The host name was not found: check the base URL.".to_string(),
+            NetworkCause::Tls => " Check http vs https and the server's certificate.".to_string(),
+            NetworkCause::Dropped => " The server or a proxy dropped the connection.".to_string(),
+            NetworkCause::Unknown if endpoint.as_ref().is_some_and(|e| is_bad_port(e.port)) => format!(
+                " Port {} is on the browsers' list of blocked ports (net::ERR_UNSAFE_PORT): use another port.",
+                endpoint.as_ref().map_or(0, |e| e.port)
+            ),
+            NetworkCause::Unknown => " A browser reports a refused connection, a DNS or TLS failure, a blocked port and a CORS refusal alike; \"Test connection\" on the provider's row tells them apart.".to_string(),
+        },
+        "client" => match first.status {
+            Some(401) => " Check the key.".to_string(),
+            Some(404) => " Check the base URL (with its version path, e.g. /v1) and the model name.".to_string(),
+            _ => String::new(),
+        },
+        "malformed" | "unexpected_shape" => " Check the provider and the base URL: the server does not answer as that provider does.".to_string(),
+        _ => String::new(),
+    };
+    let in_flight = if in_flight > 0 {
+        format!(" ({in_flight} call(s) in flight finish without retries.)")
+    } else {
+        String::new()
+    };
+    format!(
+        "Stopped {label} early: its first {calls} calls all failed the same way — {}: {}.{hint} {not_sent} other call(s) to it were not sent.{in_flight} Fix the cause, then retry the failed calls (\"Retry failed calls\"; `--retry-failed` on the command line).",
+        first.group_label(),
+        first.message
+    )
+}
+
+/// What one attempt came back with, as a runner saw it ([`Job::settle_attempt`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttemptOutcome {
+    /// An HTTP response (any status).
+    Response {
+        /// HTTP status.
+        status: u16,
+        /// Response headers (in a browser, those the page may read).
+        headers: Vec<(String, String)>,
+        /// Body text.
+        body: String,
+    },
+    /// The runner's per-call timeout fired.
+    TimedOut,
+    /// No response: `fetch` rejected, or the connection failed (refused, DNS, TLS, dropped).
+    Network {
+        /// The error text (scrubbed of the key before it is stored).
+        message: String,
+    },
+}
+
 /// Who holds the key of a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyOwner<'a> {
@@ -929,6 +1369,61 @@ pub trait Job {
     /// # Errors
     /// [`RunError::PlanMismatch`].
     fn check_state(&self, state: &RunState) -> Result<(), RunError>;
+
+    /// The provider that answers call `id` and the id it goes by (an audited model's or a judge's id;
+    /// calls with the same id share the early stop); `None` for an unknown id.
+    fn provider_of<'s>(&'s self, state: &'s RunState, id: &str) -> Option<(&'s str, &'s Provider)>;
+
+    /// Settles one attempt of in-flight call `id` as the runners do: a response through
+    /// [`Job::record_response`], a timeout or network error through [`RunState::fail_attempt`] (with
+    /// [`ProviderError::Timeout`] / [`ProviderError::Network`], the message scrubbed of `key`), then
+    /// the early-stop step (module docs, "Early stop"): when the call's provider is (or now becomes)
+    /// stopped early, the call fails without a retry and `next` is [`Next::Failed`].
+    ///
+    /// # Errors
+    /// As [`Job::record_response`] and [`RunState::fail_attempt`].
+    fn settle_attempt(
+        &self,
+        state: &mut RunState,
+        id: &str,
+        outcome: AttemptOutcome,
+        key: &SecretKey,
+        policy: &BackoffPolicy,
+        now_ms: u64,
+    ) -> Result<Settled, RunError> {
+        let settled = match outcome {
+            AttemptOutcome::Response {
+                status,
+                headers,
+                body,
+            } => self.record_response(state, id, status, &headers, &body, key, policy, now_ms)?,
+            AttemptOutcome::TimedOut => {
+                let error = ProviderError::Timeout { status: None };
+                let next = state.fail_attempt(id, &error, key, policy, self.seed(), now_ms)?;
+                Settled::Error { error, next }
+            }
+            AttemptOutcome::Network { message } => {
+                let error = ProviderError::Network {
+                    message: key.scrub(&message),
+                };
+                let next = state.fail_attempt(id, &error, key, policy, self.seed(), now_ms)?;
+                Settled::Error { error, next }
+            }
+        };
+        state.watch(self, id, settled == Settled::Answered);
+        Ok(match settled {
+            Settled::Error { error, next }
+                if next != Next::Failed
+                    && matches!(state.status(id), Some(CallStatus::Failed { .. })) =>
+            {
+                Settled::Error {
+                    error,
+                    next: Next::Failed,
+                }
+            }
+            other => other,
+        })
+    }
 }
 
 impl Job for Plan {
@@ -1004,12 +1499,33 @@ impl Job for Plan {
         }
     }
 
+    /// Adds the judge calls ([`RunState::ensure_judge_calls`]); those of a judge stopped early fail
+    /// at once.
     fn add_due_calls(&self, state: &mut RunState) -> usize {
-        state.ensure_judge_calls(self)
+        let added = state.ensure_judge_calls(self);
+        if added > 0 {
+            state.apply_stops(self);
+        }
+        added
     }
 
     fn check_state(&self, state: &RunState) -> Result<(), RunError> {
         state.check_plan(self)
+    }
+
+    /// An audited call's model target (its id) or a judge call's judge (its id).
+    fn provider_of<'s>(&'s self, state: &'s RunState, id: &str) -> Option<(&'s str, &'s Provider)> {
+        match state.index.get(id)? {
+            Slot::Call(i) => {
+                let m = self.model_of(self.calls.get(*i)?)?;
+                Some((m.id.as_str(), &m.provider))
+            }
+            Slot::Judge(i) => {
+                let record = state.judge_calls.get(*i)?;
+                let j = self.design.judges.iter().find(|j| j.id == record.judge)?;
+                Some((j.id.as_str(), &j.provider))
+            }
+        }
     }
 }
 

@@ -463,10 +463,63 @@ fn a_retry_after_http_date_is_kept_as_a_moment_and_turned_into_a_delay_from_now(
     .unwrap_err();
     let at = RetryAfter::At {
         unix_ms: 784_111_777_000,
+        date_unix_ms: None,
     };
     assert_eq!(err.retry_after(), Some(at));
     assert_eq!(at.delay_ms(784_111_770_000), 7_000);
     assert_eq!(at.delay_ms(784_111_790_000), 0);
+}
+
+#[test]
+fn a_retry_after_http_date_is_measured_against_the_responses_date_header_when_there_is_one() {
+    // RFC 9110 §5.6.7's example moment, 784,111,777 s; the server's Date 120 s earlier. The wait is
+    // 120 s whatever the client's clock says (here 1 h ahead of the server's).
+    let h = headers(&[
+        ("Retry-After", "Sun, 06 Nov 1994 08:49:37 GMT"),
+        ("Date", "Sun, 06 Nov 1994 08:47:37 GMT"),
+    ]);
+    let at = parse_retry_after(&h).unwrap();
+    assert_eq!(
+        at,
+        RetryAfter::At {
+            unix_ms: 784_111_777_000,
+            date_unix_ms: Some(784_111_657_000),
+        }
+    );
+    assert_eq!(at.delay_ms(784_111_657_000 + 3_600_000), 120_000);
+    assert_eq!(at.delay_ms(0), 120_000);
+    // An unreadable Date is ignored: measured against the client's clock.
+    let h = headers(&[
+        ("Retry-After", "Sun, 06 Nov 1994 08:49:37 GMT"),
+        ("Date", "yesterday"),
+    ]);
+    assert_eq!(
+        parse_retry_after(&h).unwrap().delay_ms(784_111_767_000),
+        10_000
+    );
+    // A delay in seconds does not use Date.
+    let h = headers(&[
+        ("Retry-After", "30"),
+        ("Date", "Sun, 06 Nov 1994 08:47:37 GMT"),
+    ]);
+    assert_eq!(
+        parse_retry_after(&h),
+        Some(RetryAfter::Delay { ms: 30_000 })
+    );
+    // The error's text says the wait by the server's clock.
+    let err = parse_response(
+        &Provider::openai("m"),
+        429,
+        &headers(&[
+            ("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT"),
+            ("date", "Sun, 06 Nov 1994 08:47:37 GMT"),
+        ]),
+        "",
+    )
+    .unwrap_err();
+    assert!(err
+        .to_string()
+        .contains("(retry after 120 s by the server's clock)"));
 }
 
 #[test]

@@ -82,6 +82,7 @@ fn retry_after_wins_when_longer_than_the_jitter() {
         1,
         &rate_limited(Some(RetryAfter::At {
             unix_ms: now + 30_000,
+            date_unix_ms: None,
         })),
         now,
     )
@@ -96,7 +97,8 @@ fn retry_after_wins_when_longer_than_the_jitter() {
 }
 
 #[test]
-fn decide_gives_up_on_errors_that_are_not_retryable_when_attempts_run_out_and_on_too_long_waits() {
+fn decide_gives_up_on_errors_that_are_not_retryable_and_when_attempts_run_out_and_pauses_on_too_long_waits(
+) {
     let p = policy();
     let unauthorized = ProviderError::Client {
         status: 401,
@@ -125,11 +127,10 @@ fn decide_gives_up_on_errors_that_are_not_retryable_when_attempts_run_out_and_on
             0
         )
         .unwrap(),
-        RetryDecision::GiveUp {
-            reason: GiveUpReason::WaitTooLong {
-                wait_ms: 3_600_000,
-                limit_ms: 120_000
-            }
+        RetryDecision::Pause {
+            wait_ms: 3_600_000,
+            limit_ms: 120_000,
+            next_attempt: 2
         }
     );
     // Attempt 3 failed with a 500: the next wait is retry 2's jitter.
@@ -170,4 +171,36 @@ fn invalid_policies_are_refused_naming_the_field() {
         PolicyError::CapTooLarge(_)
     ));
     assert_eq!(BackoffPolicy::default().validate(), Ok(()));
+}
+
+#[test]
+fn the_longest_server_wait_defaults_to_ten_minutes_and_may_not_exceed_a_day() {
+    use atlas_pilot::retry::{server_wait_message, DEFAULT_MAX_WAIT_MS, MAX_MAX_WAIT_MS};
+    assert_eq!(BackoffPolicy::default().max_wait_ms, 600_000);
+    assert_eq!(DEFAULT_MAX_WAIT_MS, 10 * 60 * 1000);
+    let p = BackoffPolicy {
+        max_wait_ms: MAX_MAX_WAIT_MS + 1,
+        ..BackoffPolicy::default()
+    };
+    assert_eq!(p.validate(), Err(PolicyError::MaxWait(86_400_001)));
+    let zero = BackoffPolicy {
+        max_wait_ms: 0,
+        ..BackoffPolicy::default()
+    };
+    // 0: any Retry-After pauses, even one second.
+    assert!(matches!(
+        decide(
+            &zero,
+            1,
+            0,
+            1,
+            &rate_limited(Some(RetryAfter::Delay { ms: 1_000 })),
+            0
+        )
+        .unwrap(),
+        RetryDecision::Pause { wait_ms: 1_000, .. }
+    ));
+    // Minutes round up; waits under two minutes are said in seconds.
+    assert!(server_wait_message("c1", 1_800_001, 600_000).contains("the server asks 31 min"));
+    assert!(server_wait_message("c1", 90_000, 0).contains("the server asks 90 s"));
 }

@@ -24,7 +24,7 @@ use atlas_pilot::provider::{Params, Provider};
 use atlas_pilot::{BundleInfo, RunState};
 use serde_json::json;
 
-use super::{cost_note, drive, keys, read_json, write_atomic, KeyEnv, SendArgs};
+use super::{cost_note, drive, keys, read_json, write_atomic, Driven, KeyEnv, SendArgs};
 
 /// The plan file in a state folder.
 pub const PLAN_FILE: &str = "plan.json";
@@ -334,7 +334,7 @@ pub fn clinical(a: &ClinicalArgs) -> Result<ExitCode> {
             .as_ref()
             .map_or("the audited model itself".to_string(), |j| j.provider.model().to_string())
     );
-    let Some((state, elapsed)) = drive(
+    let (state, elapsed) = match drive(
         &plan,
         state,
         resumed,
@@ -343,9 +343,9 @@ pub fn clinical(a: &ClinicalArgs) -> Result<ExitCode> {
         policy,
         &a.send,
         false,
-    )?
-    else {
-        return Ok(ExitCode::from(3));
+    )? {
+        Driven::Done(state, elapsed) => (state, elapsed),
+        other => return Ok(other.exit_code()),
     };
     let p = plan.progress(&state);
     println!(
@@ -521,11 +521,19 @@ pub fn clinical_summary(a: &ClinicalSummaryArgs) -> Result<ExitCode> {
     let plan = read_plan(&a.state)?;
     let state = read_state(&a.state, &plan)?;
     let s = summarize(&plan, &state)?;
+    let groups = state.failure_groups();
+    let stops: Vec<String> = state
+        .early_stops()
+        .iter()
+        .map(|s| s.message.clone())
+        .collect();
     if a.json {
         let p = plan.progress(&state);
         println!(
             "{}",
-            serde_json::to_string_pretty(&json!({"progress": p, "summary": s}))?
+            serde_json::to_string_pretty(
+                &json!({"progress": p, "summary": s, "failure_groups": groups, "early_stops": stops})
+            )?
         );
     } else {
         let p = plan.progress(&state);
@@ -533,6 +541,7 @@ pub fn clinical_summary(a: &ClinicalSummaryArgs) -> Result<ExitCode> {
             "{} calls: {} answered, {} failed, {} skipped, {} in flight, {} ready, {} waiting",
             p.total, p.answered, p.failed, p.skipped, p.in_flight, p.ready, p.waiting
         );
+        super::print_failure_groups(&groups, &stops);
         print_summary(&s);
     }
     Ok(ExitCode::SUCCESS)

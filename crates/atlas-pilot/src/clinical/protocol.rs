@@ -886,6 +886,17 @@ impl Job for ClinicalPlan {
         self.design.seed
     }
 
+    /// The model that answers the call: the separate judge for judge calls when there is one, else
+    /// the audited model (its id).
+    fn provider_of<'s>(
+        &'s self,
+        _state: &'s RunState,
+        id: &str,
+    ) -> Option<(&'s str, &'s Provider)> {
+        let m = self.answerer_of(self.calls.get(self.index_of(id)?)?)?;
+        Some((m.id.as_str(), &m.provider))
+    }
+
     fn key_owner<'s>(&'s self, _state: &'s RunState, id: &str) -> Option<KeyOwner<'s>> {
         let call = self.calls.get(self.index_of(id)?)?;
         Some(match self.key_owner_of(call) {

@@ -1,0 +1,292 @@
+//! "Test connection" in the browser: gathers the facts that `atlas_pilot::connection::diagnose`
+//! classifies — one call with `fetch` (status, headers, body, latency), and when it fails two probes
+//! that send no key and cost nothing: a `GET` of the same URL in `mode: "no-cors"` (it resolves
+//! whenever the server answers at all) and a `GET` in `cors` mode without custom headers (it needs no
+//! preflight, so it resolves when the server allows this page on plain requests). Plus the page's
+//! origin and `navigator.onLine`. The classification and every word of the advice are the crate's.
+//!
+//! The same probes explain a provider stopped early by network errors
+//! ([`diagnose_network_failure`]: no call, only the two probes). Nothing here logs; the key travels
+//! only in the call's header, and every text shown is scrubbed of it.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use atlas_pilot::connection::{
+    diagnose, test_request, ConnectionFacts, Diagnosis, ProbeResult, Reason,
+};
+use atlas_pilot::provider::{HttpRequest, Provider, SecretKey};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+use crate::loader::js_message;
+use crate::pilot_store::Keys;
+
+/// The timeout of a connection test's call, ms.
+pub const TEST_TIMEOUT_MS: u32 = 30_000;
+
+/// The timeout of each probe, ms.
+const PROBE_TIMEOUT_MS: u32 = 10_000;
+
+fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+fn page_origin() -> Option<String> {
+    web_sys::window().and_then(|w| w.location().origin().ok())
+}
+
+fn online() -> bool {
+    web_sys::window().is_none_or(|w| w.navigator().on_line())
+}
+
+/// One `fetch`: `request` in `cors` mode with its headers, or a bare `GET` of `url` in `mode`.
+async fn fetch_once(
+    url: &str,
+    request: Option<&HttpRequest>,
+    mode: web_sys::RequestMode,
+    timeout_ms: u32,
+    key: &SecretKey,
+) -> ProbeResult {
+    let Some(window) = web_sys::window() else {
+        return ProbeResult::Failed {
+            message: "no window".into(),
+        };
+    };
+    let init = web_sys::RequestInit::new();
+    init.set_mode(mode);
+    if let Some(req) = request {
+        init.set_method(&req.method);
+        let Ok(headers) = web_sys::Headers::new() else {
+            return ProbeResult::Failed {
+                message: "the browser could not make the request headers".into(),
+            };
+        };
+        for (name, value) in &req.headers {
+            if let Err(e) = headers.set(name, value) {
+                return ProbeResult::Failed {
+                    message: key.scrub(&js_message(&e)),
+                };
+            }
+        }
+        init.set_headers(&headers);
+        init.set_body(&JsValue::from_str(&req.body));
+    } else {
+        init.set_method("GET");
+    }
+    let Ok(controller) = web_sys::AbortController::new() else {
+        return ProbeResult::Failed {
+            message: "the browser could not create an AbortController".into(),
+        };
+    };
+    init.set_signal(Some(&controller.signal()));
+    let timed_out = Rc::new(Cell::new(false));
+    let timer = {
+        let timed_out = timed_out.clone();
+        let controller = controller.clone();
+        let cb = Closure::once_into_js(move || {
+            timed_out.set(true);
+            controller.abort();
+        });
+        window
+            .set_timeout_with_callback_and_timeout_and_arguments_0(
+                cb.unchecked_ref(),
+                timeout_ms.min(i32::MAX as u32) as i32,
+            )
+            .ok()
+    };
+    let opaque = mode == web_sys::RequestMode::NoCors;
+    let result = async {
+        let response = JsFuture::from(window.fetch_with_str_and_init(url, &init)).await?;
+        if opaque {
+            return Ok::<_, JsValue>(ProbeResult::Opaque);
+        }
+        let response: web_sys::Response = response
+            .dyn_into()
+            .map_err(|_| JsValue::from_str("fetch did not return a Response"))?;
+        let status = response.status();
+        let mut pairs = Vec::new();
+        if let Ok(Some(iter)) = js_sys::try_iter(response.headers().as_ref()) {
+            for entry in iter.flatten() {
+                let entry = js_sys::Array::from(&entry);
+                if let (Some(k), Some(v)) = (entry.get(0).as_string(), entry.get(1).as_string()) {
+                    pairs.push((k, v));
+                }
+            }
+        }
+        let body = JsFuture::from(response.text()?).await?;
+        Ok(ProbeResult::Response {
+            status,
+            headers: pairs,
+            body: body.as_string().unwrap_or_default(),
+        })
+    }
+    .await;
+    if let Some(t) = timer {
+        window.clear_timeout_with_handle(t);
+    }
+    match result {
+        Ok(r) => r,
+        Err(_) if timed_out.get() => ProbeResult::TimedOut,
+        Err(e) => ProbeResult::Failed {
+            message: key.scrub(&js_message(&e)),
+        },
+    }
+}
+
+/// The two probes after a failed call: `no-cors`, then a simple `cors` `GET` (only when the first
+/// reached the server).
+async fn probes(url: &str, key: &SecretKey) -> (ProbeResult, Option<ProbeResult>) {
+    let no_cors = fetch_once(
+        url,
+        None,
+        web_sys::RequestMode::NoCors,
+        PROBE_TIMEOUT_MS,
+        key,
+    )
+    .await;
+    let simple = match no_cors {
+        ProbeResult::Opaque => {
+            Some(fetch_once(url, None, web_sys::RequestMode::Cors, PROBE_TIMEOUT_MS, key).await)
+        }
+        _ => None,
+    };
+    (no_cors, simple)
+}
+
+/// Sends the one test call of `provider` with `key` ([`test_request`]) and classifies what came
+/// back ([`diagnose`]).
+pub async fn test_connection(provider: &Provider, key: &SecretKey) -> Diagnosis {
+    let request = match test_request(provider, key) {
+        Ok(r) => r,
+        Err(e) => {
+            return Diagnosis {
+                reason: Reason::CannotBuild,
+                status: None,
+                latency_ms: 0,
+                headline: format!("The call cannot be made: {}", key.scrub(&e.to_string())),
+                provider_message: None,
+                advice: Vec::new(),
+            }
+        }
+    };
+    let started = now();
+    let call = fetch_once(
+        &request.url,
+        Some(&request),
+        web_sys::RequestMode::Cors,
+        TEST_TIMEOUT_MS,
+        key,
+    )
+    .await;
+    let elapsed_ms = (now() - started).max(0.0) as u64;
+    let (no_cors, simple_cors) = match call {
+        ProbeResult::Failed { .. } => {
+            let (n, s) = probes(&request.url, key).await;
+            (Some(n), s)
+        }
+        _ => (None, None),
+    };
+    diagnose(
+        provider,
+        key,
+        &ConnectionFacts {
+            url: request.url.clone(),
+            page_origin: page_origin(),
+            online: online(),
+            call,
+            no_cors,
+            simple_cors,
+            elapsed_ms,
+            timeout_ms: u64::from(TEST_TIMEOUT_MS),
+        },
+    )
+}
+
+/// Why the calls to `url` of `provider` failed without a response (`message`: the browser's error),
+/// from the two probes alone: no call is sent again.
+pub async fn diagnose_network_failure(
+    provider: &Provider,
+    url: &str,
+    message: String,
+    key: &SecretKey,
+) -> Diagnosis {
+    let (no_cors, simple_cors) = probes(url, key).await;
+    diagnose(
+        provider,
+        key,
+        &ConnectionFacts {
+            url: url.to_string(),
+            page_origin: page_origin(),
+            online: online(),
+            call: ProbeResult::Failed { message },
+            no_cors: Some(no_cors),
+            simple_cors,
+            elapsed_ms: 0,
+            timeout_ms: u64::from(TEST_TIMEOUT_MS),
+        },
+    )
+}
+
+/// A provider row's "Test connection" button (`pilot-test-{row}`) and its result
+/// (`pilot-test-result-{row}`, with `data-reason` = [`Reason::key`], `data-status`, `data-latency`,
+/// and `data-run`, the number of tests done on the row):
+/// the headline (status, latency, the provider's message or the reason) and the advice. `provider`
+/// reads the row when clicked; the key is the row's in [`Keys`].
+pub fn test_button(
+    row: String,
+    provider: impl Fn() -> Result<Provider, String> + Copy + Send + Sync + 'static,
+    keys: Keys,
+) -> impl IntoView {
+    let result = RwSignal::new(None::<Result<Diagnosis, String>>);
+    let busy = RwSignal::new(false);
+    // Tests done on this row (`data-run` of the result), so a new result is told from the last one.
+    let runs = RwSignal::new(0u32);
+    let row_for_click = row.clone();
+    let result_id = format!("pilot-test-result-{row}");
+    let on_click = move |_| {
+        let key = keys.get(&row_for_click);
+        match provider() {
+            Err(e) => {
+                runs.update(|n| *n += 1);
+                result.set(Some(Err(e)));
+            }
+            Ok(p) => {
+                busy.set(true);
+                result.set(None);
+                spawn_local(async move {
+                    let d = test_connection(&p, &key).await;
+                    runs.update(|n| *n += 1);
+                    result.set(Some(Ok(d)));
+                    busy.set(false);
+                });
+            }
+        }
+    };
+    view! {
+        <button type="button" id=format!("pilot-test-{row}") prop:disabled=move || busy.get()
+            title="Sends one short call (\"Reply with the single word OK.\", at most 8 tokens) with this row's provider, model and key, and says what came back or why nothing did"
+            on:click=on_click>"Test connection"</button>
+        {move || busy.get().then(|| view! { <span class="hint">" testing…"</span> })}
+        {move || result.get().map(|r| match r {
+            Ok(d) => {
+                let status = d.status.map(|s| s.to_string()).unwrap_or_default();
+                let class = if d.reason == Reason::Ok { "connection-test ok" } else { "connection-test failed" };
+                view! {
+                    <div class=class id=result_id.clone() role="status" data-reason=d.reason.key()
+                        data-status=status data-latency=d.latency_ms data-run=move || runs.get()>
+                        <strong>{d.headline}</strong>
+                        <ul>{d.advice.into_iter().map(|a| view! { <li>{a}</li> }).collect_view()}</ul>
+                    </div>
+                }.into_any()
+            }
+            Err(e) => view! {
+                <div class="connection-test failed error" id=result_id.clone() role="status" data-reason="cannot_build"
+                    data-run=move || runs.get()>{e}</div>
+            }.into_any(),
+        })}
+    }
+}
