@@ -104,24 +104,11 @@ async fn fetch_once(
         if opaque {
             return Ok::<_, JsValue>(ProbeResult::Opaque);
         }
-        let response: web_sys::Response = response
-            .dyn_into()
-            .map_err(|_| JsValue::from_str("fetch did not return a Response"))?;
-        let status = response.status();
-        let mut pairs = Vec::new();
-        if let Ok(Some(iter)) = js_sys::try_iter(response.headers().as_ref()) {
-            for entry in iter.flatten() {
-                let entry = js_sys::Array::from(&entry);
-                if let (Some(k), Some(v)) = (entry.get(0).as_string(), entry.get(1).as_string()) {
-                    pairs.push((k, v));
-                }
-            }
-        }
-        let body = JsFuture::from(response.text()?).await?;
+        let (status, headers, body) = read_response(response).await?;
         Ok(ProbeResult::Response {
             status,
-            headers: pairs,
-            body: body.as_string().unwrap_or_default(),
+            headers,
+            body,
         })
     }
     .await;
@@ -289,4 +276,31 @@ pub fn test_button(
             }.into_any(),
         })}
     }
+}
+
+/// Reads a `fetch` result: the HTTP status, the response headers as (name, value) pairs in the order
+/// the browser lists them, and the body as text (empty when it is not text). Shared by the probes here
+/// and the pilot runner's calls (`crate::pilot_runner`).
+///
+/// # Errors
+/// The `JsValue` the browser raised: `response` is not a `Response`, or reading the body failed (e.g.
+/// the request was aborted by its timeout).
+pub(crate) async fn read_response(
+    response: JsValue,
+) -> Result<(u16, Vec<(String, String)>, String), JsValue> {
+    let response: web_sys::Response = response
+        .dyn_into()
+        .map_err(|_| JsValue::from_str("fetch did not return a Response"))?;
+    let status = response.status();
+    let mut pairs = Vec::new();
+    if let Ok(Some(iter)) = js_sys::try_iter(response.headers().as_ref()) {
+        for entry in iter.flatten() {
+            let entry = js_sys::Array::from(&entry);
+            if let (Some(k), Some(v)) = (entry.get(0).as_string(), entry.get(1).as_string()) {
+                pairs.push((k, v));
+            }
+        }
+    }
+    let body = JsFuture::from(response.text()?).await?;
+    Ok((status, pairs, body.as_string().unwrap_or_default()))
 }

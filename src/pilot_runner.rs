@@ -1135,24 +1135,11 @@ async fn fetch(launch: &Launch) -> AttemptOutcome {
     let outcome = async {
         let response =
             JsFuture::from(window.fetch_with_str_and_init(&launch.request.url, &init)).await?;
-        let response: web_sys::Response = response
-            .dyn_into()
-            .map_err(|_| JsValue::from_str("fetch did not return a Response"))?;
-        let status = response.status();
-        let mut pairs = Vec::new();
-        if let Ok(Some(iter)) = js_sys::try_iter(response.headers().as_ref()) {
-            for entry in iter.flatten() {
-                let entry = js_sys::Array::from(&entry);
-                if let (Some(k), Some(v)) = (entry.get(0).as_string(), entry.get(1).as_string()) {
-                    pairs.push((k, v));
-                }
-            }
-        }
-        let body = JsFuture::from(response.text()?).await?;
+        let (status, headers, body) = crate::connection_test::read_response(response).await?;
         Ok::<_, JsValue>(AttemptOutcome::Response {
             status,
-            headers: pairs,
-            body: body.as_string().unwrap_or_default(),
+            headers,
+            body,
         })
     }
     .await;

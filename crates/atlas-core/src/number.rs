@@ -126,14 +126,9 @@ impl DecimalRule {
     /// # Errors
     /// Every [`NumberError`] but [`NumberError::NotWhole`], as the module docs describe.
     pub fn read(&self, text: &str) -> Result<Option<f64>, NumberError> {
-        let t = text.trim();
-        if t.is_empty() {
-            return if self.optional {
-                Ok(None)
-            } else {
-                Err(NumberError::Empty)
-            };
-        }
+        let Some(t) = non_empty(text, self.optional)? else {
+            return Ok(None);
+        };
         let v = read_decimal(t)?;
         if v < self.min {
             return Err(if v < 0.0 && self.min >= 0.0 {
@@ -202,14 +197,9 @@ impl WholeRule {
     /// # Errors
     /// Every [`NumberError`] but [`NumberError::DecimalComma`], as the module docs describe.
     pub fn read(&self, text: &str) -> Result<Option<u64>, NumberError> {
-        let t = text.trim();
-        if t.is_empty() {
-            return if self.optional {
-                Ok(None)
-            } else {
-                Err(NumberError::Empty)
-            };
-        }
+        let Some(t) = non_empty(text, self.optional)? else {
+            return Ok(None);
+        };
         let v = read_whole(t)?;
         if v < self.min {
             return Err(NumberError::BelowMin {
@@ -258,6 +248,16 @@ impl Rule {
 }
 
 /// A bound as the messages show it: whole values with grouped thousands, others as Rust prints them.
+/// The trimmed text of a field, `Ok(None)` when it is empty and allowed to be, [`NumberError::Empty`]
+/// when it is empty and required.
+fn non_empty(text: &str, optional: bool) -> Result<Option<&str>, NumberError> {
+    match text.trim() {
+        "" if optional => Ok(None),
+        "" => Err(NumberError::Empty),
+        t => Ok(Some(t)),
+    }
+}
+
 fn format_bound(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         let s = group_thousands(v.abs() as u64);
