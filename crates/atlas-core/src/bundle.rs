@@ -36,6 +36,8 @@ pub const NO_RESPONSE_CODE: u8 = u8::MAX;
 
 /// Facet ids with a meaning in the format. Any other facet id is allowed and treated as a further
 /// axis over which responses are pooled.
+mod clinical_check;
+
 pub mod facet_ids {
     /// The audited LLMs. Required.
     pub const MODEL: &str = "model";
@@ -615,7 +617,7 @@ impl Audit {
                 }
             }
         }
-        let clinical_embeddings = crate::clinical::format::check(&file, cells)?;
+        let clinical_embeddings = clinical_check::check(&file, cells)?;
         Ok(Audit {
             file,
             axes,

@@ -32,8 +32,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use crate::normalise::{strip_invisible, unwrap_markup_everywhere, Normalisation};
-use crate::plan::Prices;
-use crate::provider::{Params, Prompt, Provider};
+use crate::provider::{Params, Prices, Prompt, Provider};
 
 /// Most judges in a panel (the seed uses three).
 pub const MAX_JUDGES: usize = 3;

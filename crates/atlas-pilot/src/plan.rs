@@ -65,6 +65,7 @@ use serde_json::Value;
 
 use crate::extract::{AnswerSpace, AnswerSpaceError};
 use crate::judge::{build_judge_prompt, JudgeConfig, JudgeError, MAX_JUDGES};
+pub use crate::provider::Prices;
 use crate::provider::{
     build_request, HttpRequest, Params, Prompt, Provider, ProviderKind, RequestError, SecretKey,
 };
@@ -275,16 +276,6 @@ pub fn baseline_condition() -> Condition {
         .into_iter()
         .next()
         .unwrap_or_else(|| Condition::custom("B0", ""))
-}
-
-/// Prices per 1,000,000 tokens, in the user's currency.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Prices {
-    /// Price of 1,000,000 input tokens.
-    pub input_per_million: f64,
-    /// Price of 1,000,000 output tokens.
-    pub output_per_million: f64,
 }
 
 /// An audited model.

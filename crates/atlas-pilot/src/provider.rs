@@ -1190,3 +1190,14 @@ fn error_from_body(
         },
     }
 }
+
+/// Prices per 1,000,000 tokens of a provider's model, in the user's currency (for the estimates of
+/// [`crate::plan`], [`crate::judge`] and [`crate::clinical`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prices {
+    /// Price of 1,000,000 input tokens.
+    pub input_per_million: f64,
+    /// Price of 1,000,000 output tokens.
+    pub output_per_million: f64,
+}

@@ -7,17 +7,13 @@
 //! judge's outputs (§3.5, Table 7, Fig. 6) and the direction of answer changes (§4.5, Fig. 5).
 //!
 //! `model`, `statement`, `condition` and `repeat` in the records are level ids of the bundle's facets;
-//! [`check`] resolves every one of them when the bundle is read and reports an unknown id with the
+//! `crate::bundle`'s clinical check resolves every one of them when the bundle is read and reports an unknown id with the
 //! array, the record index and the key (e.g. `clinical.stereotype[4].condition`).
-
-use std::collections::HashMap;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use crate::bundle::{facet_ids, BundleFile};
 use crate::error::BundleError;
 
 /// The top-level `clinical` object of a bundle (`docs/clinical.md`, "The `clinical` object").
@@ -533,14 +529,18 @@ impl Direction {
     }
 }
 
-fn invalid(field: &str, message: &str) -> BundleError {
+pub(crate) fn invalid(field: &str, message: &str) -> BundleError {
     BundleError::Invalid {
         field: field.to_string(),
         message: message.to_string(),
     }
 }
 
-fn check_increasing(cells: &[u64], field: &str, bound: Option<u64>) -> Result<(), BundleError> {
+pub(crate) fn check_increasing(
+    cells: &[u64],
+    field: &str,
+    bound: Option<u64>,
+) -> Result<(), BundleError> {
     let mut previous: Option<u64> = None;
     for (k, &cell) in cells.iter().enumerate() {
         if let Some(bound) = bound {
@@ -564,193 +564,12 @@ fn check_increasing(cells: &[u64], field: &str, bound: Option<u64>) -> Result<()
     Ok(())
 }
 
-/// Level-id lookup of one facet for [`check`].
-struct Ids<'a> {
-    facet: &'a str,
-    map: Option<HashMap<&'a str, usize>>,
-}
-
-impl<'a> Ids<'a> {
-    fn new(file: &'a BundleFile, facet: &'a str) -> Self {
-        let map = file.facets.iter().find(|f| f.id == facet).map(|f| {
-            f.levels
-                .iter()
-                .enumerate()
-                .map(|(j, l)| (l.id.as_str(), j))
-                .collect()
-        });
-        Ids { facet, map }
+/// Difficulty code of seed 001 §4.2 (a statement's `difficulty` attribute): `EASY` = 1, `MEDIUM` = 2, `HARD` = 3; `None` for anything else.
+pub fn difficulty_code(difficulty: &str) -> Option<u8> {
+    match difficulty {
+        "EASY" => Some(1),
+        "MEDIUM" => Some(2),
+        "HARD" => Some(3),
+        _ => None,
     }
-
-    fn check(&self, id: &str, field: &str) -> Result<(), BundleError> {
-        match &self.map {
-            None => Err(invalid(
-                field,
-                &format!(
-                    "{id:?} names a level of the {:?} facet, which the bundle does not declare",
-                    self.facet
-                ),
-            )),
-            Some(map) if map.contains_key(id) => Ok(()),
-            Some(_) => Err(invalid(
-                field,
-                &format!("{id:?} is not a level of the {:?} facet", self.facet),
-            )),
-        }
-    }
-
-    fn check_opt(&self, id: Option<&str>, field: &str) -> Result<(), BundleError> {
-        id.map_or(Ok(()), |id| self.check(id, field))
-    }
-}
-
-/// The clinical attributes of `statement` levels (`docs/clinical.md`, "Facets"): `answer` and `step` a
-/// string or null, `difficulty` `"EASY"`, `"MEDIUM"`, `"HARD"` or null, `options` an
-/// object of strings or null.
-fn check_statement_attributes(file: &BundleFile) -> Result<(), BundleError> {
-    let Some((f, facet)) = file
-        .facets
-        .iter()
-        .enumerate()
-        .find(|(_, f)| f.id == facet_ids::STATEMENT)
-    else {
-        return Ok(());
-    };
-    for (j, level) in facet.levels.iter().enumerate() {
-        let at = format!("facets[{f}].levels[{j}]");
-        for key in ["answer", "step", "source_id"] {
-            match level.attributes.get(key) {
-                None | Some(Value::Null) | Some(Value::String(_)) => {}
-                Some(other) => {
-                    return Err(invalid(
-                        &format!("{at}.{key}"),
-                        &format!("expected a string or null, found {other}"),
-                    ))
-                }
-            }
-        }
-        match level.attributes.get("difficulty") {
-            None | Some(Value::Null) => {}
-            Some(Value::String(d)) if crate::clinical::metrics::difficulty_code(d).is_some() => {}
-            Some(other) => {
-                return Err(invalid(
-                    &format!("{at}.difficulty"),
-                    &format!("expected \"EASY\", \"MEDIUM\", \"HARD\" or null, found {other}"),
-                ))
-            }
-        }
-        match level.attributes.get("options") {
-            None | Some(Value::Null) => {}
-            Some(Value::Object(map)) => {
-                if let Some((letter, v)) = map.iter().find(|(_, v)| !v.is_string()) {
-                    return Err(invalid(
-                        &format!("{at}.options.{letter}"),
-                        &format!("expected the option text (a string), found {v}"),
-                    ));
-                }
-            }
-            Some(other) => {
-                return Err(invalid(
-                    &format!("{at}.options"),
-                    &format!("expected an object letter → option text, found {other}"),
-                ))
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Validates the bundle's `clinical` object against its facets and response matrix of `cells` cells,
-/// and decodes the embeddings.
-///
-/// Checks: every `model`, `statement`, `condition` and `repeat` names a level of that facet (a `repeat`
-/// may be null); `baseline` names a `condition` level; embeddings have `dim` > 0, strictly increasing
-/// cells below `cells`, `data` of exactly `cells.len() × dim × bytes` bytes, finite values and no zero
-/// row; plausibility scores are 1–5.
-///
-/// # Errors
-/// [`BundleError::Invalid`] or [`BundleError::IndexOutOfRange`] naming the array, the record index and
-/// the key, e.g. `clinical.counterfactuals[3].statement`.
-pub fn check(file: &BundleFile, cells: usize) -> Result<Option<EmbeddingMatrix>, BundleError> {
-    let Some(clinical) = &file.clinical else {
-        return Ok(None);
-    };
-    let models = Ids::new(file, facet_ids::MODEL);
-    let statements = Ids::new(file, facet_ids::STATEMENT);
-    let conditions = Ids::new(file, facet_ids::CONDITION);
-    let repeats = Ids::new(file, facet_ids::REPEAT);
-    if let Some(b) = &clinical.baseline {
-        conditions.check(b, "clinical.baseline")?;
-    }
-    check_statement_attributes(file)?;
-    for (k, r) in clinical.prefix_conflicts.iter().enumerate() {
-        let at = format!("clinical.prefix_conflicts[{k}]");
-        statements.check(&r.statement, &format!("{at}.statement"))?;
-        conditions.check(&r.condition, &format!("{at}.condition"))?;
-    }
-    for (k, r) in clinical.counterfactuals.iter().enumerate() {
-        let at = format!("clinical.counterfactuals[{k}]");
-        models.check(&r.model, &format!("{at}.model"))?;
-        statements.check(&r.statement, &format!("{at}.statement"))?;
-        repeats.check_opt(r.repeat.as_deref(), &format!("{at}.repeat"))?;
-        if let Some(p) = &r.plausibility {
-            if !(1..=5).contains(&p.score) {
-                return Err(invalid(
-                    &format!("{at}.plausibility.score"),
-                    &format!("is {}; the plausibility score is 1–5 (§3.5)", p.score),
-                ));
-            }
-        }
-    }
-    for (k, r) in clinical.stereotype.iter().enumerate() {
-        let at = format!("clinical.stereotype[{k}]");
-        models.check(&r.model, &format!("{at}.model"))?;
-        statements.check(&r.statement, &format!("{at}.statement"))?;
-        conditions.check(&r.condition, &format!("{at}.condition"))?;
-        repeats.check_opt(r.repeat.as_deref(), &format!("{at}.repeat"))?;
-    }
-    for (k, r) in clinical.directions.iter().enumerate() {
-        let at = format!("clinical.directions[{k}]");
-        models.check(&r.model, &format!("{at}.model"))?;
-        statements.check(&r.statement, &format!("{at}.statement"))?;
-        conditions.check(&r.condition, &format!("{at}.condition"))?;
-        repeats.check_opt(r.repeat.as_deref(), &format!("{at}.repeat"))?;
-    }
-    let Some(emb) = &clinical.embeddings else {
-        return Ok(None);
-    };
-    if emb.dim == 0 {
-        return Err(invalid("clinical.embeddings.dim", "must be > 0"));
-    }
-    check_increasing(&emb.cells, "clinical.embeddings.cells", Some(cells as u64))?;
-    let rows = emb.decode_flat()?;
-    for (k, row) in rows.chunks(emb.dim).enumerate() {
-        let mut norm2 = 0f64;
-        for (j, x) in row.iter().enumerate() {
-            if !x.is_finite() {
-                return Err(invalid(
-                    "clinical.embeddings.data",
-                    &format!(
-                        "row {k} (cell {}), value {j} is {x}, not a finite number",
-                        emb.cells[k]
-                    ),
-                ));
-            }
-            norm2 += f64::from(*x) * f64::from(*x);
-        }
-        if norm2 == 0.0 {
-            return Err(invalid(
-                "clinical.embeddings.data",
-                &format!(
-                    "row {k} (cell {}) is all zeros and cannot be normalised (Eq. 1)",
-                    emb.cells[k]
-                ),
-            ));
-        }
-    }
-    Ok(Some(EmbeddingMatrix {
-        dim: emb.dim,
-        cells: emb.cells.iter().map(|&c| c as usize).collect(),
-        rows,
-    }))
 }

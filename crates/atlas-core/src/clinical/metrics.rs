@@ -23,6 +23,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::{Audit, Obtained};
+pub use crate::clinical::format::difficulty_code;
 use crate::clinical::format::{CfvOutcome, Clinical, Direction, Severity};
 
 /// Accuracy of one model on one variant (unit: answer).
@@ -326,16 +327,6 @@ pub fn statement_attr<'a>(audit: &'a Audit, s: usize, key: &str) -> Option<&'a s
         .attributes
         .get(key)?
         .as_str()
-}
-
-/// Difficulty code of §4.2: `EASY` = 1, `MEDIUM` = 2, `HARD` = 3; `None` for anything else.
-pub fn difficulty_code(difficulty: &str) -> Option<u8> {
-    match difficulty {
-        "EASY" => Some(1),
-        "MEDIUM" => Some(2),
-        "HARD" => Some(3),
-        _ => None,
-    }
 }
 
 /// Condition level index of the baseline variant, if the bundle names one.
