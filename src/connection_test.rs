@@ -9,20 +9,14 @@
 //! ([`diagnose_network_failure`]: no call, only the two probes). Nothing here logs; the key travels
 //! only in the call's header, and every text shown is scrubbed of it.
 
-use std::cell::Cell;
-use std::rc::Rc;
-
 use atlas_pilot::connection::{
     diagnose, test_request, ConnectionFacts, Diagnosis, ProbeResult, Reason,
 };
 use atlas_pilot::provider::{HttpRequest, Provider, SecretKey};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen::closure::Closure;
-use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
 
-use crate::loader::js_message;
+use crate::fetch::fetch_within;
 use crate::pilot_store::Keys;
 
 /// The timeout of a connection test's call, ms.
@@ -43,7 +37,8 @@ fn online() -> bool {
     web_sys::window().is_none_or(|w| w.navigator().on_line())
 }
 
-/// One `fetch`: `request` in `cors` mode with its headers, or a bare `GET` of `url` in `mode`.
+/// One `fetch`: `request` in `cors` mode with its headers, or a bare `GET` of `url` in `mode`
+/// ([`crate::fetch::fetch_within`]); a failure's message is scrubbed of `key`.
 async fn fetch_once(
     url: &str,
     request: Option<&HttpRequest>,
@@ -51,76 +46,16 @@ async fn fetch_once(
     timeout_ms: u32,
     key: &SecretKey,
 ) -> ProbeResult {
-    let Some(window) = web_sys::window() else {
-        return ProbeResult::Failed {
-            message: "no window".into(),
-        };
-    };
-    let init = web_sys::RequestInit::new();
-    init.set_mode(mode);
-    if let Some(req) = request {
-        init.set_method(&req.method);
-        let Ok(headers) = web_sys::Headers::new() else {
-            return ProbeResult::Failed {
-                message: "the browser could not make the request headers".into(),
-            };
-        };
-        for (name, value) in &req.headers {
-            if let Err(e) = headers.set(name, value) {
-                return ProbeResult::Failed {
-                    message: key.scrub(&js_message(&e)),
-                };
-            }
-        }
-        init.set_headers(&headers);
-        init.set_body(&JsValue::from_str(&req.body));
-    } else {
-        init.set_method("GET");
-    }
     let Ok(controller) = web_sys::AbortController::new() else {
         return ProbeResult::Failed {
             message: "the browser could not create an AbortController".into(),
         };
     };
-    init.set_signal(Some(&controller.signal()));
-    let timed_out = Rc::new(Cell::new(false));
-    let timer = {
-        let timed_out = timed_out.clone();
-        let controller = controller.clone();
-        let cb = Closure::once_into_js(move || {
-            timed_out.set(true);
-            controller.abort();
-        });
-        window
-            .set_timeout_with_callback_and_timeout_and_arguments_0(
-                cb.unchecked_ref(),
-                timeout_ms.min(i32::MAX as u32) as i32,
-            )
-            .ok()
-    };
-    let opaque = mode == web_sys::RequestMode::NoCors;
-    let result = async {
-        let response = JsFuture::from(window.fetch_with_str_and_init(url, &init)).await?;
-        if opaque {
-            return Ok::<_, JsValue>(ProbeResult::Opaque);
-        }
-        let (status, headers, body) = read_response(response).await?;
-        Ok(ProbeResult::Response {
-            status,
-            headers,
-            body,
-        })
-    }
-    .await;
-    if let Some(t) = timer {
-        window.clear_timeout_with_handle(t);
-    }
-    match result {
-        Ok(r) => r,
-        Err(_) if timed_out.get() => ProbeResult::TimedOut,
-        Err(e) => ProbeResult::Failed {
-            message: key.scrub(&js_message(&e)),
+    match fetch_within(url, request, mode, &controller, timeout_ms).await {
+        ProbeResult::Failed { message } => ProbeResult::Failed {
+            message: key.scrub(&message),
         },
+        other => other,
     }
 }
 
@@ -276,31 +211,4 @@ pub fn test_button(
             }.into_any(),
         })}
     }
-}
-
-/// Reads a `fetch` result: the HTTP status, the response headers as (name, value) pairs in the order
-/// the browser lists them, and the body as text (empty when it is not text). Shared by the probes here
-/// and the pilot runner's calls (`crate::pilot_runner`).
-///
-/// # Errors
-/// The `JsValue` the browser raised: `response` is not a `Response`, or reading the body failed (e.g.
-/// the request was aborted by its timeout).
-pub(crate) async fn read_response(
-    response: JsValue,
-) -> Result<(u16, Vec<(String, String)>, String), JsValue> {
-    let response: web_sys::Response = response
-        .dyn_into()
-        .map_err(|_| JsValue::from_str("fetch did not return a Response"))?;
-    let status = response.status();
-    let mut pairs = Vec::new();
-    if let Ok(Some(iter)) = js_sys::try_iter(response.headers().as_ref()) {
-        for entry in iter.flatten() {
-            let entry = js_sys::Array::from(&entry);
-            if let (Some(k), Some(v)) = (entry.get(0).as_string(), entry.get(1).as_string()) {
-                pairs.push((k, v));
-            }
-        }
-    }
-    let body = JsFuture::from(response.text()?).await?;
-    Ok((status, pairs, body.as_string().unwrap_or_default()))
 }

@@ -27,6 +27,7 @@ pub mod clinical_view;
 pub mod connection_test;
 pub mod explorer;
 pub mod export;
+mod fetch;
 pub mod import_panel;
 pub mod inspector;
 pub mod loader;

@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use atlas_pilot::clinical::{call_rows, ClinicalCallRow, ClinicalPlan, ClinicalProgress};
-use atlas_pilot::connection::Diagnosis;
+use atlas_pilot::connection::{Diagnosis, ProbeResult};
 use atlas_pilot::judge::{label_code, parse_judge_label};
 use atlas_pilot::provider::HttpRequest;
 use atlas_pilot::retry::server_wait_message;
@@ -39,9 +39,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
 
-use crate::loader::js_message;
+use crate::fetch::fetch_within;
 use crate::pilot_store::{
     persist, persist_clinical, persist_judging, persist_judging_plan, written, Keys, SavedClinical,
     SavedJudging, SavedRun, CLINICAL_FORMAT, JUDGING_FORMAT, SAVED_FORMAT,
@@ -1098,57 +1097,33 @@ async fn send(kind: Kind, launch: Launch) {
 }
 
 async fn fetch(launch: &Launch) -> AttemptOutcome {
-    let network = |message: String| AttemptOutcome::Network { message };
-    let Some(window) = web_sys::window() else {
-        return network("no window".into());
-    };
-    let scrub = |e: &JsValue| launch.key.scrub(&js_message(e));
-    let init = web_sys::RequestInit::new();
-    init.set_method(&launch.request.method);
-    let headers = match web_sys::Headers::new() {
-        Ok(h) => h,
-        Err(e) => return network(scrub(&e)),
-    };
-    for (name, value) in &launch.request.headers {
-        if let Err(e) = headers.set(name, value) {
-            return network(scrub(&e));
-        }
-    }
-    init.set_headers(&headers);
-    init.set_body(&JsValue::from_str(&launch.request.body));
-    init.set_signal(Some(&launch.controller.signal()));
-    let timed_out = Rc::new(Cell::new(false));
-    let timer = {
-        let timed_out = timed_out.clone();
-        let controller = launch.controller.clone();
-        let cb = Closure::once_into_js(move || {
-            timed_out.set(true);
-            controller.abort();
-        });
-        window
-            .set_timeout_with_callback_and_timeout_and_arguments_0(
-                cb.unchecked_ref(),
-                launch.timeout_ms.min(i32::MAX as u32) as i32,
-            )
-            .ok()
-    };
-    let outcome = async {
-        let response =
-            JsFuture::from(window.fetch_with_str_and_init(&launch.request.url, &init)).await?;
-        let (status, headers, body) = crate::connection_test::read_response(response).await?;
-        Ok::<_, JsValue>(AttemptOutcome::Response {
+    let url = &launch.request.url;
+    let cors = web_sys::RequestMode::Cors;
+    match fetch_within(
+        url,
+        Some(&launch.request),
+        cors,
+        &launch.controller,
+        launch.timeout_ms,
+    )
+    .await
+    {
+        ProbeResult::Response {
             status,
             headers,
             body,
-        })
-    }
-    .await;
-    if let Some(t) = timer {
-        window.clear_timeout_with_handle(t);
-    }
-    match outcome {
-        Ok(o) => o,
-        Err(_) if timed_out.get() => AttemptOutcome::TimedOut,
-        Err(e) => network(scrub(&e)),
+        } => AttemptOutcome::Response {
+            status,
+            headers,
+            body,
+        },
+        ProbeResult::TimedOut => AttemptOutcome::TimedOut,
+        ProbeResult::Failed { message } => AttemptOutcome::Network {
+            message: launch.key.scrub(&message),
+        },
+        // Only a `no-cors` request is opaque; the calls are `cors`.
+        ProbeResult::Opaque => AttemptOutcome::Network {
+            message: "the browser gave an opaque response to a cors request".into(),
+        },
     }
 }

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use atlas_core::bundle::TextShardFile;
-use atlas_core::clinical::metrics::{analyze, ClinicalReport};
+use atlas_core::clinical::metrics::{analyze, AccuracyRow, ClinicalReport};
 use atlas_core::clinical::Embeddings;
 use atlas_core::{Audit, BundleFile, TextShard};
 use clap::{Subcommand, ValueEnum};
@@ -240,6 +240,37 @@ fn strings<const N: usize>(cells: [&str; N]) -> Vec<String> {
 }
 
 /// Distinct values in first-appearance order.
+/// One accuracy table: a row per model, a column per variant with `value` of its row as a
+/// percentage ("—" when the model has no row for the variant), and a last column `last_header`
+/// summing `last` over the model's rows.
+fn accuracy_table(
+    rows: &[AccuracyRow],
+    models: &[&str],
+    conditions: &[&str],
+    value: impl Fn(&AccuracyRow) -> Option<f64>,
+    last_header: &str,
+    last: impl Fn(&AccuracyRow) -> usize,
+) -> String {
+    let mut header = vec!["model".to_string()];
+    header.extend(conditions.iter().map(|c| (*c).to_string()));
+    header.push(last_header.to_string());
+    let body: Vec<Vec<String>> = models
+        .iter()
+        .map(|m| {
+            let mine: Vec<_> = rows.iter().filter(|a| a.model == *m).collect();
+            let mut row = vec![(*m).to_string()];
+            row.extend(conditions.iter().map(|c| {
+                mine.iter()
+                    .find(|a| a.condition == *c)
+                    .map_or_else(|| "—".to_string(), |a| pct(value(a)))
+            }));
+            row.push(mine.iter().map(|a| last(a)).sum::<usize>().to_string());
+            row
+        })
+        .collect();
+    table(&header, &body)
+}
+
 fn distinct<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     let mut out: Vec<&str> = Vec::new();
     for i in items {
@@ -295,49 +326,23 @@ pub fn render_text(r: &ClinicalReport) -> String {
     let models = distinct(r.accuracy.iter().map(|a| a.model.as_str()));
     let conditions = distinct(r.accuracy.iter().map(|a| a.condition.as_str()));
     s.push_str("\nAccuracy per model × variant (correct / readable answers with a gold answer; parse failures apart)\n");
-    let mut header = vec!["model".to_string()];
-    header.extend(conditions.iter().map(|c| (*c).to_string()));
-    header.push("parse failures".to_string());
-    let rows: Vec<Vec<String>> = models
-        .iter()
-        .map(|m| {
-            let mine: Vec<_> = r.accuracy.iter().filter(|a| a.model == *m).collect();
-            let mut row = vec![(*m).to_string()];
-            row.extend(conditions.iter().map(|c| {
-                mine.iter()
-                    .find(|a| a.condition == *c)
-                    .map_or_else(|| "—".to_string(), |a| pct(a.accuracy))
-            }));
-            row.push(
-                mine.iter()
-                    .map(|a| a.parse_failures)
-                    .sum::<usize>()
-                    .to_string(),
-            );
-            row
-        })
-        .collect();
-    s.push_str(&table(&header, &rows));
-
+    s.push_str(&accuracy_table(
+        &r.accuracy,
+        &models,
+        &conditions,
+        |a| a.accuracy,
+        "parse failures",
+        |a| a.parse_failures,
+    ));
     s.push_str("\nAccuracy per model × variant with unreadable answers counted wrong (correct / all asked questions with a gold answer, readable or not; the convention of AMQA's published tables)\n");
-    let mut header = vec!["model".to_string()];
-    header.extend(conditions.iter().map(|c| (*c).to_string()));
-    header.push("n asked".to_string());
-    let rows: Vec<Vec<String>> = models
-        .iter()
-        .map(|m| {
-            let mine: Vec<_> = r.accuracy.iter().filter(|a| a.model == *m).collect();
-            let mut row = vec![(*m).to_string()];
-            row.extend(conditions.iter().map(|c| {
-                mine.iter()
-                    .find(|a| a.condition == *c)
-                    .map_or_else(|| "—".to_string(), |a| pct(a.accuracy_unreadable_wrong))
-            }));
-            row.push(mine.iter().map(|a| a.asked).sum::<usize>().to_string());
-            row
-        })
-        .collect();
-    s.push_str(&table(&header, &rows));
+    s.push_str(&accuracy_table(
+        &r.accuracy,
+        &models,
+        &conditions,
+        |a| a.accuracy_unreadable_wrong,
+        "n asked",
+        |a| a.asked,
+    ));
 
     s.push('\n');
     if r.answer_change.is_empty() {
