@@ -6,7 +6,7 @@
 // typing into the condition's number input and firing its `input` event, as a reader does.
 //
 // The time measured is the app's own: inside wasm, `performance.now()` around `ReweightBasis::reweight` +
-// building the table's rows (src/explorer.rs), published per recompute on `window.__atlasReweight.samples`.
+// building the table's rows (src/views/explorer.rs), published per recompute on `window.__atlasReweight.samples`.
 // `performance.now()` is coarse in a page that is not cross-origin isolated (100 µs in Chromium), so the
 // script sets `window.__atlasReweightRepeat` (default 100): each recompute runs that many times inside one
 // measurement and the sample is the mean. A second pass of as many changes without repetition reports,

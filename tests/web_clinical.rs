@@ -8,7 +8,7 @@
 use atlas_core::clinical::metrics::analyze;
 use atlas_core::clinical::Severity;
 use atlas_core::Audit;
-use audit_atlas::clinical_view::{
+use audit_atlas::views::clinical::{
     changed_cases, profile_table, severity_table, CaseKey, CaseKind, DrCase, Examples,
 };
 use wasm_bindgen_test::*;

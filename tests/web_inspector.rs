@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use atlas_core::rq3::{CodingRule, Direction};
 use atlas_core::Audit;
-use audit_atlas::inspector::{
+use audit_atlas::views::inspector::{
     fill_prompt, link_case, list_window, matching_rows, scroll_for_row, search_texts,
     shortest_case, CaseIndex, CellSet, DirectionFilter, FilterSet, LinkCase, Shortest, MAX_LIST_PX,
     ROW_PX,

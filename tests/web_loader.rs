@@ -6,8 +6,10 @@
 
 use atlas_core::stats::RepeatPolicy;
 use atlas_core::{Audit, BundleError};
-use audit_atlas::app::{summarize, AtlasState, LoadStatus};
-use audit_atlas::loader::{fetch_bytes_with_signal, read_blob, read_response, LoadError, LoadGate};
+use audit_atlas::browser::loader::{fetch_bytes_with_signal, read_blob, read_response, LoadError};
+use audit_atlas::state::load_gate::LoadGate;
+use audit_atlas::state::{AtlasState, LoadStatus};
+use audit_atlas::views::overview::summarize;
 use leptos::prelude::*;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

@@ -4,7 +4,7 @@
 //! then, so a closed tab sends again at most `concurrency` calls.
 #![cfg(target_arch = "wasm32")]
 
-use audit_atlas::pilot_store::{
+use audit_atlas::pilot::store::{
     clear_judging, persist_judging, written, SavedJudging, DB_NAME, JUDGING, JUDGING_FORMAT, STORE,
 };
 use leptos::prelude::*;

@@ -5,7 +5,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use atlas_core::RepeatPolicy;
-use audit_atlas::url_state::{decode_component, encode_component, parse_query, ViewState};
+use audit_atlas::state::url::{decode_component, encode_component, parse_query, ViewState};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);

@@ -6,7 +6,7 @@
 //! | `bundle` | the bundle's URL (kept as given; absent for the default bundle) |
 //! | `id` | the id of the bundle the view was made for (a view is applied only to that bundle) |
 //! | `view` | the section or panel in focus (`reweight`, `atlas`, `atlas-c`, `rq2`, `clinical`, …) |
-//! | `ccase` | the clinical case open in the Clinical view: `cfv:MODEL:QUESTION` or `dr:MODEL:QUESTION[:RUN]` (level ids; RUN names a run other than the first, [`crate::clinical_view::CaseKey`]) |
+//! | `ccase` | the clinical case open in the Clinical view: `cfv:MODEL:QUESTION` or `dr:MODEL:QUESTION[:RUN]` (level ids; RUN names a run other than the first, [`crate::views::clinical::CaseKey`]) |
 //! | `policy` | repeat policy key (`all_responses`, `first_repeat`, `unit_majority`) |
 //! | `preset` | `equal`, `baseline`, `sweep`, `per_sweep` or `custom` |
 //! | `sweep` | the sweep of the `sweep` preset |
@@ -29,7 +29,7 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::app::AtlasState;
+use crate::state::AtlasState;
 
 /// Everything a shareable URL holds (see the module docs for the keys).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -251,11 +251,11 @@ pub struct ClinicalCase(pub RwSignal<Option<String>>, pub Option<String>);
 
 /// The `bundle=` value of a link to a view of `loaded`: its URL, or `None` for the default bundle and
 /// for a local file (which a link cannot name).
-pub fn bundle_param(loaded: &crate::app::Loaded) -> Option<String> {
+pub fn bundle_param(loaded: &crate::state::Loaded) -> Option<String> {
     let page = web_sys::window()
         .and_then(|w| w.location().href().ok())
         .unwrap_or_default();
-    let default = crate::loader::resolve_url(crate::app::DEFAULT_BUNDLE, &page);
+    let default = crate::browser::loader::resolve_url(crate::state::DEFAULT_BUNDLE, &page);
     match &loaded.base_url {
         Some(_) if Some(&loaded.source) != default.as_ref() => Some(loaded.source.clone()),
         _ => None,

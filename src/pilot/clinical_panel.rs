@@ -8,10 +8,10 @@
 //! MIT-licensed questions of the shipped clinical demo, or a MedQA JSON Lines file from this computer,
 //! drawn with a seed); and sets temperatures, token limits, concurrency and the per-call timeout.
 //! **Check the plan** shows the number of calls (16 per model × question) and the most output
-//! tokens; **Run the clinical pilot** sends them with the pilot's runner ([`crate::pilot_runner`],
+//! tokens; **Run the clinical pilot** sends them with the pilot's runner ([`crate::pilot::runner`],
 //! kind [`Kind::Clinical`]): a call starts only when the answers it depends on are in, a call whose
 //! dependency failed or is unusable is skipped with its reason, every settled call is saved in
-//! IndexedDB ([`crate::pilot_store::persist_clinical`]) and a reload offers to resume.
+//! IndexedDB ([`crate::pilot::store::persist_clinical`]) and a reload offers to resume.
 //!
 //! The run becomes a clinical bundle ([`atlas_pilot::clinical::to_clinical_bundle`]) that opens in
 //! the Clinical view or downloads. **Explanation embeddings are not computed in the browser** (the
@@ -34,17 +34,17 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
-use crate::app::AtlasState;
-use crate::pilot_panel::{
+use crate::pilot::panel::{
     decimal, duration, form_number_field, limits_of, provider_row, rules, run_settings, whole,
     ProviderRow, Rows,
 };
-use crate::pilot_runner::{
+use crate::pilot::run_controls::{install_restored, RunControls, SavedRunNotices};
+use crate::pilot::runner::{
     self as runner, clinical_row_id, Kind, Outputs, Phase, Settings, Snapshot, Work,
     CLINICAL_JUDGE_ROW,
 };
-use crate::pilot_store::{self as store, Keys};
-use crate::run_controls::{install_restored, RunControls, SavedRunNotices};
+use crate::pilot::store::{self as store, Keys};
+use crate::state::AtlasState;
 
 /// The plan of the shipped clinical demo, whose design holds its 20 MedQA questions (MIT License;
 /// `static/bundles/clinical-demo-smollm2/ATTRIBUTION.md`).
@@ -85,7 +85,7 @@ pub struct ClinicalForm {
     /// Per-call timeout, seconds.
     pub timeout_s: String,
     /// The longest server wait (`Retry-After`) honoured without pausing, seconds.
-    #[serde(default = "crate::pilot_panel::default_max_wait_s")]
+    #[serde(default = "crate::pilot::panel::default_max_wait_s")]
     pub max_wait_s: String,
     /// Hard cap: most calls (audited plus judge calls, 16 per model × question).
     #[serde(default = "default_max_calls")]
@@ -123,7 +123,7 @@ impl Default for ClinicalForm {
             judge_max_tokens: "256".into(),
             concurrency: "2".into(),
             timeout_s: "120".into(),
-            max_wait_s: crate::pilot_panel::default_max_wait_s(),
+            max_wait_s: crate::pilot::panel::default_max_wait_s(),
             max_calls: default_max_calls(),
             max_cost: String::new(),
             title: "My clinical pilot".into(),
@@ -386,7 +386,7 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                         let f = form.get_untracked();
                         let settings =
                             run_settings(&f.concurrency, &f.timeout_s)
-                                .and_then(|s| crate::pilot_panel::with_max_wait(s, &f.max_wait_s))
+                                .and_then(|s| crate::pilot::panel::with_max_wait(s, &f.max_wait_s))
                                 .unwrap_or(Settings {
                                 concurrency: 2,
                                 timeout_ms: 120_000,
@@ -423,7 +423,7 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
     // The pool of the form's source: the demo's plan is fetched, a file must have been picked.
     let pool = move || async move {
         if form.with_untracked(|f| f.items_source == "demo") {
-            let bytes = crate::loader::fetch_bytes(DEMO_PLAN, |_, _| {})
+            let bytes = crate::browser::loader::fetch_bytes(DEMO_PLAN, |_, _| {})
                 .await
                 .map_err(|e| {
                     format!("the demo's questions could not be fetched ({DEMO_PLAN}): {e}")
@@ -459,7 +459,7 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                 Ok(text) => ItemPool::from_medqa(&text.as_string().unwrap_or_default(), &name),
                 Err(e) => Err(format!(
                     "reading {name} failed: {}",
-                    crate::loader::js_message(&e)
+                    crate::browser::loader::js_message(&e)
                 )),
             };
             match result {
@@ -487,7 +487,7 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
         opened.set(None);
         let f = form.get_untracked();
         let prepared = run_settings(&f.concurrency, &f.timeout_s)
-            .and_then(|s| crate::pilot_panel::with_max_wait(s, &f.max_wait_s))
+            .and_then(|s| crate::pilot::panel::with_max_wait(s, &f.max_wait_s))
             .and_then(|s| Ok((s, serde_json::to_value(&f).map_err(|e| e.to_string())?)));
         let (settings, form_json) = match prepared {
             Ok(x) => x,
@@ -550,7 +550,11 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
     let do_download = Callback::new(move |()| {
         action_error.set(None);
         let result = make_bundle(&title()).and_then(|(id, bytes)| {
-            crate::export::download_bytes(&bytes, "application/json", &format!("{id}.json"))
+            crate::browser::export::download_bytes(
+                &bytes,
+                "application/json",
+                &format!("{id}.json"),
+            )
         });
         if let Err(e) = result {
             action_error.set(Some(format!("the run could not become a bundle: {e}")));
@@ -655,7 +659,7 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                 <div class="error" role="alert" id="clinical-pilot-error">{m}</div>
             })}
             {move || out.snapshot.get().map(|s| view! {
-                <crate::run_controls::RunNotices prefix="clinical-pilot" snapshot=s.clone()/>
+                <crate::pilot::run_controls::RunNotices prefix="clinical-pilot" snapshot=s.clone()/>
                 <ClinicalRunView snapshot=s.clone()/>
                 <RunControls kind=Kind::Clinical prefix="clinical-pilot" snapshot=s open_label="Open as bundle in the Clinical view"
                     discard_label="Discard the run" error=action_error restored

@@ -15,9 +15,10 @@
 //!   shown, "Load all texts" for search, or the candidates of a "shortest case").
 //! - **Links.** A case's link is the page URL with `?bundle=URL&id=BUNDLE&case=CELL` (no `bundle` for
 //!   the default bundle); the open case is also kept in the address bar as `#case=CELL`. The fragment is
-//!   used there because [`crate::url_state`] rewrites the query with its own keys only and keeps the
+//!   used there because [`crate::state::url`] rewrites the query with its own keys only and keeps the
 //!   fragment. Both forms open the case ([`link_case`]).
 
+use crate::state::shards::{load_shard, text_at, texts_in_bundle, ShardState, TextAt};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,13 +27,14 @@ use atlas_core::bundle::{Axis, Obtained, RationaleLabel};
 use atlas_core::rq3::{
     cell_readings, CellReadings, CodingRule, Direction, Rq3Settings, SelectionReadout,
 };
-use atlas_core::{Audit, TextShard};
+use atlas_core::Audit;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsValue;
 
-use crate::app::{thousands, AtlasState, Loaded, DEFAULT_BUNDLE};
-use crate::loader::{fetch_bytes, resolve_url};
+use crate::browser::loader::resolve_url;
+use crate::state::{AtlasState, Loaded, DEFAULT_BUNDLE};
+use crate::ui::format::thousands;
 
 /// Height of one list row in CSS pixels (the stylesheet's `.irow` height).
 pub const ROW_PX: f64 = 28.0;
@@ -561,49 +563,6 @@ pub fn matching_rows(
         .collect()
 }
 
-/// What the bundle holds for the Rationale text of a cell, given the shards loaded so far.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TextAt<'a> {
-    /// The text.
-    Text(&'a str),
-    /// Its shard is being fetched.
-    Loading,
-    /// Its shard is not loaded yet (index into `texts.rationale.shards`).
-    NotLoaded(usize),
-    /// Its shard could not be loaded.
-    Failed(&'a str),
-    /// The bundle holds no text for this cell.
-    Absent,
-}
-
-/// Load state of one text shard.
-#[derive(Debug, Clone)]
-pub enum ShardState {
-    Pending,
-    Ready(Arc<TextShard>),
-    Failed(String),
-}
-
-/// The Rationale text of `cell`: inline in the bundle, or in a loaded shard.
-pub fn text_at<'a>(
-    audit: &'a Audit,
-    shards: &'a HashMap<usize, ShardState>,
-    cell: usize,
-) -> TextAt<'a> {
-    if let Some(t) = audit.inline_rationale(cell) {
-        return TextAt::Text(t);
-    }
-    let Some(k) = audit.rationale_shard_for(cell) else {
-        return TextAt::Absent;
-    };
-    match shards.get(&k) {
-        None => TextAt::NotLoaded(k),
-        Some(ShardState::Pending) => TextAt::Loading,
-        Some(ShardState::Failed(e)) => TextAt::Failed(e),
-        Some(ShardState::Ready(s)) => s.text(cell).map_or(TextAt::Absent, TextAt::Text),
-    }
-}
-
 /// Outcome of [`shortest_case`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Shortest {
@@ -699,19 +658,6 @@ pub fn search_texts(
         }
     }
     (set, searched)
-}
-
-/// Number of Rationale texts the bundle holds (inline and in shards).
-pub fn texts_in_bundle(audit: &Audit) -> usize {
-    audit
-        .file
-        .texts
-        .as_ref()
-        .and_then(|t| t.rationale.as_ref())
-        .map_or(0, |r| {
-            r.inline.as_ref().map_or(0, |i| i.cells.len())
-                + r.shards.iter().map(|s| s.count).sum::<usize>()
-        })
 }
 
 // --------------------------------------------------------------------------------- display helpers
@@ -924,56 +870,6 @@ fn scroll_into_view(id: &str) {
     {
         el.scroll_into_view();
     }
-}
-
-/// Fetches text shard `k` of a loaded bundle (its path is relative to the bundle's URL) and checks it
-/// against the bundle. Also used by the judge coding of a loaded bundle's Rationales.
-///
-/// # Errors
-/// A message naming the shard's path: no such shard, a bundle opened from a local file (its shards are
-/// not readable from the page), an invalid address, a failed fetch, or a shard that does not validate.
-pub(crate) async fn fetch_shard(loaded: &Loaded, k: usize) -> Result<TextShard, String> {
-    let path = loaded
-        .audit
-        .file
-        .texts
-        .as_ref()
-        .and_then(|t| t.rationale.as_ref())
-        .and_then(|r| r.shards.get(k))
-        .map(|s| s.path.clone())
-        .ok_or_else(|| format!("the bundle names no text shard number {k}"))?;
-    let base = loaded.base_url.clone().ok_or_else(|| {
-        format!("{path} sits next to the bundle file; texts of a local file are not readable from the page — open the bundle by URL")
-    })?;
-    let url = resolve_url(&path, &base).ok_or_else(|| format!("{path}: not a valid address"))?;
-    let bytes = fetch_bytes(&url, |_, _| {})
-        .await
-        .map_err(|e| format!("{path}: {e}"))?;
-    TextShard::from_bytes(&bytes, &loaded.audit).map_err(|e| format!("{path}: {e}"))
-}
-
-/// Starts fetching shard `k` (if not already loaded or loading).
-pub(crate) fn load_shard(
-    loaded: &Arc<Loaded>,
-    k: usize,
-    shards: RwSignal<HashMap<usize, ShardState>>,
-) {
-    if shards.with_untracked(|s| s.contains_key(&k)) {
-        return;
-    }
-    shards.update(|s| {
-        s.insert(k, ShardState::Pending);
-    });
-    let loaded = loaded.clone();
-    spawn_local(async move {
-        let result = match fetch_shard(&loaded, k).await {
-            Ok(shard) => ShardState::Ready(Arc::new(shard)),
-            Err(e) => ShardState::Failed(e),
-        };
-        shards.try_update(|s| {
-            s.insert(k, result);
-        });
-    });
 }
 
 // ------------------------------------------------------------------------------------- components

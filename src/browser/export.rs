@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Url};
 
-use crate::loader::js_message;
+use crate::browser::loader::js_message;
 
 /// Lower-case hex SHA-256 of `bytes` (the content hash of a bundle in the JSON export).
 pub fn sha256_hex(bytes: &[u8]) -> String {

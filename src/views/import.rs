@@ -21,9 +21,10 @@ use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::File;
 
-use crate::app::{thousands, AtlasState};
-use crate::export::{download_bytes, download_text};
-use crate::loader::{for_each_chunk, now_ms};
+use crate::browser::export::{download_bytes, download_text};
+use crate::browser::loader::{for_each_chunk, now_ms};
+use crate::state::AtlasState;
+use crate::ui::format::thousands;
 
 /// Bytes read from the start of a file for the preview.
 const PREVIEW_BYTES: f64 = 256.0 * 1024.0;
@@ -116,7 +117,7 @@ pub fn ImportPanel() -> impl IntoView {
                 Err(e) => status.set(ImportState::Failed(format!(
                     "reading the mapping file {} failed: {}",
                     picked.name(),
-                    crate::loader::js_message(&e)
+                    crate::browser::loader::js_message(&e)
                 ))),
             }
         });
@@ -235,14 +236,14 @@ pub fn ImportPanel() -> impl IntoView {
 async fn read_preview(file: &File) -> Result<Preview, String> {
     let head = file
         .slice_with_f64_and_f64(0.0, PREVIEW_BYTES.min(file.size()))
-        .map_err(|e| crate::loader::js_message(&e))?;
+        .map_err(|e| crate::browser::loader::js_message(&e))?;
     let buffer = wasm_bindgen_futures::JsFuture::from(head.array_buffer())
         .await
         .map_err(|e| {
             format!(
                 "reading {} failed: {}",
                 file.name(),
-                crate::loader::js_message(&e)
+                crate::browser::loader::js_message(&e)
             )
         })?;
     let bytes = Uint8Array::new(&buffer).to_vec();
@@ -274,11 +275,11 @@ async fn run_import(
     let mut importer = Importer::new(mapping, Limits::default()).map_err(|e| e.to_string())?;
     let head = wasm_bindgen_futures::JsFuture::from(
         file.slice_with_f64_and_f64(0.0, 4096f64.min(file.size()))
-            .map_err(|e| crate::loader::js_message(&e))?
+            .map_err(|e| crate::browser::loader::js_message(&e))?
             .array_buffer(),
     )
     .await
-    .map_err(|e| crate::loader::js_message(&e))?;
+    .map_err(|e| crate::browser::loader::js_message(&e))?;
     let format = importer.resolve_format(None, &name, &Uint8Array::new(&head).to_vec());
     importer.begin(&name, format).map_err(|e| e.to_string())?;
     status.set(ImportState::Running { read: 0, total });

@@ -1,8 +1,8 @@
 //! Running a pilot in the browser: `fetch` with a concurrency limit, a per-call timeout
 //! (`AbortController`), retries scheduled by `atlas_pilot` (429 / 5xx / network / timeout, honouring
 //! `Retry-After`), pause, resume and cancel, and the run state persisted after every settled call
-//! ([`crate::pilot_store::persist`]). A settled call keeps its concurrency slot until that state is
-//! written ([`crate::pilot_store::written`]), so a closed tab or a crash sends again at most
+//! ([`crate::pilot::store::persist`]). A settled call keeps its concurrency slot until that state is
+//! written ([`crate::pilot::store::written`]), so a closed tab or a crash sends again at most
 //! `concurrency` calls: those in flight or not yet on disk.
 //!
 //! All the bookkeeping is `atlas_pilot::RunState`'s; this module only sends what the run's
@@ -16,7 +16,7 @@
 //!
 //! Every attempt is settled by [`atlas_pilot::Job::settle_attempt`], as `atlas pilot run` does: a
 //! provider whose first calls all fail the same way is stopped early (for network failures the
-//! runner then runs the two key-less probes of [`crate::connection_test`] and shows their diagnosis
+//! runner then runs the two key-less probes of [`crate::pilot::connection_test`] and shows their diagnosis
 //! with the stop), and a `Retry-After` longer than the run's longest wait
 //! ([`Settings::max_wait_ms`]) pauses the run: nothing new starts, the calls in flight settle, and
 //! [`resume`] goes on (the call the server asked to hold waits until the server's time).
@@ -40,8 +40,8 @@ use leptos::task::spawn_local;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::fetch::fetch_within;
-use crate::pilot_store::{
+use crate::browser::fetch::fetch_within;
+use crate::pilot::store::{
     persist, persist_clinical, persist_judging, persist_judging_plan, written, Keys, SavedClinical,
     SavedJudging, SavedRun, CLINICAL_FORMAT, JUDGING_FORMAT, SAVED_FORMAT,
 };
@@ -585,7 +585,7 @@ impl Runner {
     }
 
     /// For each provider newly stopped early by network errors, runs the two key-less probes of
-    /// [`crate::connection_test::diagnose_network_failure`] once and shows the diagnosis with the
+    /// [`crate::pilot::connection_test::diagnose_network_failure`] once and shows the diagnosis with the
     /// stop.
     fn diagnose_new_stops(&mut self, kind: Kind) {
         let work = self.work.clone();
@@ -619,8 +619,10 @@ impl Runner {
             self.diagnoses.insert(provider.clone(), None);
             let generation = self.generation;
             spawn_local(async move {
-                let d =
-                    crate::connection_test::diagnose_network_failure(&p, &url, message, &key).await;
+                let d = crate::pilot::connection_test::diagnose_network_failure(
+                    &p, &url, message, &key,
+                )
+                .await;
                 with_runner(kind, |r| {
                     // Not after "Retry failed calls" (it clears the diagnoses) or a new run.
                     if r.generation == generation && r.diagnoses.contains_key(&provider) {

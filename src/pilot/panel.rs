@@ -2,8 +2,8 @@
 //! (progress, pause / resume / cancel), the results table and the bundle the run becomes.
 //!
 //! Everything about requests, retries, extraction, judging, plans and bundles is `atlas_pilot`'s
-//! (`docs/pilot.md`); the run itself is [`crate::pilot_runner`], persistence [`crate::pilot_store`].
-//! Keys are typed into password fields, moved into [`crate::pilot_store::Keys`] on change (the field is
+//! (`docs/pilot.md`); the run itself is [`crate::pilot::runner`], persistence [`crate::pilot::store`].
+//! Keys are typed into password fields, moved into [`crate::pilot::store::Keys`] on change (the field is
 //! then emptied and the key shown masked) and never written anywhere else unless the user opts in.
 //! Model text is always put in the page as text nodes, never as HTML.
 
@@ -26,11 +26,11 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
-use crate::app::AtlasState;
-use crate::number_field::{message, NumberInput};
-use crate::pilot_runner::{self as runner, Kind, Outputs, Phase, Settings, Snapshot, Work};
-use crate::pilot_store::{self as store, Keys};
-use crate::run_controls::{install_restored, RunControls, SavedRunNotices};
+use crate::pilot::run_controls::{install_restored, RunControls, SavedRunNotices};
+use crate::pilot::runner::{self as runner, Kind, Outputs, Phase, Settings, Snapshot, Work};
+use crate::pilot::store::{self as store, Keys};
+use crate::state::AtlasState;
+use crate::ui::number_field::{message, NumberInput};
 
 /// One provider row (audited model or judge). No key: keys live in [`Keys`] under `id`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -647,9 +647,11 @@ pub fn PilotPanel() -> impl IntoView {
     });
     let do_download = Callback::new(move |()| match make_bundle() {
         Ok((id, bytes)) => {
-            if let Err(e) =
-                crate::export::download_bytes(&bytes, "application/json", &format!("{id}.json"))
-            {
+            if let Err(e) = crate::browser::export::download_bytes(
+                &bytes,
+                "application/json",
+                &format!("{id}.json"),
+            ) {
                 action_error.set(Some(e));
             }
         }
@@ -700,14 +702,14 @@ pub fn PilotPanel() -> impl IntoView {
                 <div class="error" role="alert" id="pilot-error">{m}</div>
             })}
             {move || out.snapshot.get().map(|s| view! {
-                <crate::run_controls::RunNotices prefix="pilot" snapshot=s.clone()/>
+                <crate::pilot::run_controls::RunNotices prefix="pilot" snapshot=s.clone()/>
                 <RunView snapshot=s.clone()/>
                 <RunControls kind=Kind::Pilot prefix="pilot" snapshot=s open_label="Open as bundle in every view"
                     discard_label="Discard the run" error=action_error restored
                     on_open=do_open on_download=do_download on_discard=do_discard/>
             })}
-            <crate::bundle_judge_panel::BundleJudgeSection keys/>
-            <crate::clinical_pilot_panel::ClinicalPilotSection keys/>
+            <crate::pilot::judge_panel::BundleJudgeSection keys/>
+            <crate::pilot::clinical_panel::ClinicalPilotSection keys/>
         </section>
     }
 }
@@ -862,10 +864,10 @@ fn ProvidersForm(form: RwSignal<FormState>, keys: Keys) -> impl IntoView {
 pub(crate) enum Rows {
     Models(RwSignal<FormState>),
     Judges(RwSignal<FormState>),
-    BundleJudges(RwSignal<crate::bundle_judge_panel::JudgingForm>),
-    ClinicalModels(RwSignal<crate::clinical_pilot_panel::ClinicalForm>),
+    BundleJudges(RwSignal<crate::pilot::judge_panel::JudgingForm>),
+    ClinicalModels(RwSignal<crate::pilot::clinical_panel::ClinicalForm>),
     /// The clinical pilot's one judge row (any index).
-    ClinicalJudge(RwSignal<crate::clinical_pilot_panel::ClinicalForm>),
+    ClinicalJudge(RwSignal<crate::pilot::clinical_panel::ClinicalForm>),
 }
 
 impl Rows {
@@ -996,7 +998,7 @@ pub(crate) fn provider_row(rows: Rows, keys: Keys, i: usize) -> impl IntoView {
             <span class="key-mask" id=format!("pilot-key-mask-{id}")>
                 {let id = id.clone(); move || keys.masked.with(|m| m.get(&id).cloned()).map(|m| format!("key: {m}")).unwrap_or_else(|| "no key (fine for local servers)".into())}
             </span>
-            " "{crate::connection_test::test_button(id.clone(), move || rows.get_untracked(i).ok_or_else(|| "this row is gone".to_string()).and_then(|r| r.provider()), keys)}
+            " "{crate::pilot::connection_test::test_button(id.clone(), move || rows.get_untracked(i).ok_or_else(|| "this row is gone".to_string()).and_then(|r| r.provider()), keys)}
             <br/>
             <label>"Price per 1M input tokens "
                 <NumberInput id=format!("pilot-price-in-{id}") decimal=true size=6 shown=Signal::derive(field("price_in"))

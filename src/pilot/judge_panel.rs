@@ -6,12 +6,12 @@
 //! the user opted in, shown masked) — and the scope: every cell with a response and a stored Rationale
 //! text, the first N of them, or a seeded sample of N, optionally of some models only. **Check the
 //! plan** shows the number of calls, the estimated tokens and cost and refuses a plan over the hard
-//! cap; **Judge the Rationales** runs the calls with the pilot's runner ([`crate::pilot_runner`], kind
+//! cap; **Judge the Rationales** runs the calls with the pilot's runner ([`crate::pilot::runner`], kind
 //! [`Kind::Judging`]): concurrency limit, per-call timeout, retries with backoff honouring
 //! `Retry-After`, pause / resume / cancel, a progress bar, every settled call saved in IndexedDB
-//! ([`crate::pilot_store::persist_judging`]) so that a reload offers to resume, and a call that
+//! ([`crate::pilot::store::persist_judging`]) so that a reload offers to resume, and a call that
 //! finally fails kept with its reason. Texts in shards are fetched first, with the inspector's
-//! [`crate::inspector::fetch_shard`].
+//! [`crate::state::shards::fetch_shard`].
 //!
 //! The result is the judged bundle plus the new judge columns and a paragraph in
 //! `metadata.produced_by.notes` ([`atlas_pilot::merge_judge_columns`], the same as `atlas pilot judge`):
@@ -35,14 +35,15 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
-use crate::app::{thousands, AtlasState, Loaded};
-use crate::pilot_panel::{
+use crate::pilot::panel::{
     duration, form_number_field, limits_of, provider_row, rules, run_settings, whole, ProviderRow,
     Rows,
 };
-use crate::pilot_runner::{self as runner, judging_row_id, Kind, Outputs, Phase, Snapshot, Work};
-use crate::pilot_store::{self as store, Keys};
-use crate::run_controls::{install_restored, RunControls, SavedRunNotices};
+use crate::pilot::run_controls::{install_restored, RunControls, SavedRunNotices};
+use crate::pilot::runner::{self as runner, judging_row_id, Kind, Outputs, Phase, Snapshot, Work};
+use crate::pilot::store::{self as store, Keys};
+use crate::state::{AtlasState, Loaded};
+use crate::ui::format::thousands;
 
 /// Everything typed into the section (saved with the run; holds no key).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,7 +67,7 @@ pub struct JudgingForm {
     /// Per-call timeout, seconds.
     pub timeout_s: String,
     /// The longest server wait (`Retry-After`) honoured without pausing, seconds.
-    #[serde(default = "crate::pilot_panel::default_max_wait_s")]
+    #[serde(default = "crate::pilot::panel::default_max_wait_s")]
     pub max_wait_s: String,
 }
 
@@ -88,7 +89,7 @@ impl Default for JudgingForm {
             max_cost: String::new(),
             concurrency: "4".into(),
             timeout_s: "60".into(),
-            max_wait_s: crate::pilot_panel::default_max_wait_s(),
+            max_wait_s: crate::pilot::panel::default_max_wait_s(),
         }
     }
 }
@@ -159,7 +160,7 @@ pub async fn plan_for(
                         n + 1,
                         ks.len()
                     )));
-                    let shard = crate::inspector::fetch_shard(&loaded, *k)
+                    let shard = crate::state::shards::fetch_shard(&loaded, *k)
                         .await
                         .map_err(|e| {
                             status.set(None);
@@ -272,7 +273,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                         let unfinished = !st.finished() && !saved.cancelled;
                         let f = form.get_untracked();
                         let settings = run_settings(&f.concurrency, &f.timeout_s)
-                            .and_then(|s| crate::pilot_panel::with_max_wait(s, &f.max_wait_s))
+                            .and_then(|s| crate::pilot::panel::with_max_wait(s, &f.max_wait_s))
                             .unwrap_or(runner::Settings {
                                 concurrency: 4,
                                 timeout_ms: 60_000,
@@ -338,7 +339,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
         };
         let f = form.get_untracked();
         let prepared = run_settings(&f.concurrency, &f.timeout_s)
-            .and_then(|s| crate::pilot_panel::with_max_wait(s, &f.max_wait_s))
+            .and_then(|s| crate::pilot::panel::with_max_wait(s, &f.max_wait_s))
             .and_then(|s| {
                 Ok((
                     s,
@@ -445,7 +446,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
         action_error.set(None);
         let result = make_result().and_then(|(_, merged)| {
             let bytes = serde_json::to_vec(&merged).map_err(|e| e.to_string())?;
-            crate::export::download_bytes(
+            crate::browser::export::download_bytes(
                 &bytes,
                 "application/json",
                 &format!("{}-judged.json", merged.metadata.id),
@@ -474,7 +475,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
         state.loaded.with(|l| match l {
             None => "No bundle is loaded.".to_string(),
             Some(l) => {
-                let n = crate::inspector::texts_in_bundle(&l.audit);
+                let n = crate::state::shards::texts_in_bundle(&l.audit);
                 let judges: Vec<&str> = l
                     .audit
                     .file
@@ -587,7 +588,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                 <div class="error" role="alert" id="bundle-judge-error">{m}</div>
             })}
             {move || out.snapshot.get().map(|s| view! {
-                <crate::run_controls::RunNotices prefix="bundle-judge" snapshot=s.clone()/>
+                <crate::pilot::run_controls::RunNotices prefix="bundle-judge" snapshot=s.clone()/>
                 <JudgingRunView snapshot=s.clone()/>
                 <RunControls kind=Kind::Judging prefix="bundle-judge" snapshot=s open_label="Open the bundle with the new columns in every view"
                     discard_label="Discard the judge coding" error=action_error restored

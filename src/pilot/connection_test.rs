@@ -16,8 +16,8 @@ use atlas_pilot::provider::{HttpRequest, Provider, SecretKey};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::fetch::fetch_within;
-use crate::pilot_store::Keys;
+use crate::browser::fetch::fetch_within;
+use crate::pilot::store::Keys;
 
 /// The timeout of a connection test's call, ms.
 pub const TEST_TIMEOUT_MS: u32 = 30_000;
@@ -38,7 +38,7 @@ fn online() -> bool {
 }
 
 /// One `fetch`: `request` in `cors` mode with its headers, or a bare `GET` of `url` in `mode`
-/// ([`crate::fetch::fetch_within`]); a failure's message is scrubbed of `key`.
+/// ([`crate::browser::fetch::fetch_within`]); a failure's message is scrubbed of `key`.
 async fn fetch_once(
     url: &str,
     request: Option<&HttpRequest>,

@@ -15,7 +15,7 @@ use js_sys::{Array, Float64Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
-use crate::loader::js_message;
+use crate::browser::loader::js_message;
 
 /// What a running analysis reports to the page.
 #[derive(Debug, Clone, PartialEq)]

@@ -14,7 +14,8 @@ use std::sync::Arc;
 use atlas_core::rq3::{analyze_rq3, tables, CodingRule, Direction, Rq3Report, Rq3Settings};
 use leptos::prelude::*;
 
-use crate::app::{thousands, Loaded};
+use crate::state::Loaded;
+use crate::ui::format::thousands;
 
 /// Text of a fraction as a percentage with two decimals (`—` when undefined).
 fn pct(x: Option<f64>) -> String {
@@ -177,7 +178,7 @@ fn Rq3Results(report: Arc<Rq3Report>) -> impl IntoView {
                 .filter(|line| !line.starts_with("Responses:")) // shown in the list above
                 .map(|line| view! { <p class="summary">{line}</p> })
                 .collect_view()}
-            {tables.iter().map(|t| crate::analyses::table_view(t, "rq3", 3)).collect_view()}
+            {tables.iter().map(|t| crate::ui::table::table_view(t, "rq3", 3)).collect_view()}
             <p>
                 <a id="rq3-json" href=href download=file_name>
                     "Download the report (JSON, as atlas analyze-rq3 --format json writes it)"

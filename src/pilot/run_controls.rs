@@ -8,8 +8,8 @@
 use atlas_pilot::RunState;
 use leptos::prelude::*;
 
-use crate::pilot_runner::{self as runner, Kind, Outputs, Phase, Settings, Snapshot, Work};
-use crate::pilot_store::Keys;
+use crate::pilot::runner::{self as runner, Kind, Outputs, Phase, Settings, Snapshot, Work};
+use crate::pilot::store::Keys;
 
 /// Installs a run read back from IndexedDB: paused (resumable), or cancelled when the user had
 /// cancelled it; its in-flight calls become pending again ([`runner::install`]).

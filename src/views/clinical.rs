@@ -14,9 +14,9 @@
 //!
 //! Every chart is an `atlas_charts::clinical` draw function in an atlas [`ChartPanel`] (hover and arrow
 //! keys, table alternative, PNG / SVG / CSV) and every table a core [`Table`] shown by
-//! [`crate::analyses::table_view`] (CSV button); captions name the bundle. A case has a link
+//! [`crate::ui::table::table_view`] (CSV button); captions name the bundle. A case has a link
 //! (`?id=BUNDLE&view=clinical-case&ccase=cfv:MODEL:QUESTION`, `bundle=` for a non-default bundle, see
-//! [`crate::url_state`]) that opens it in a fresh page. Model texts (explanations, generated changes,
+//! [`crate::state::url`]) that opens it in a fresh page. Model texts (explanations, generated changes,
 //! judge descriptions) are shown only after the bundle's content warning is acknowledged, and always as
 //! text nodes, never as HTML.
 
@@ -32,10 +32,11 @@ use atlas_core::tables::{Cell, Table};
 use atlas_core::Audit;
 use leptos::prelude::*;
 
-use crate::app::{level_label, AtlasState, Loaded};
-use crate::atlas_view::{ChartPanel, ChartSpec, Spec};
-use crate::inspector::{load_shard, text_at, ShardState, TextAt};
-use crate::url_state::{bundle_param, ClinicalCase, FocusedView, ViewState};
+use crate::state::shards::{load_shard, text_at, ShardState, TextAt};
+use crate::state::url::{bundle_param, ClinicalCase, FocusedView, ViewState};
+use crate::state::{AtlasState, Loaded};
+use crate::ui::chart::{ChartPanel, ChartSpec, Spec};
+use crate::ui::format::level_label;
 
 // ------------------------------------------------------------------------------------------ cases
 
@@ -979,7 +980,7 @@ struct Ctx {
     texts_allowed: Signal<bool>,
     shards: RwSignal<HashMap<usize, ShardState>>,
     open: RwSignal<Option<CaseKey>>,
-    /// The URL's `ccase=` and `view=` (contexts of [`crate::url_state`]).
+    /// The URL's `ccase=` and `view=` (contexts of [`crate::state::url`]).
     url_case: Option<ClinicalCase>,
     focused: Option<FocusedView>,
 }
@@ -995,7 +996,7 @@ impl Ctx {
             f.0.set(Some("clinical-case".into()));
         }
         self.open.set(Some(key));
-        crate::url_state::focus_view("clinical-case".into());
+        crate::state::url::focus_view("clinical-case".into());
     }
 
     /// The shareable link of `key`.
@@ -1122,7 +1123,7 @@ pub fn ClinicalView(loaded: Arc<Loaded>) -> impl IntoView {
                         || counterfactual_of(&clinical, &key.model, &key.question).is_some();
                     if ok {
                         ctx.open.set(Some(key));
-                        crate::url_state::focus_view("clinical-case".into());
+                        crate::state::url::focus_view("clinical-case".into());
                     } else {
                         notice.set(Some(format!("The link names the counterfactual of {} on {}, but this bundle records none.", key.model, key.question)));
                     }
@@ -1141,7 +1142,7 @@ pub fn ClinicalView(loaded: Arc<Loaded>) -> impl IntoView {
     let on_heat = Callback::new(move |i: usize| {
         if let Some(&cell) = heat_cells.get(i) {
             picked.set(Some(cell));
-            crate::url_state::focus_view("clinical-cell-cases".into());
+            crate::state::url::focus_view("clinical-cell-cases".into());
         }
     });
     let spearman = &report.spearman_difficulty_validity;
@@ -1197,7 +1198,7 @@ pub fn ClinicalView(loaded: Arc<Loaded>) -> impl IntoView {
             </p>
             {content_warning}
             {move || notice.get().map(|n| view! { <p class="error" role="alert" id="clinical-notice">{n}</p> })}
-            {crate::analyses::table_view(&profile_table(audit, &report), "clinical", 3)}
+            {crate::ui::table::table_view(&profile_table(audit, &report), "clinical", 3)}
             <div class="atlas-grid">
                 <ChartPanel panel="clinical-cfv" title="CFV by model and difficulty (Fig. 2)" what="Grouped bar chart: each model's counterfactual validity (% of attempts), for all questions and per difficulty tier." spec=spec(figures.cfv)/>
                 <ChartPanel panel="clinical-failures" title="Failure modes by model (Fig. 3)" what="Stacked bar chart: each model's invalid counterfactual attempts by failure type (counts)." spec=spec(figures.failures)/>
@@ -1207,8 +1208,8 @@ pub fn ClinicalView(loaded: Arc<Loaded>) -> impl IntoView {
             </div>
             <p class="provenance" id="clinical-spearman">{spearman_line}</p>
             <CellCases ctx=cell_ctx picked/>
-            {crate::analyses::table_view(&failure_table(&report), "clinical", 3)}
-            {crate::analyses::table_view(&severity_table(&report), "clinical", 3)}
+            {crate::ui::table::table_view(&failure_table(&report), "clinical", 3)}
+            {crate::ui::table::table_view(&severity_table(&report), "clinical", 3)}
             <CasePicker ctx=picker_ctx examples/>
             {move || case_ctx.open.get().map(|key| view! { <CaseView ctx=case_ctx.clone() key/> })}
         </section>
@@ -1445,7 +1446,7 @@ fn CaseView(ctx: Ctx, key: CaseKey) -> impl IntoView {
                 "Link to this case: "
                 <a id="clinical-case-link" href=link>{absolute}</a>
                 " "
-                <button id="clinical-case-copy" on:click=move |_| copied.set(Some(if crate::export::copy_to_clipboard(&to_copy) { "Link copied." } else { "This browser gives the page no clipboard; copy the link above by hand." }))>"Copy link"</button>
+                <button id="clinical-case-copy" on:click=move |_| copied.set(Some(if crate::browser::export::copy_to_clipboard(&to_copy) { "Link copied." } else { "This browser gives the page no clipboard; copy the link above by hand." }))>"Copy link"</button>
                 {move || copied.get().map(|s| view! { <span class="status" role="status">{" "}{s}</span> })}
                 {local.then_some(" (This bundle was opened from a local file: the link cannot name it, so it opens the case only where that bundle is loaded from the same address.)")}
             </p>

@@ -1,20 +1,22 @@
 //! The "Analyses" section: RQ1 (wording sensitivity, rank stability, reversals; Tables 8, 9, 11) and
 //! RQ2 (equal-budget audits; Tables 13, 14, 15) on the loaded bundle. Each panel runs its analysis in a
-//! Web Worker ([`crate::worker`]) with a progress bar and a Cancel button, so the page stays responsive;
+//! Web Worker ([`crate::browser::worker`]) with a progress bar and a Cancel button, so the page stays responsive;
 //! the worker runs the same `atlas-core` code as `atlas analyze-rq1` / `analyze-rq2` and lays the tables
 //! out like the CLI's text ([`atlas_worker::tables`]).
 
+use crate::ui::table::table_view;
 use std::sync::Arc;
 
 use atlas_core::number::WholeRule;
-use atlas_worker::{Outcome, Request, Rq1Settings, Rq2Settings, Table};
+use atlas_worker::{Outcome, Request, Rq1Settings, Rq2Settings};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::app::{thousands, AtlasState, Loaded};
-use crate::loader::now_ms;
-use crate::number_field::{message, NumberInput};
-use crate::worker::{AnalysisRun, WorkerEvent};
+use crate::browser::loader::now_ms;
+use crate::browser::worker::{AnalysisRun, WorkerEvent};
+use crate::state::{AtlasState, Loaded};
+use crate::ui::format::thousands;
+use crate::ui::number_field::{message, NumberInput};
 
 /// Which analysis a panel runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -209,7 +211,7 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>) -> impl IntoView {
             })
         }
     };
-    let results = use_context::<crate::explorer::AnalysisResults>();
+    let results = use_context::<crate::state::reweighting::AnalysisResults>();
     // Settings that cannot be used stop a Run with a message; the last results stay.
     let settings_error = RwSignal::new(None::<String>);
     let start = move |_| {
@@ -388,77 +390,5 @@ fn Results(analysis: Analysis, outcome: Arc<Outcome>) -> impl IntoView {
                 </a>
             </p>
         </div>
-    }
-}
-
-/// One table of the core's layout with a "Table as CSV" button: numeric cells carry their key and
-/// unrounded value (`data-key`, `data-value`) for readers' tools and the tests. `key` prefixes the CSV
-/// file name; `heading` is the level of the table's title (3 or 4) under its section.
-pub(crate) fn table_view(t: &Table, key: &'static str, heading: u8) -> impl IntoView {
-    let header = t
-        .header
-        .iter()
-        .map(|h| view! { <th scope="col">{h.clone()}</th> })
-        .collect_view();
-    let rows = t
-        .rows
-        .iter()
-        .map(|row| {
-            let cells = row
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    let value = c.value.clone();
-                    if i == 0 {
-                        view! { <th scope="row">{c.text.clone()}</th> }.into_any()
-                    } else {
-                        view! { <td class:text=c.key.is_none() data-key=c.key.clone() data-value=value>{c.text.clone()}</td> }
-                            .into_any()
-                    }
-                })
-                .collect_view();
-            view! { <tr>{cells}</tr> }
-        })
-        .collect_view();
-    let notes = (!t.notes.is_empty()).then(|| {
-        let items = t
-            .notes
-            .iter()
-            .map(|n| view! { <li>{n.clone()}</li> })
-            .collect_view();
-        view! { <ul class="notes">{items}</ul> }
-    });
-    let title_id = format!("{}-title", t.id);
-    let provenance_id = format!("{}-provenance", t.id);
-    let csv = atlas_worker::tables::table_csv(t);
-    let file_name = format!("{key}-{}.csv", t.id);
-    let csv_error = RwSignal::new(None::<String>);
-    let download = move |_| {
-        csv_error.set(
-            crate::export::download_text(&csv, "text/csv;charset=utf-8", &file_name)
-                .err()
-                .map(|e| format!("The download failed: {e}")),
-        )
-    };
-    view! {
-        <figure class="analysis-table">
-            <figcaption>
-                {if heading <= 3 {
-                    view! { <h3 id=title_id.clone()>{t.title.clone()}</h3> }.into_any()
-                } else {
-                    view! { <h4 id=title_id.clone()>{t.title.clone()}</h4> }.into_any()
-                }}
-                <p class="provenance" id=provenance_id.clone()>{t.caption.clone()}</p>
-            </figcaption>
-            <div class="scroll">
-                <table id=t.id.clone() class="analysis" aria-labelledby=title_id aria-describedby=provenance_id>
-                    <thead><tr>{header}</tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
-            {notes}
-            <button class="table-csv" id=format!("{}-csv", t.id) on:click=download>"Table as CSV"</button>
-            {move || csv_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-        </figure>
     }
 }

@@ -1,5 +1,5 @@
-//! One browser `fetch` with a timeout, shared by the pilot runner's calls ([`crate::pilot_runner`])
-//! and the connection probes ([`crate::connection_test`]): builds the `RequestInit` (method, headers,
+//! One browser `fetch` with a timeout, shared by the pilot runner's calls ([`crate::pilot::runner`])
+//! and the connection probes ([`crate::pilot::connection_test`]): builds the `RequestInit` (method, headers,
 //! body, mode), aborts through the caller's `AbortController` when `timeout_ms` passes, and reads
 //! status, headers and body. Key scrubbing is the caller's: the errors here are the browser's texts.
 
@@ -12,7 +12,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use crate::loader::js_message;
+use crate::browser::loader::js_message;
 
 /// Sends `request` (method, headers, body) to `url` in `mode`, or a bare `GET` of `url` when
 /// `request` is `None`; aborts through `controller` after `timeout_ms` (capped at `i32::MAX` ms).

@@ -1,0 +1,269 @@
+//! The ground floor of the app: the loaded bundle ([`Loaded`]), the page's shared state ([`AtlasState`],
+//! provided as context) and the one way a bundle is opened ([`AtlasState::load_url`], [`AtlasState::load_file`],
+//! [`AtlasState::open_bytes`] all end in one place that builds the [`Loaded`], resets the content-warning
+//! acknowledgement and takes the load generation). Views and the pilot read this; it imports no view.
+
+pub mod load_gate;
+pub mod reweighting;
+pub mod shards;
+pub mod url;
+
+use std::sync::Arc;
+
+use atlas_core::stats::RepeatPolicy;
+use atlas_core::{Audit, BundleError};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsValue;
+
+use crate::browser::loader::{fetch_bytes_with_signal, now_ms, read_blob, resolve_url, LoadError};
+use crate::state::load_gate::{LoadGate, LoadTicket};
+
+/// Path of the default bundle, relative to the page.
+pub const DEFAULT_BUNDLE: &str = "static/bundles/decodingtrust-stereotype/bundle.json";
+
+/// A bundle loaded into the tab.
+#[derive(Debug)]
+pub struct Loaded {
+    pub audit: Audit,
+    /// Where it came from: an absolute URL, or `file: NAME` for a local file.
+    pub source: String,
+    /// Base URL for its text shards (`None` for local files).
+    pub base_url: Option<String>,
+    /// The bundle's bytes as read, kept once for the analysis worker (it parses its own copy).
+    pub data: Arc<[u8]>,
+    /// Milliseconds spent fetching/reading and parsing+validating.
+    pub read_ms: f64,
+    pub parse_ms: f64,
+}
+
+/// Progress of the current load.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoadStatus {
+    Idle,
+    Reading {
+        source: String,
+        received: u64,
+        total: Option<u64>,
+    },
+    Parsing {
+        source: String,
+    },
+}
+
+/// Application state shared through context.
+#[derive(Clone, Copy)]
+pub struct AtlasState {
+    pub loaded: RwSignal<Option<Arc<Loaded>>>,
+    pub status: RwSignal<LoadStatus>,
+    /// The last failed load (the loaded bundle stays usable).
+    pub error: RwSignal<Option<String>>,
+    pub policy: RwSignal<RepeatPolicy>,
+    /// Whether the reader has acknowledged the bundle's content warning.
+    pub warning_acknowledged: RwSignal<bool>,
+    /// Which open is current: every way of opening a bundle ([`load_url`](Self::load_url),
+    /// [`load_file`](Self::load_file), [`open_bytes`](Self::open_bytes)) takes its ticket here, so
+    /// the last open asked for wins and an older one is aborted or its result discarded.
+    gate: StoredValue<LoadGate, LocalStorage>,
+}
+
+/// The progress callback an asynchronous open's reader gets: `(bytes received, total if known)`.
+pub type Progress = Box<dyn Fn(u64, Option<u64>)>;
+
+impl Default for AtlasState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl AtlasState {
+    /// Fresh state: nothing loaded, no load in progress, default repeat policy.
+    pub fn new() -> Self {
+        AtlasState {
+            loaded: RwSignal::new(None),
+            status: RwSignal::new(LoadStatus::Idle),
+            error: RwSignal::new(None),
+            policy: RwSignal::new(RepeatPolicy::default()),
+            warning_acknowledged: RwSignal::new(false),
+            gate: StoredValue::new_local(LoadGate::new()),
+        }
+    }
+
+    /// Fetches and parses the bundle at `url` (resolved against the page); on failure the current
+    /// bundle stays and the error is set. A later open aborts the fetch.
+    pub fn load_url(self, url: String) {
+        let page = web_sys::window()
+            .and_then(|w| w.location().href().ok())
+            .unwrap_or_default();
+        let absolute = resolve_url(&url, &page).unwrap_or(url);
+        let fetched = absolute.clone();
+        self.load_with(
+            absolute.clone(),
+            Some(absolute),
+            move |signal, progress| async move {
+                fetch_bytes_with_signal(&fetched, signal.as_ref(), progress).await
+            },
+        );
+    }
+
+    /// Reads and parses a local file (picker or drop). A later open stops the reading.
+    pub fn load_file(self, file: web_sys::File) {
+        let source = format!("file: {}", file.name());
+        self.load_with(source, None, move |signal, progress| async move {
+            read_blob(&file, signal.as_ref(), progress).await
+        });
+    }
+
+    /// The asynchronous open behind [`load_url`](Self::load_url) and [`load_file`](Self::load_file):
+    /// begins a new generation (aborting the load in progress, clearing the last error, showing
+    /// `source` as loading), runs `read(abort signal, progress)`, and — only if no later open began
+    /// meanwhile — parses and shows the bundle, or shows the error while the loaded bundle stays. A
+    /// superseded load's bytes, bundle or error never reach the page.
+    pub fn load_with<F, Fut>(self, source: String, base_url: Option<String>, read: F)
+    where
+        F: FnOnce(Option<web_sys::AbortSignal>, Progress) -> Fut,
+        Fut: std::future::Future<Output = Result<Vec<u8>, LoadError>> + 'static,
+    {
+        let Some(ticket) = self.begin(&source, true) else {
+            return;
+        };
+        let reading = read(ticket.signal().cloned(), self.progress(&ticket, &source));
+        spawn_local(async move {
+            let started = now_ms();
+            let bytes = reading.await;
+            let read_ms = now_ms() - started;
+            if !self
+                .gate
+                .try_update_value(|g| g.settle(&ticket))
+                .unwrap_or(false)
+            {
+                return;
+            }
+            let shown = bytes.map_err(|e| e.to_string()).and_then(|bytes| {
+                self.parse_and_show(source.clone(), base_url, Arc::from(bytes), read_ms)
+                    .map_err(|e| e.to_string())
+            });
+            if let Err(message) = shown {
+                self.status.set(LoadStatus::Idle);
+                self.error
+                    .set(Some(format!("Could not load {source}: {message}")));
+            }
+        });
+    }
+
+    /// Opens a bundle whose bytes are already in the tab (an import, a pilot run, judge coding, a
+    /// clinical pilot): supersedes the load in progress (aborted, its result discarded), parses and
+    /// validates `bytes`, and on success shows the bundle with a fresh content-warning
+    /// acknowledgement. `read_ms` is how long producing the bytes took (shown in the metadata).
+    ///
+    /// # Errors
+    /// The [`atlas_core::BundleError`] of a bundle that does not parse; nothing on the page changes
+    /// then except that the load in progress (if any) has been aborted — the bundle already loaded
+    /// stays. The caller shows the message where the reader asked.
+    pub fn open_bytes(
+        self,
+        source: String,
+        base_url: Option<String>,
+        bytes: Arc<[u8]>,
+        read_ms: f64,
+    ) -> Result<Arc<Loaded>, BundleError> {
+        if let Some(ticket) = self.begin(&source, false) {
+            self.gate.try_update_value(|g| g.settle(&ticket));
+        }
+        self.parse_and_show(source, base_url, bytes, read_ms)
+    }
+
+    /// Starts a new open (aborting the previous one): the last error goes, the status shows `source`
+    /// as loading (`reading`) or nothing. `None` once the page's state is gone.
+    fn begin(self, source: &str, reading: bool) -> Option<LoadTicket> {
+        let ticket = self.gate.try_update_value(LoadGate::begin)?;
+        self.error.set(None);
+        self.status.set(if reading {
+            LoadStatus::Reading {
+                source: source.to_string(),
+                received: 0,
+                total: None,
+            }
+        } else {
+            LoadStatus::Idle
+        });
+        Some(ticket)
+    }
+
+    /// A progress callback that shows `source` being read, while `ticket` is the current open.
+    fn progress(self, ticket: &LoadTicket, source: &str) -> Progress {
+        let source = source.to_string();
+        let ticket = ticket.clone();
+        Box::new(move |received, total| {
+            if self
+                .gate
+                .try_with_value(|g| g.is_current(&ticket))
+                .unwrap_or(false)
+            {
+                self.status.set(LoadStatus::Reading {
+                    source: source.clone(),
+                    received,
+                    total,
+                })
+            }
+        })
+    }
+
+    /// Parses `bytes` and, if they are a valid bundle, shows it: the one place a [`Loaded`] is built
+    /// and set (with the content-warning reset and the error cleared). Always leaves the status idle.
+    fn parse_and_show(
+        self,
+        source: String,
+        base_url: Option<String>,
+        bytes: Arc<[u8]>,
+        read_ms: f64,
+    ) -> Result<Arc<Loaded>, BundleError> {
+        self.status.set(LoadStatus::Parsing {
+            source: source.clone(),
+        });
+        let started = now_ms();
+        let parsed = Audit::from_bytes(&bytes);
+        let parse_ms = now_ms() - started;
+        self.status.set(LoadStatus::Idle);
+        let loaded = Arc::new(Loaded {
+            audit: parsed?,
+            source,
+            base_url,
+            data: bytes,
+            read_ms,
+            parse_ms,
+        });
+        publish_timing(&loaded);
+        self.error.set(None);
+        self.warning_acknowledged.set(false);
+        self.loaded.set(Some(loaded.clone()));
+        Ok(loaded)
+    }
+}
+
+/// The default bundle's absolute URL for this page (the `source` of a [`Loaded`] opened from it).
+pub fn default_bundle_url() -> Option<String> {
+    let page = web_sys::window().and_then(|w| w.location().href().ok())?;
+    resolve_url(DEFAULT_BUNDLE, &page)
+}
+
+/// Exposes the last load's timings as `window.__atlasLoad` (read by the end-to-end test).
+fn publish_timing(loaded: &Loaded) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let record = js_sys::Object::new();
+    let set = |k: &str, v: JsValue| {
+        let _ = js_sys::Reflect::set(&record, &JsValue::from_str(k), &v);
+    };
+    set("source", JsValue::from_str(&loaded.source));
+    set("bundle", JsValue::from_str(&loaded.audit.metadata().id));
+    set("bytes", JsValue::from_f64(loaded.data.len() as f64));
+    set("read_ms", JsValue::from_f64(loaded.read_ms));
+    set("parse_ms", JsValue::from_f64(loaded.parse_ms));
+    set(
+        "prime_ms",
+        JsValue::from_f64(crate::browser::loader::prime_ms()),
+    );
+    let _ = js_sys::Reflect::set(&window, &JsValue::from_str("__atlasLoad"), &record);
+}

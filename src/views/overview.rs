@@ -1,0 +1,449 @@
+//! The bundle overview: the load panel (progress, errors, file picker and drop zone), the bundle's
+//! metadata, the repeat policy, and the Selection BER table and chart with the Eq. 4 reference scores
+//! and ranks (seed `000_…` §3.3, Eq. 4).
+
+use crate::state::{default_bundle_url, AtlasState, LoadStatus, Loaded, DEFAULT_BUNDLE};
+use crate::ui::format::{level_label, thousands};
+use std::sync::Arc;
+
+use atlas_charts::{draw_ber_by_model_condition, BerByModelCondition};
+use atlas_core::abstain::{flagged_cells, reference_abstain, share_text, FLAG};
+use atlas_core::stats::{
+    ber_by_model_condition, reference_scores, unit_counts, BerTable, RepeatPolicy,
+};
+use atlas_core::{AbstainThreshold, Audit, ScoreAbstain, ScoreDirection};
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+
+/// Statistics of the loaded bundle under one repeat policy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub policy: RepeatPolicy,
+    pub table: BerTable,
+    /// Eq. 4 reference score per model (fraction).
+    pub reference: Vec<Option<f64>>,
+    /// Average ranks of `reference` in the bundle's direction (`direction`).
+    pub ranks: Vec<Option<f64>>,
+    /// The bundle's score direction (declared, or the default lower is better).
+    pub direction: ScoreDirection,
+    /// Per model, the Abstain shares of the reference cells its score averages (`atlas_core::abstain`).
+    pub abstain: Vec<ScoreAbstain>,
+    /// The high-Abstain threshold of the flags (the default, as `atlas stats`).
+    pub threshold: AbstainThreshold,
+}
+
+/// Computes the v0 summary: BER per model × condition, Eq. 4 reference scores with equal condition
+/// weights, average ranks in the bundle's direction, and the Abstain shares behind each score.
+pub fn summarize(audit: &Audit, policy: RepeatPolicy) -> Summary {
+    let units = unit_counts(audit, policy);
+    let table = ber_by_model_condition(&units);
+    let reference = reference_scores(audit, &units, None);
+    let direction = audit.direction;
+    let ranks = direction.direction.ranks(&reference);
+    let in_reference: Vec<bool> = audit.conditions.iter().map(|c| c.in_reference).collect();
+    let abstain = reference_abstain(&table, &in_reference, &audit.condition_ids());
+    Summary {
+        policy,
+        table,
+        reference,
+        ranks,
+        direction,
+        abstain,
+        threshold: AbstainThreshold::default(),
+    }
+}
+
+impl Summary {
+    /// Whether model `m`'s rank rests on a cell above the Abstain threshold.
+    pub fn rank_flagged(&self, m: usize) -> bool {
+        self.ranks.get(m).copied().flatten().is_some()
+            && self
+                .abstain
+                .get(m)
+                .is_some_and(|a| a.is_flagged(self.threshold))
+    }
+
+    /// The ranking caption's count of flags (`atlas_core::abstain::caption`).
+    pub fn flag_caption(&self) -> String {
+        let ranked = self.ranks.iter().filter(|r| r.is_some()).count();
+        let flagged = (0..self.ranks.len())
+            .filter(|&m| self.rank_flagged(m))
+            .count();
+        atlas_core::abstain::caption(
+            self.threshold,
+            flagged_cells(&self.table, self.threshold),
+            flagged,
+            ranked,
+        )
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.2}%", x * 100.0)
+}
+
+/// Progress bar, load errors, file picker and drop zone.
+#[component]
+pub fn LoadPanel() -> impl IntoView {
+    let state = expect_context::<AtlasState>();
+    let dragging = RwSignal::new(false);
+    let on_pick = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        if let Some(file) = input.files().and_then(|f| f.get(0)) {
+            state.load_file(file);
+        }
+        input.set_value("");
+    };
+    let on_drop = move |ev: leptos::ev::DragEvent| {
+        ev.prevent_default();
+        dragging.set(false);
+        if let Some(file) = ev
+            .data_transfer()
+            .and_then(|dt| dt.files())
+            .and_then(|f| f.get(0))
+        {
+            state.load_file(file);
+        }
+    };
+    view! {
+        <section class="load" aria-label="Load a bundle">
+            {move || match state.status.get() {
+                LoadStatus::Idle => None,
+                LoadStatus::Reading { source, received, total } => {
+                    let (value, max) = match total {
+                        Some(t) if t > 0 => (received as f64, t as f64),
+                        _ => (0.0, 0.0),
+                    };
+                    let text = match total {
+                        Some(t) => format!("Loading {source}: {:.0} of {:.0} KB", received as f64 / 1024.0, t as f64 / 1024.0),
+                        None => format!("Loading {source}: {:.0} KB", received as f64 / 1024.0),
+                    };
+                    Some(view! {
+                        <div class="progress" role="status" id="load-progress">
+                            <progress value=value max=max></progress>
+                            <span>{text}</span>
+                        </div>
+                    }.into_any())
+                }
+                LoadStatus::Parsing { source } => Some(view! {
+                    <div class="progress" role="status" id="load-progress">
+                        <progress></progress>
+                        <span>{format!("Checking {source}…")}</span>
+                    </div>
+                }.into_any()),
+            }}
+            {move || state.error.get().map(|message| {
+                let kept = state.loaded.with(|l| l.as_ref().map(|l| (l.audit.metadata().id.clone(), l.source.clone())));
+                // A way back to the default bundle unless it is the one shown (a failed `?bundle=` link
+                // leaves nothing loaded).
+                let default = default_bundle_url();
+                let offer_default = kept.as_ref().is_none_or(|(_, source)| Some(source) != default.as_ref());
+                view! {
+                    <div class="error" role="alert" id="load-error">
+                        <strong>"Bundle not loaded. "</strong>
+                        <span class="message">{message}</span>
+                        {match kept {
+                            Some((id, _)) => view! { <p>{format!("The bundle already loaded ({id}) is unchanged and still shown below.")}</p> }.into_any(),
+                            None => view! { <p>"No bundle is open."</p> }.into_any(),
+                        }}
+                        {offer_default.then(|| view! {
+                            <button id="open-default" on:click=move |_| state.load_url(DEFAULT_BUNDLE.to_string())>
+                                "Open the default bundle"
+                            </button>
+                            " "
+                        })}
+                        <button id="load-error-dismiss" on:click=move |_| state.error.set(None)>"Dismiss"</button>
+                    </div>
+                }
+            })}
+            <div
+                class="dropzone"
+                class:dragging=move || dragging.get()
+                on:dragover=move |ev: leptos::ev::DragEvent| { ev.prevent_default(); dragging.set(true); }
+                on:dragleave=move |_| dragging.set(false)
+                on:drop=on_drop
+            >
+                <label>
+                    "Open another bundle (.json): "
+                    <input type="file" id="bundle-file" accept=".json,application/json" on:change=on_pick/>
+                </label>
+                <span class="hint">" or drop a bundle file here."</span>
+            </div>
+        </section>
+    }
+}
+
+#[component]
+pub fn Metadata(loaded: Arc<Loaded>) -> impl IntoView {
+    let meta = loaded.audit.metadata().clone();
+    let facets: Vec<String> = loaded
+        .audit
+        .file
+        .facets
+        .iter()
+        .map(|f| {
+            format!(
+                "{} × {}",
+                f.levels.len(),
+                f.label.clone().unwrap_or_else(|| f.id.clone())
+            )
+        })
+        .collect();
+    let sizes = format!(
+        "{} cells = {} · {:.0} KB, read in {:.0} ms, checked in {:.0} ms",
+        thousands(loaded.audit.cells),
+        facets.join(" × "),
+        loaded.data.len() as f64 / 1024.0,
+        loaded.read_ms,
+        loaded.parse_ms
+    );
+    let direction = loaded.audit.direction.describe();
+    let direction_note = loaded
+        .audit
+        .file
+        .responses
+        .selection
+        .direction
+        .as_ref()
+        .and_then(|d| d.note.clone());
+    view! {
+        <section class="metadata" id="metadata" aria-labelledby="bundle-title">
+            <h2 id="bundle-title">{meta.title.clone()}</h2>
+            <p class="bundle-id">"Bundle " <code>{meta.id.clone()}</code> " from " <code>{loaded.source.clone()}</code></p>
+            {meta.content_warning.clone().map(|w| view! {
+                <p class="warning" role="note"><strong>"Content warning: "</strong>{w}</p>
+            })}
+            <p>{meta.description.clone()}</p>
+            <dl>
+                <dt>"Design"</dt><dd>{sizes}</dd>
+                <dt>"Source"</dt>
+                <dd>
+                    {meta.source.citation.clone()}
+                    {meta.source.url.clone().map(|u| view! { " " <a href=u.clone() rel="noopener noreferrer">{u.clone()}</a> })}
+                    {meta.source.commit.clone().map(|c| format!(" (commit {c})"))}
+                </dd>
+                <dt>"Score direction"</dt>
+                <dd id="score-direction">{direction}{direction_note.map(|n| format!(" — {n}"))}</dd>
+                <dt>"License"</dt>
+                <dd>{meta.license.id.clone()} " — " {meta.license.attribution.clone()}</dd>
+                <dt>"Produced by"</dt>
+                <dd>{meta.produced_by.tool.clone()}{meta.produced_by.notes.clone().map(|n| view! { <details><summary>"How the Selection was read"</summary><p>{n}</p></details> })}</dd>
+            </dl>
+        </section>
+    }
+}
+
+#[component]
+pub fn PolicyPanel() -> impl IntoView {
+    let state = expect_context::<AtlasState>();
+    view! {
+        <section class="policy" aria-labelledby="policy-title">
+            <h2 id="policy-title">"Repeat policy"</h2>
+            <p>"A cell can hold several sampled responses (repeats). Choose how they enter every number below:"</p>
+            <fieldset>
+                <legend>"How repeats enter the statistics"</legend>
+                {RepeatPolicy::ALL.into_iter().map(|p| view! {
+                    <label class="policy-option">
+                        <input
+                            type="radio"
+                            name="repeat-policy"
+                            value=p.key()
+                            prop:checked=move || state.policy.get() == p
+                            on:change=move |_| state.policy.set(p)
+                        />
+                        <code>{p.key()}</code>
+                        <span>{format!(" — {}", p.describe())}</span>
+                    </label>
+                }).collect_view()}
+            </fieldset>
+        </section>
+    }
+}
+
+fn provenance_line(loaded: &Loaded, policy: RepeatPolicy) -> String {
+    format!(
+        "Bundle {} · repeat policy {} (counts are {}) · condition weights: equal over Selection conditions (Eq. 4) · no random draws (no seed)",
+        loaded.audit.metadata().id,
+        policy.key(),
+        policy.count_unit()
+    )
+}
+
+#[component]
+pub fn BerTableView(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoView {
+    let audit_models = loaded
+        .audit
+        .model_ids()
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>();
+    let conditions: Vec<String> = loaded
+        .audit
+        .condition_ids()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let in_reference: Vec<bool> = loaded
+        .audit
+        .conditions
+        .iter()
+        .map(|c| c.in_reference)
+        .collect();
+    let labels: Vec<String> = (0..audit_models.len())
+        .map(|m| level_label(&loaded.audit, loaded.audit.model_facet, m))
+        .collect();
+    let header = conditions
+        .iter()
+        .zip(&in_reference)
+        .map(|(c, r)| {
+            let note = if *r { "" } else { " (not in reference)" };
+            view! { <th scope="col">{format!("{c}{note}")}</th> }
+        })
+        .collect_view();
+    let loaded_for_caption = loaded.clone();
+    view! {
+        <section class="table" aria-labelledby="table-title">
+            <h2 id="table-title">"Selection BER by model and condition"</h2>
+            <p class="provenance" id="table-provenance">{move || provenance_line(&loaded_for_caption, summary.get().policy)}</p>
+            <div class="scroll">
+            <table id="ber-table">
+                <caption>
+                    "Selection bias-evidence rate (BER = bias-evidence Selections / valid Selections, §3.3) per model and condition, with valid and Abstain counts; "
+                    "reference score = mean over conditions of the mean over templates of the mean over statements (Eq. 4); "
+                    {move || summary.with(|s| format!("{}, ties share the average rank. ", s.direction.direction.rank_one()))}
+                    <span id="ranking-direction">{move || summary.with(|s| format!("Ranking: {}.", s.direction.describe()))}</span>
+                    " "
+                    <span id="abstain-flags">{move || summary.with(Summary::flag_caption)}</span>
+                </caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Model"</th>
+                        {header}
+                        <th scope="col">"Reference score (Eq. 4)"</th>
+                        <th scope="col">"Rank"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || {
+                        let s = summary.get();
+                        audit_models.iter().enumerate().map(|(m, id)| {
+                            let cells = (0..conditions.len()).map(|c| {
+                                let k = s.table.get(m, c);
+                                let ber = k.ber();
+                                let share = k.abstain_share();
+                                let flagged = s.threshold.flags(share);
+                                view! {
+                                    <td
+                                        data-model=id.clone()
+                                        data-condition=conditions[c].clone()
+                                        data-ber=ber.map(|b| format!("{b:.17}")).unwrap_or_default()
+                                        data-valid=k.valid.to_string()
+                                        data-abstain=k.abstain.to_string()
+                                        data-abstain-share=share.map(|x| x.to_string()).unwrap_or_default()
+                                        data-high-abstain=flagged.to_string()
+                                        class:high-abstain=flagged
+                                    >
+                                        <span class="ber">{ber.map_or("—".to_string(), pct)}</span>
+                                        <span class="counts">{format!("n = {} · Abstain {}", k.valid, k.abstain)}</span>
+                                        {flagged.then(|| view! {
+                                            <span class="flag">{format!("{FLAG} {} Abstain", share_text(share.unwrap_or(0.0)))}</span>
+                                        })}
+                                    </td>
+                                }
+                            }).collect_view();
+                            let reference = s.reference[m];
+                            let flagged = s.rank_flagged(m);
+                            let flag = s.abstain.get(m).map(|a| a.flag_text(s.threshold)).unwrap_or_default();
+                            view! {
+                                <tr data-model=id.clone() data-high-abstain=flagged.to_string()>
+                                    <th scope="row">{labels[m].clone()}</th>
+                                    {cells}
+                                    <td class="reference" data-reference=reference.map(|r| format!("{r:.17}")).unwrap_or_default()
+                                        data-abstain-share=s.abstain.get(m).and_then(|a| a.share).map(|x| x.to_string()).unwrap_or_default()
+                                        class:high-abstain=flagged>
+                                        {reference.map_or("—".to_string(), pct)}
+                                        {flagged.then(|| view! { <span class="flag">{flag.clone()}</span> })}
+                                    </td>
+                                    <td class="rank" class:high-abstain=flagged data-rank=s.ranks[m].map(|r| r.to_string()).unwrap_or_default()>
+                                        <span class="value">{s.ranks[m].map_or("—".to_string(), |r| format!("{r}"))}</span>
+                                        {flagged.then(|| view! { <span class="flag" title="This rank rests on a high-Abstain cell">{format!(" {FLAG}")}</span> })}
+                                    </td>
+                                </tr>
+                            }
+                        }).collect_view()
+                    }}
+                </tbody>
+            </table>
+            </div>
+        </section>
+    }
+}
+
+#[component]
+pub fn BerChart(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoView {
+    let canvas = NodeRef::<leptos::html::Canvas>::new();
+    let chart_error = RwSignal::new(None::<String>);
+    let models: Vec<String> = (0..loaded.audit.model_ids().len())
+        .map(|m| level_label(&loaded.audit, loaded.audit.model_facet, m))
+        .collect();
+    let height = 90 + 44 * models.len() as u32;
+    let conditions: Vec<String> = loaded
+        .audit
+        .condition_ids()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let bundle_id = loaded.audit.metadata().id.clone();
+    Effect::new(move |_| {
+        let s = summary.get();
+        let Some(element) = canvas.get() else {
+            return;
+        };
+        let data = BerByModelCondition {
+            models: models.clone(),
+            conditions: conditions.clone(),
+            ber: (0..models.len())
+                .map(|m| {
+                    (0..conditions.len())
+                        .map(|c| s.table.get(m, c).ber())
+                        .collect()
+                })
+                .collect(),
+            abstain: (0..models.len())
+                .map(|m| {
+                    (0..conditions.len())
+                        .map(|c| {
+                            let share = s.table.get(m, c).abstain_share();
+                            share.filter(|_| s.threshold.flags(share))
+                        })
+                        .collect()
+                })
+                .collect(),
+            flag_note: format!("{FLAG} = {}", s.threshold.describe()),
+            caption: format!("{bundle_id} — repeat policy {}", s.policy.key()),
+        };
+        let Some(backend) = CanvasBackend::with_canvas_object(element) else {
+            chart_error.set(Some("This browser gave no 2D canvas context.".into()));
+            return;
+        };
+        let root = backend.into_drawing_area();
+        if let Err(e) = draw_ber_by_model_condition(&root, &data) {
+            chart_error.set(Some(format!("Drawing the chart failed: {e}")));
+        }
+    });
+    view! {
+        <section class="chart" aria-labelledby="chart-title">
+            <h2 id="chart-title">"BER by model and condition"</h2>
+            <canvas
+                id="ber-chart"
+                node_ref=canvas
+                width="860"
+                height=height.to_string()
+                role="img"
+                aria-label="Grouped bar chart of Selection BER (percent) per model, one bar per condition; a bar whose Abstain share is above the threshold is labelled with the share; the table above holds the same values."
+            ></canvas>
+            {move || chart_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </section>
+    }
+}
