@@ -15,6 +15,7 @@ fn full_view() -> ViewState {
         bundle: Some("https://example.org/bundles/a b/bundle.json?x=1&y=2".into()),
         bundle_id: Some("decodingtrust-stereotype-v1".into()),
         view: Some("atlas-d".into()),
+        case: Some(3),
         ccase: Some("dr:org/model:7b:q&0017".into()),
         policy: Some(RepeatPolicy::UnitMajority),
         preset: Some("custom".into()),

@@ -735,6 +735,7 @@ impl ExplorerModel {
                 bundle: bundle.clone(),
                 bundle_id: Some(id.clone()),
                 view: focused.and_then(|f| f.0.get()),
+                case: None,
                 ccase: clinical_case.as_ref().and_then(|c| c.0.get()),
                 policy: Some(state.policy.get()),
                 preset: Some(kind.key().to_string()),

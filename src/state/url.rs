@@ -6,6 +6,7 @@
 //! | `bundle` | the bundle's URL (kept as given; absent for the default bundle) |
 //! | `id` | the id of the bundle the view was made for (a view is applied only to that bundle) |
 //! | `view` | the section or panel in focus (`reweight`, `atlas`, `atlas-c`, `rq2`, `clinical`, …) |
+//! | `case` | a response (cell index) for the case inspector to open; only in a copied case link — the open case is kept in the fragment, `#case=CELL` |
 //! | `ccase` | the clinical case open in the Clinical view: `cfv:MODEL:QUESTION` or `dr:MODEL:QUESTION[:RUN]` (level ids; RUN names a run other than the first, [`crate::views::clinical::CaseKey`]) |
 //! | `policy` | repeat policy key (`all_responses`, `first_repeat`, `unit_majority`) |
 //! | `preset` | `equal`, `baseline`, `sweep`, `per_sweep` or `custom` |
@@ -21,8 +22,11 @@
 //! whole UI is one page whose state is signals, and leptos_router's `query_signal` would need the App
 //! wrapped in a `<Router>` and a navigation per weight change (see ARCHITECTURE.md).
 //!
-//! [`ViewState::from_query`] and [`ViewState::to_query`] are pure (tested in `tests/web_url_state.rs`);
-//! [`restore`] and [`replace_url`] touch the browser.
+//! This module is the one owner of the address bar: [`replace_url`] writes the query,
+//! [`replace_fragment`] the fragment (both through one writer), and [`page_link`] / [`absolute_link`]
+//! build every shareable link from a [`ViewState`]. [`ViewState::from_query`] and
+//! [`ViewState::to_query`] are pure (tested in `tests/web_url_state.rs`); [`restore`] and the writers
+//! touch the browser.
 
 use atlas_core::RepeatPolicy;
 use leptos::prelude::*;
@@ -40,6 +44,8 @@ pub struct ViewState {
     pub bundle_id: Option<String>,
     /// `view`: the section or panel in focus.
     pub view: Option<String>,
+    /// `case`: the response (cell index) a case link opens in the inspector.
+    pub case: Option<usize>,
     /// `ccase`: the clinical case open in the Clinical view (`cfv:MODEL:QUESTION`, `dr:MODEL:QUESTION[:RUN]`).
     pub ccase: Option<String>,
     /// `policy`: the repeat policy.
@@ -133,6 +139,7 @@ impl ViewState {
                 "bundle" if !value.is_empty() => v.bundle = Some(value),
                 "id" if !value.is_empty() => v.bundle_id = Some(value),
                 "view" if !value.is_empty() => v.view = Some(value),
+                "case" => v.case = value.parse().ok(),
                 "ccase" if !value.is_empty() => v.ccase = Some(value),
                 "policy" => v.policy = RepeatPolicy::from_key(&value),
                 "preset" if !value.is_empty() => v.preset = Some(value),
@@ -161,6 +168,9 @@ impl ViewState {
         }
         if let Some(view) = &self.view {
             put("view", view);
+        }
+        if let Some(case) = self.case {
+            put("case", &case.to_string());
         }
         if let Some(c) = &self.ccase {
             put("ccase", c);
@@ -300,18 +310,36 @@ fn track_focus(focused: RwSignal<Option<String>>) {
 /// Replaces the page URL's query with `view` (no navigation, no new history entry); the path and the
 /// fragment stay. Returns the new URL.
 pub fn replace_url(view: &ViewState) -> Option<String> {
+    write_address(Some(&view.to_query()), None)
+}
+
+/// Replaces the page URL's fragment with `fragment` (without `#`; `None` removes it); the path and the
+/// query stay. Returns the new URL.
+pub fn replace_fragment(fragment: Option<&str>) -> Option<String> {
+    write_address(None, Some(fragment))
+}
+
+/// The one writer of the address bar: the path stays; `query` (without `?`) and `fragment` (without
+/// `#`) replace the current ones where given. Writes with `History.replaceState` only when the address
+/// changes; returns the page's URL afterwards.
+fn write_address(query: Option<&str>, fragment: Option<Option<&str>>) -> Option<String> {
     let window = web_sys::window()?;
     let location = window.location();
     let path = location.pathname().ok()?;
+    let search = location.search().unwrap_or_default();
     let hash = location.hash().unwrap_or_default();
-    let query = view.to_query();
-    let url = if query.is_empty() {
-        format!("{path}{hash}")
-    } else {
-        format!("{path}?{query}{hash}")
+    let new_search = match query {
+        Some("") => String::new(),
+        Some(q) => format!("?{q}"),
+        None => search.clone(),
     };
-    let current = format!("{path}{}{hash}", location.search().unwrap_or_default());
-    if current != url {
+    let new_hash = match fragment {
+        Some(Some(f)) => format!("#{f}"),
+        Some(None) => String::new(),
+        None => hash.clone(),
+    };
+    let url = format!("{path}{new_search}{new_hash}");
+    if format!("{path}{search}{hash}") != url {
         window
             .history()
             .ok()?
@@ -319,6 +347,23 @@ pub fn replace_url(view: &ViewState) -> Option<String> {
             .ok()?;
     }
     location.href().ok()
+}
+
+/// A link to `view` on this page, relative to the origin: `PATH?QUERY`.
+pub fn page_link(view: &ViewState) -> String {
+    let path = web_sys::window()
+        .and_then(|w| w.location().pathname().ok())
+        .unwrap_or_default();
+    format!("{path}?{}", view.to_query())
+}
+
+/// The absolute link to `view` on this page: `ORIGIN` + [`page_link`] (just the page link where the
+/// origin is unknown).
+pub fn absolute_link(view: &ViewState) -> String {
+    let link = page_link(view);
+    web_sys::window()
+        .and_then(|w| w.location().origin().ok())
+        .map_or_else(|| link.clone(), |o| format!("{o}{link}"))
 }
 
 /// Brings the element `id` into view and focuses it (or its first heading) after the page has drawn.

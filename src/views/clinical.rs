@@ -33,7 +33,9 @@ use atlas_core::Audit;
 use leptos::prelude::*;
 
 use crate::state::shards::{load_shard, text_at, ShardState, TextAt};
-use crate::state::url::{bundle_param, ClinicalCase, FocusedView, ViewState};
+use crate::state::url::{
+    absolute_link, bundle_param, page_link, ClinicalCase, FocusedView, ViewState,
+};
 use crate::state::{AtlasState, Loaded};
 use crate::ui::chart::{ChartPanel, ChartSpec, Spec};
 use crate::ui::format::level_label;
@@ -999,19 +1001,15 @@ impl Ctx {
         crate::state::url::focus_view("clinical-case".into());
     }
 
-    /// The shareable link of `key`.
-    fn link(&self, key: &CaseKey) -> String {
-        let view = ViewState {
+    /// The shareable view of `key` (its link is [`page_link`] / [`absolute_link`] of it).
+    fn link_view(&self, key: &CaseKey) -> ViewState {
+        ViewState {
             bundle: bundle_param(&self.loaded),
             bundle_id: Some(self.loaded.audit.metadata().id.clone()),
             view: Some("clinical-case".into()),
             ccase: Some(key.value()),
             ..ViewState::default()
-        };
-        let path = web_sys::window()
-            .and_then(|w| w.location().pathname().ok())
-            .unwrap_or_default();
-        format!("{path}?{}", view.to_query())
+        }
     }
 
     /// The text of `cell` as a view: hidden before the warning is acknowledged, loading, missing, or
@@ -1256,7 +1254,7 @@ fn CellCases(ctx: Ctx, picked: RwSignal<Option<(usize, usize)>>) -> impl IntoVie
                         .then(|| audit.repeat_facet.map(|f| level_id(audit, f, r)))
                         .flatten(),
                 };
-                let href = ctx.link(&key);
+                let href = page_link(&ctx.link_view(&key));
                 let run = if runs > 1 {
                     audit
                         .repeat_facet
@@ -1426,10 +1424,8 @@ fn CaseView(ctx: Ctx, key: CaseKey) -> impl IntoView {
             key.question
         ),
     };
-    let link = ctx.link(&key);
-    let absolute = web_sys::window()
-        .and_then(|w| w.location().origin().ok())
-        .map_or_else(|| link.clone(), |o| format!("{o}{link}"));
+    let link = page_link(&ctx.link_view(&key));
+    let absolute = absolute_link(&ctx.link_view(&key));
     let copied = RwSignal::new(None::<&'static str>);
     let to_copy = absolute.clone();
     let local = ctx.loaded.base_url.is_none();

@@ -19,6 +19,7 @@
 //!   fragment. Both forms open the case ([`link_case`]).
 
 use crate::state::shards::{load_shard, text_at, texts_in_bundle, ShardState, TextAt};
+use crate::state::url::{absolute_link, bundle_param, replace_fragment, ViewState};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,8 +33,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsValue;
 
-use crate::browser::loader::resolve_url;
-use crate::state::{AtlasState, Loaded, DEFAULT_BUNDLE};
+use crate::state::{AtlasState, Loaded};
 use crate::ui::format::thousands;
 
 /// Height of one list row in CSS pixels (the stylesheet's `.irow` height).
@@ -799,41 +799,18 @@ fn take_link_case() -> Option<LinkCase> {
 
 /// Keeps the open case in the address bar as `#case=CELL` (the query stays as it is); `None` removes it.
 fn mirror_case(cell: Option<usize>) {
-    let Some(window) = web_sys::window() else {
-        return;
-    };
-    let location = window.location();
-    let (Ok(path), Ok(search)) = (location.pathname(), location.search()) else {
-        return;
-    };
-    let url = match cell {
-        Some(c) => format!("{path}{search}#case={c}"),
-        None => format!("{path}{search}"),
-    };
-    let current = format!("{path}{search}{}", location.hash().unwrap_or_default());
-    if current != url {
-        if let Ok(history) = window.history() {
-            let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
-        }
-    }
+    replace_fragment(cell.map(|c| format!("case={c}")).as_deref());
 }
 
 /// The shareable link of `cell` in `loaded`: `?bundle=URL&id=ID&case=CELL` (`bundle` left out for the
 /// default bundle and for a local file, which a link cannot name).
 fn case_link(loaded: &Loaded, cell: usize) -> Option<String> {
-    let location = web_sys::window()?.location();
-    let origin = location.origin().ok()?;
-    let path = location.pathname().ok()?;
-    let page = location.href().ok()?;
-    let default = resolve_url(DEFAULT_BUNDLE, &page);
-    let enc = |s: &str| String::from(js_sys::encode_uri_component(s));
-    let mut query = Vec::new();
-    if loaded.base_url.is_some() && Some(&loaded.source) != default.as_ref() {
-        query.push(format!("bundle={}", enc(&loaded.source)));
-    }
-    query.push(format!("id={}", enc(&loaded.audit.metadata().id)));
-    query.push(format!("case={cell}"));
-    Some(format!("{origin}{path}?{}", query.join("&")))
+    Some(absolute_link(&ViewState {
+        bundle: bundle_param(loaded),
+        bundle_id: Some(loaded.audit.metadata().id.clone()),
+        case: Some(cell),
+        ..ViewState::default()
+    }))
 }
 
 /// Writes `text` to the clipboard (`navigator.clipboard.writeText`); the error says why not.
