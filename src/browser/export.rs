@@ -10,6 +10,24 @@ use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Url};
 
 use crate::browser::loader::js_message;
 
+/// Why a download could not be offered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DownloadError {
+    /// The page has no window, document or body to put the link in (not a browser page).
+    #[error("this page has no {0} to start a download from")]
+    NoPage(&'static str),
+    /// The browser refused to make the Blob, its URL or the link (its message).
+    #[error("{0}")]
+    Browser(String),
+    /// The canvas could not be encoded as PNG.
+    #[error("the browser could not encode the chart as PNG")]
+    NotEncoded,
+}
+
+fn browser(e: JsValue) -> DownloadError {
+    DownloadError::Browser(js_message(&e))
+}
+
 /// Lower-case hex SHA-256 of `bytes` (the content hash of a bundle in the JSON export).
 pub fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
@@ -41,21 +59,22 @@ pub fn file_part(s: &str) -> String {
 /// later).
 ///
 /// # Errors
-/// The browser's message when the URL or the link cannot be made.
-pub fn download_blob(blob: &Blob, file_name: &str) -> Result<(), String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let document = window.document().ok_or("no document")?;
-    let url = Url::create_object_url_with_blob(blob).map_err(|e| js_message(&e))?;
+/// [`DownloadError::NoPage`] outside a page, [`DownloadError::Browser`] with the browser's message when
+/// the URL or the link cannot be made.
+pub fn download_blob(blob: &Blob, file_name: &str) -> Result<(), DownloadError> {
+    let window = web_sys::window().ok_or(DownloadError::NoPage("window"))?;
+    let document = window.document().ok_or(DownloadError::NoPage("document"))?;
+    let url = Url::create_object_url_with_blob(blob).map_err(browser)?;
     let link: HtmlAnchorElement = document
         .create_element("a")
-        .map_err(|e| js_message(&e))?
+        .map_err(browser)?
         .dyn_into()
-        .map_err(|_| "could not create a link")?;
+        .map_err(|_| DownloadError::Browser("could not create a link".into()))?;
     link.set_href(&url);
     link.set_download(file_name);
     link.set_hidden(true);
-    let body = document.body().ok_or("no body")?;
-    body.append_child(&link).map_err(|e| js_message(&e))?;
+    let body = document.body().ok_or(DownloadError::NoPage("body"))?;
+    body.append_child(&link).map_err(browser)?;
     link.click();
     link.remove();
     let revoke = Closure::once_into_js(move || {
@@ -70,12 +89,11 @@ pub fn download_blob(blob: &Blob, file_name: &str) -> Result<(), String> {
 ///
 /// # Errors
 /// As [`download_blob`].
-pub fn download_text(text: &str, mime: &str, file_name: &str) -> Result<(), String> {
+pub fn download_text(text: &str, mime: &str, file_name: &str) -> Result<(), DownloadError> {
     let parts = Array::of1(&JsValue::from_str(text));
     let options = BlobPropertyBag::new();
     options.set_type(mime);
-    let blob =
-        Blob::new_with_str_sequence_and_options(&parts, &options).map_err(|e| js_message(&e))?;
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &options).map_err(browser)?;
     download_blob(&blob, file_name)
 }
 
@@ -83,12 +101,11 @@ pub fn download_text(text: &str, mime: &str, file_name: &str) -> Result<(), Stri
 ///
 /// # Errors
 /// As [`download_blob`].
-pub fn download_bytes(bytes: &[u8], mime: &str, file_name: &str) -> Result<(), String> {
+pub fn download_bytes(bytes: &[u8], mime: &str, file_name: &str) -> Result<(), DownloadError> {
     let parts = Array::of1(&Uint8Array::from(bytes));
     let options = BlobPropertyBag::new();
     options.set_type(mime);
-    let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &options)
-        .map_err(|e| js_message(&e))?;
+    let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &options).map_err(browser)?;
     download_blob(&blob, file_name)
 }
 
@@ -118,22 +135,20 @@ pub fn copy_to_clipboard(text: &str) -> bool {
 /// encoded it). `on_error` hears about a failure that happens after this returns.
 ///
 /// # Errors
-/// The browser's message when `toBlob` cannot start (e.g. a tainted canvas).
+/// [`DownloadError::Browser`] when `toBlob` cannot start (e.g. a tainted canvas).
 pub fn download_canvas_png(
     canvas: &HtmlCanvasElement,
     file_name: String,
-    on_error: impl FnOnce(String) + 'static,
-) -> Result<(), String> {
+    on_error: impl FnOnce(DownloadError) + 'static,
+) -> Result<(), DownloadError> {
     let callback = Closure::once_into_js(move |blob: JsValue| {
         let result = match blob.dyn_into::<Blob>() {
             Ok(blob) => download_blob(&blob, &file_name),
-            Err(_) => Err("the browser could not encode the chart as PNG".to_string()),
+            Err(_) => Err(DownloadError::NotEncoded),
         };
         if let Err(e) = result {
             on_error(e);
         }
     });
-    canvas
-        .to_blob(callback.unchecked_ref())
-        .map_err(|e| js_message(&e))
+    canvas.to_blob(callback.unchecked_ref()).map_err(browser)
 }

@@ -555,6 +555,7 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                 "application/json",
                 &format!("{id}.json"),
             )
+            .map_err(|e| e.to_string())
         });
         if let Err(e) = result {
             action_error.set(Some(format!("the run could not become a bundle: {e}")));

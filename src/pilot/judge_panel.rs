@@ -451,6 +451,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                 "application/json",
                 &format!("{}-judged.json", merged.metadata.id),
             )
+            .map_err(|e| e.to_string())
         });
         if let Err(e) = result {
             action_error.set(Some(e));

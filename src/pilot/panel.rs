@@ -652,7 +652,7 @@ pub fn PilotPanel() -> impl IntoView {
                 "application/json",
                 &format!("{id}.json"),
             ) {
-                action_error.set(Some(e));
+                action_error.set(Some(e.to_string()));
             }
         }
         Err(e) => action_error.set(Some(format!("the run could not become a bundle: {e}"))),

@@ -19,7 +19,7 @@ use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
 use plotters_canvas::CanvasBackend;
 
-use crate::browser::export::{download_canvas_png, download_text};
+use crate::browser::export::{download_canvas_png, download_text, DownloadError};
 use crate::state::reweighting::ExplorerModel;
 
 /// The data of one atlas panel.
@@ -635,7 +635,7 @@ fn ChartCanvas(
             return;
         };
         let name = format!("{stem_png}-{panel}.png");
-        let report = move |e: String| {
+        let report = move |e: DownloadError| {
             error.try_set(Some(format!("The PNG export failed: {e}")));
         };
         if let Err(e) = download_canvas_png(&c, name, report) {
@@ -645,6 +645,7 @@ fn ChartCanvas(
     let svg = move |_| {
         let result = spec.get_untracked().and_then(|s| s.svg()).and_then(|svg| {
             download_text(&svg, "image/svg+xml", &format!("{stem_svg}-{panel}.svg"))
+                .map_err(|e| e.to_string())
         });
         if let Err(e) = result {
             error.set(Some(format!("The SVG export failed: {e}")));
@@ -657,6 +658,7 @@ fn ChartCanvas(
                 "text/csv;charset=utf-8",
                 &format!("{stem_csv}-{panel}.csv"),
             )
+            .map_err(|e| e.to_string())
         });
         if let Err(e) = result {
             error.set(Some(format!("The CSV export failed: {e}")));

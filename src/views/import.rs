@@ -21,7 +21,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::File;
 
-use crate::browser::export::{download_bytes, download_text};
+use crate::browser::export::{download_bytes, download_text, DownloadError};
 use crate::browser::loader::{for_each_chunk, now_ms};
 use crate::state::AtlasState;
 use crate::ui::format::thousands;
@@ -484,6 +484,6 @@ fn ReportView(done: Rc<Done>) -> impl IntoView {
 }
 
 /// Shows a failed download below the panel's buttons; the import result stays as it is.
-fn offer(result: Result<(), String>, notice: RwSignal<Option<String>>) {
+fn offer(result: Result<(), DownloadError>, notice: RwSignal<Option<String>>) {
     notice.set(result.err().map(|e| format!("The download failed: {e}")));
 }
