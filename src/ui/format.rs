@@ -1,19 +1,8 @@
-//! How numbers and labels read on the page: counts with thousands separators, and a level's label.
+//! How numbers and labels read on the page: the numbers as `atlas_core::format` writes them (the same
+//! text as the CLI), and a level's label.
 
+pub use atlas_core::format::{number, percent, points, thousands, NO_VALUE};
 use atlas_core::Audit;
-
-/// `691200` → `691,200`.
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
 
 /// The level's `label` attribute, else its id.
 pub fn level_label(audit: &Audit, facet: usize, level: usize) -> String {

@@ -13,6 +13,7 @@ pub mod clinical;
 pub mod decode;
 pub mod direction;
 pub mod error;
+pub mod format;
 pub mod number;
 pub mod rank;
 pub mod resample;
