@@ -15,12 +15,7 @@ use atlas_core::rq3::{analyze_rq3, tables, CodingRule, Direction, Rq3Report, Rq3
 use leptos::prelude::*;
 
 use crate::state::Loaded;
-use crate::ui::format::thousands;
-
-/// Text of a fraction as a percentage with two decimals (`—` when undefined).
-fn pct(x: Option<f64>) -> String {
-    x.map_or("—".into(), |v| format!("{:.2}%", 100.0 * v))
-}
+use crate::ui::format::{percent, thousands};
 
 /// The sentence shown when the bundle has no judge columns.
 pub const UNAVAILABLE_NO_JUDGES: &str = "RQ3 is not available for this bundle: it has no judge labels of the Rationale (responses.judges). RQ3 compares each response's Selection with the judge-coded stance of its Rationale; without judge columns there is no Rationale readout to compare with. The case inspector below still lists every response with its Selection.";
@@ -167,7 +162,7 @@ fn Rq3Results(report: Arc<Rq3Report>) -> impl IntoView {
                 <dt>"Valid in both fields"</dt>
                 <dd>{format!(
                     "{} pairs ({} coverage) under {}; Rationale Abstain {} (ties {}, too few readable votes {}); Rationale labels without a valid Selection {}",
-                    thousands(primary.pairs as usize), pct(primary.pair_coverage), primary.rule.label(),
+                    thousands(primary.pairs as usize), percent(primary.pair_coverage, 2), primary.rule.label(),
                     thousands(primary.rationale_abstain as usize), thousands(primary.abstain_ties as usize),
                     thousands(primary.abstain_too_few_votes as usize), thousands(primary.rationale_rows_without_selection as usize)
                 )}</dd>
