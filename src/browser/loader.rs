@@ -20,7 +20,12 @@ pub enum LoadError {
     /// The request failed before a response (offline, blocked, bad URL).
     Network(String),
     /// The server answered with an HTTP error status.
-    Http { status: u16, status_text: String },
+    Http {
+        /// The status code (404, 500, …).
+        status: u16,
+        /// The server's reason phrase.
+        status_text: String,
+    },
     /// Reading the body or the file failed midway.
     Read(String),
     /// A later open superseded this load and aborted it (its result is discarded, never shown).

@@ -22,10 +22,14 @@ use crate::browser::loader::js_message;
 pub enum WorkerEvent {
     /// `done` of `total` steps of `stage`.
     Progress {
+        /// Steps done.
         done: usize,
+        /// Steps in all.
         total: usize,
+        /// What the steps are (e.g. `RQ2 draws`).
         stage: String,
     },
+    /// The analysis finished with this outcome.
     Done(Box<Outcome>),
     /// The analysis failed, or the worker could not start or crashed.
     Failed(String),

@@ -25,6 +25,7 @@ pub const DEFAULT_BUNDLE: &str = "static/bundles/decodingtrust-stereotype/bundle
 /// A bundle loaded into the tab.
 #[derive(Debug)]
 pub struct Loaded {
+    /// The parsed and validated bundle.
     pub audit: Audit,
     /// Where it came from: an absolute URL, or `file: NAME` for a local file.
     pub source: String,
@@ -32,21 +33,29 @@ pub struct Loaded {
     pub base_url: Option<String>,
     /// The bundle's bytes as read, kept once for the analysis worker (it parses its own copy).
     pub data: Arc<[u8]>,
-    /// Milliseconds spent fetching/reading and parsing+validating.
+    /// Milliseconds spent fetching or reading the bytes.
     pub read_ms: f64,
+    /// Milliseconds spent parsing and validating them.
     pub parse_ms: f64,
 }
 
 /// Progress of the current load.
 #[derive(Debug, Clone, PartialEq)]
 pub enum LoadStatus {
+    /// No load in progress.
     Idle,
+    /// Bytes of `source` arriving: `received` so far of `total` (when the server or file says).
     Reading {
+        /// What is being read (as [`Loaded::source`]).
         source: String,
+        /// Bytes received so far.
         received: u64,
+        /// Bytes in all, when known.
         total: Option<u64>,
     },
+    /// The bytes of `source` are in; parsing and validating them.
     Parsing {
+        /// What is being checked (as [`Loaded::source`]).
         source: String,
     },
 }
@@ -54,10 +63,13 @@ pub enum LoadStatus {
 /// Application state shared through context.
 #[derive(Clone, Copy)]
 pub struct AtlasState {
+    /// The bundle shown (`None` before the first load succeeds).
     pub loaded: RwSignal<Option<Arc<Loaded>>>,
+    /// Progress of the load in progress.
     pub status: RwSignal<LoadStatus>,
     /// The last failed load (the loaded bundle stays usable).
     pub error: RwSignal<Option<String>>,
+    /// How repeats enter every statistic (`atlas_core::stats::RepeatPolicy`).
     pub policy: RwSignal<RepeatPolicy>,
     /// Whether the reader has acknowledged the bundle's content warning.
     pub warning_acknowledged: RwSignal<bool>,

@@ -29,8 +29,11 @@ pub enum TextAt<'a> {
 /// Load state of one text shard.
 #[derive(Debug, Clone)]
 pub enum ShardState {
+    /// Being fetched.
     Pending,
+    /// Fetched and checked against the bundle.
     Ready(Arc<TextShard>),
+    /// Could not be fetched or did not validate (the message names the shard's path).
     Failed(String),
 }
 

@@ -21,7 +21,9 @@ use crate::ui::number_field::{message, NumberInput};
 /// Which analysis a panel runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Analysis {
+    /// RQ1: wording sensitivity, rank stability, reversals (Tables 8, 9, 11).
     Rq1,
+    /// RQ2: equal-budget audits (Tables 13, 14, 15).
     Rq2,
 }
 
