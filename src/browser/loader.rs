@@ -4,7 +4,7 @@
 //! One bundle load counts at a time: [`LoadGate`] numbers the opens (a generation) and holds the
 //! current one's `AbortController`. A newer open aborts the older one's fetch or file read, and a
 //! completion whose generation is no longer current is discarded, so the bundle the reader asked for
-//! last is the one shown (the rule `AtlasState::open_bytes` and the URL / file loads of `src/state/mod.rs`
+//! last is the one shown (the rule of `AtlasState` in `src/state/mod.rs`
 //! follow).
 
 use std::fmt;
