@@ -1,11 +1,8 @@
 //! Getting bundle bytes into the tab: `fetch` of a URL or a picked/dropped `File`, read as a stream so
 //! the UI can show progress, then handed to [`atlas_core::Audit::from_bytes`].
 //!
-//! One bundle load counts at a time: [`LoadGate`] numbers the opens (a generation) and holds the
-//! current one's `AbortController`. A newer open aborts the older one's fetch or file read, and a
-//! completion whose generation is no longer current is discarded, so the bundle the reader asked for
-//! last is the one shown (the rule of `AtlasState` in `src/state/mod.rs`
-//! follow).
+//! Each read takes an optional `AbortSignal`: the state's load gate (`state::load_gate`) aborts the
+//! read of an open that a later open superseded.
 
 use std::fmt;
 
