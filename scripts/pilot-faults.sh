@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The native fault test of pilot audits (issue 5 "Faults"): `atlas pilot run` against the real local
+# The native fault test of pilot audits: `atlas pilot run` against the real local
 # model (SmolLM2-135M-Instruct, scripts/llm.sh) through the fault-injecting proxy
 # (tests/pilot/fault_proxy.mjs: ok,429,ok,500,stall,malformed,drop, repeating). Starts what is not
 # running, runs `cargo test -p atlas-cli --test pilot_faults -- --ignored --nocapture`, and stops what

@@ -1,4 +1,4 @@
-//! "Run a clinical pilot (seed 001)", a section of the pilot panel (issue 7, item 4): the clinical
+//! "Run a clinical pilot (seed 001)", a section of the pilot panel: the clinical
 //! protocol of `atlas_pilot::clinical` — the same plan, prompts, prefixes, lenient parsers, CFV
 //! outcome rules and bundle as `atlas pilot clinical` — sent from this tab.
 //!

@@ -1,4 +1,4 @@
-//! "Judge a loaded bundle's Rationales", a section of the pilot panel (issue 5, item 6: "Judge coding
+//! "Judge a loaded bundle's Rationales", a section of the pilot panel ("Judge coding
 //! can also run over an already loaded bundle's Rationales").
 //!
 //! The user picks one to three judges — the pilot's provider rows (provider, base URL, model, key,

@@ -1,4 +1,4 @@
-// End-to-end test of the Clinical view (issue 7 item 3: profile table, figures, heat map → non-robust
+// End-to-end test of the Clinical view (profile table, figures, heat map → non-robust
 // cases → case view, case links) on the release build in headless Chromium.
 //
 //   node tests/e2e/clinical.mjs [DIST]      (after `trunk build --release`; scripts/test.sh runs it)

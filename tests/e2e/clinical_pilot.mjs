@@ -1,4 +1,4 @@
-// End-to-end test of the browser's clinical pilot (issue 7, item 4) on the release build in headless
+// End-to-end test of the browser's clinical pilot on the release build in headless
 // Chromium, against a scripted OpenAI-compatible provider on 127.0.0.1 (below), so that every outcome
 // is known in advance:
 //

@@ -10,12 +10,12 @@
 // bytes, runs RQ1 and RQ2 in the analysis Web Worker and compares them with the native CLI's JSON for the
 // same settings (the script runs `atlas analyze-rq1/-rq2` itself), cancels a long run while checking that
 // the page stays responsive, and saves screenshots to tests/e2e/out/. The re-weighting panel and the
-// evidence atlas (issue 4): weights moved with the keyboard and typed to a vector of the numpy/scipy
+// evidence atlas: weights moved with the keyboard and typed to a vector of the numpy/scipy
 // reference (tests/reference/expected_reweight.json), scores, ranks, τ-b, inverted pairs and bootstrap
 // intervals against it, validation errors, the re-weighting CSV against `atlas reweight --format csv`, the
 // JSON export's bundle hash, the shareable URL opened in a fresh context, chart hover and keyboard reading,
 // PNG/SVG/CSV chart exports, and atlas screenshots at 1280×720 and 390 px wide in target/e2e-atlas/.
-// Score direction and high-Abstain flags (issue 13 items 5, 6): the direction line of the summary and
+// Score direction and high-Abstain flags: the direction line of the summary and
 // re-weighting tables, the flagged cells and ranks of the default bundle against an independent count
 // from the numpy reference's valid/Abstain counts, the flag in the atlas SVG, and the two fixtures
 // tests/fixtures/target-50-bundle.json and high-abstain-bundle.json opened as files (ranks by
@@ -370,7 +370,7 @@ try {
   diff = error ?? jsonDiff(await reportJson(page, 'rq2'), rq2Cli);
   check('after a cancel a fresh worker runs again and gives the same report', diff === null, diff);
 
-  // ---------------------------------------------------------------- re-weighting (issue 4)
+  // ---------------------------------------------------------------- re-weighting
   const reference = expectedReweight.bundles.decodingtrust;
   const target = reference.policies.all_responses.cases.find((c) => c.name === '0.5 / 1 / 2');
   const targetBoot = reference.bootstrap.cases.find((c) => c.name === '0.5 / 1 / 2');

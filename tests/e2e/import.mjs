@@ -1,4 +1,4 @@
-// End-to-end test of the browser import (issue 8) on the release build in headless Chromium.
+// End-to-end test of the browser import on the release build in headless Chromium.
 //
 //   node tests/e2e/import.mjs [DIST]      (after `trunk build --release`; scripts/test.sh runs it)
 //

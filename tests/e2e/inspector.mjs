@@ -1,4 +1,4 @@
-// End-to-end test of the RQ3 panel and the case inspector (issue 6) on the release build in headless
+// End-to-end test of the RQ3 panel and the case inspector on the release build in headless
 // Chromium.
 //
 //   node tests/e2e/inspector.mjs [DIST]      (after `trunk build --release`; scripts/test.sh runs it)

@@ -1,4 +1,4 @@
-// End-to-end test of judge coding of a loaded bundle's Rationales (issue 5, item 6: "Judge coding can also
+// End-to-end test of judge coding of a loaded bundle's Rationales ("Judge coding can also
 // run over an already loaded bundle's Rationales") on the release build in headless Chromium, against the
 // real local model (SmolLM2-135M-Instruct served by llama-cpp-python, scripts/llm.sh).
 //

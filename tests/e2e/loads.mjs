@@ -1,4 +1,4 @@
-// End-to-end test of issue 13 item 8, "loads cannot race", on the release build in headless Chromium.
+// End-to-end test that loads cannot race, on the release build in headless Chromium.
 //
 //   node tests/e2e/loads.mjs [DIST]      (after `trunk build --release`; scripts/test.sh runs it)
 //

@@ -1,4 +1,4 @@
-// End-to-end test (issue 4, "Shareable views"): the built dist/ works from a plain static file server
+// End-to-end test (shareable views): the built dist/ works from a plain static file server
 // under a sub-path, and keeps working offline once loaded.
 //
 //   node tests/e2e/offline.mjs [DIST]      (after `trunk build --release`; scripts/test.sh runs it)

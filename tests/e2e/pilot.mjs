@@ -1,4 +1,4 @@
-// End-to-end test of the browser pilot (issue 5) on the release build in headless Chromium, against the
+// End-to-end test of the browser pilot on the release build in headless Chromium, against the
 // real local model (SmolLM2-135M-Instruct served by llama-cpp-python, scripts/llm.sh).
 //
 //   node tests/e2e/pilot.mjs [DIST]      (after `trunk build --release`; scripts/test.sh runs it)

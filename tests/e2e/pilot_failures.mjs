@@ -1,4 +1,4 @@
-// End-to-end test of pilot failures that explain themselves (issue 13, item 7) on the release build in
+// End-to-end test of pilot failures that explain themselves on the release build in
 // headless Chromium, with no model: a dead port (a free port bound and closed again), a port Chromium
 // blocks, a local server whose CORS preflight is denied (it answers OPTIONS without any
 // Access-Control-Allow-* header, and plain requests with Access-Control-Allow-Origin: *), and a scripted
