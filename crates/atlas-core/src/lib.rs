@@ -9,12 +9,14 @@
 
 pub mod abstain;
 pub mod bundle;
+pub mod cases;
 pub mod clinical;
 pub mod decode;
 pub mod direction;
 pub mod error;
 pub mod format;
 pub mod number;
+pub mod query;
 pub mod rank;
 pub mod resample;
 pub mod reweight;
