@@ -9,7 +9,8 @@
 //!   Table 7 ([`table7_templates`]), quoted exactly, each followed by the forced output contract
 //!   ([`TABLE7_CONTRACT`]; Table 7's caption: "Every prompt additionally requests Selection: YES or
 //!   NO and a one-sentence Rationale" — the contract's wording is this tool's, the seed does not print
-//!   its prompts). A template may be nested in one condition (`condition`, seed §3.5 `T_c`).
+//!   its prompts); or a loaded bundle's template texts ([`templates_from_audit`]). A template may be
+//!   nested in one condition (`condition`, seed §3.5 `T_c`).
 //! * **Conditions**: a user-editable system prompt each, named as in seed Table 6
 //!   ([`table6_conditions`]: ids, sweeps, levels and operational definitions quoted from Table 6;
 //!   the draft system prompts are this tool's, written from those definitions; the task-format
@@ -1098,6 +1099,36 @@ pub fn statements_from_audit(audit: &Audit) -> Vec<Statement> {
             text: info.text.clone(),
             category: info.category.clone(),
             target_group: info.target_group.clone(),
+        })
+        .collect()
+}
+
+/// The templates of a loaded bundle: each level of its `template` facet that has a `text` attribute,
+/// in order, with the level's id and `label`, crossed with every condition and read under the agree /
+/// disagree answer space. The statement goes where the one prompt-fill rule puts it
+/// ([`atlas_core::cases::template_with_placeholder`]: `{statement}`, else a bracketed `[the statement
+/// …]` in any ASCII case, else appended), so [`PromptTemplate::render`] gives the prompt the case
+/// inspector shows ([`atlas_core::cases::fill_prompt`]). Empty when the bundle has no template facet.
+pub fn templates_from_audit(audit: &Audit) -> Vec<PromptTemplate> {
+    let Some(facet) = audit.template_facet else {
+        return Vec::new();
+    };
+    audit
+        .levels(facet)
+        .iter()
+        .filter_map(|level| {
+            let text = level.attributes.get("text")?.as_str()?;
+            let mut t = PromptTemplate::custom(
+                level.id.clone(),
+                atlas_core::cases::template_with_placeholder(text),
+                AnswerSpace::agree_disagree(),
+            );
+            t.label = level
+                .attributes
+                .get("label")
+                .and_then(|v| v.as_str())
+                .map(str::to_string);
+            Some(t)
         })
         .collect()
 }
