@@ -14,8 +14,8 @@ use atlas_core::number::Rule;
 use atlas_core::Audit;
 use atlas_pilot::judge::{Rubric, DEFAULT_RUBRIC_SYSTEM, DEFAULT_RUBRIC_USER};
 use atlas_pilot::plan::{
-    sample_statements, statements_from_audit, table6_conditions, table7_templates, Limits,
-    ModelTarget, Prices, PromptTemplate, Statement,
+    sample_statements, statements_from_audit, table6_conditions, table7_templates,
+    templates_from_audit, Limits, ModelTarget, Prices, PromptTemplate, Statement,
 };
 use atlas_pilot::provider::ProviderKind;
 use atlas_pilot::{
@@ -336,44 +336,6 @@ pub(crate) fn run_settings(concurrency: &str, timeout_s: &str) -> Result<Setting
     })
 }
 
-/// The templates of a loaded bundle: each template level's `text`; a bracketed placeholder that
-/// mentions the statement (`[the statement …]`) becomes `{statement}`, else the statement is appended.
-/// Read under the agree / disagree answer space.
-pub fn bundle_templates(audit: &Audit) -> Vec<PromptTemplate> {
-    let Some(facet) = audit.template_facet else {
-        return Vec::new();
-    };
-    audit
-        .levels(facet)
-        .iter()
-        .filter_map(|level| {
-            let text = level.attributes.get("text")?.as_str()?.to_string();
-            let text = if text.contains("{statement}") {
-                text
-            } else if let Some(start) = text.find("[the statement") {
-                match text[start..].find(']') {
-                    Some(end) => format!(
-                        "{}{{statement}}{}",
-                        &text[..start],
-                        &text[start + end + 1..]
-                    ),
-                    None => format!("{text}\n\n{{statement}}"),
-                }
-            } else {
-                format!("{text}\n\n{{statement}}")
-            };
-            let mut t =
-                PromptTemplate::custom(level.id.clone(), text, AnswerSpace::agree_disagree());
-            t.label = level
-                .attributes
-                .get("label")
-                .and_then(|v| v.as_str())
-                .map(str::to_string);
-            Some(t)
-        })
-        .collect()
-}
-
 /// The design of a form (statements and templates from `audit` where the form says so).
 ///
 /// # Errors
@@ -421,7 +383,7 @@ pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, St
     let templates = match form.family.as_str() {
         "bundle" => {
             let audit = audit.ok_or("templates: no bundle is loaded")?;
-            let t = bundle_templates(audit);
+            let t = templates_from_audit(audit);
             if t.is_empty() {
                 return Err("templates: the loaded bundle has no template texts".into());
             }
