@@ -27,7 +27,11 @@
 //! build every shareable link from a [`ViewState`]. [`ViewState::from_query`] and
 //! [`ViewState::to_query`] are pure (tested in `tests/web_url_state.rs`); [`restore`] and the writers
 //! touch the browser.
+//! The component codec ([`decode_component`], [`encode_component`], [`parse_query`]) is
+//! [`atlas_core::query`], the one the case inspector's link reader ([`atlas_core::cases::link_case`])
+//! uses too.
 
+pub use atlas_core::query::{decode_component, encode_component, parse_query};
 use atlas_core::RepeatPolicy;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -66,62 +70,6 @@ pub struct ViewState {
     pub models: Option<Vec<String>>,
     /// `condition`: the conditions shown (`None` = all).
     pub conditions: Option<Vec<String>>,
-}
-
-/// Percent-decodes a query component (`+` is a space, as in HTML forms); invalid escapes stay as
-/// they are, invalid UTF-8 is replaced.
-pub fn decode_component(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
-                    .ok()
-                    .and_then(|h| u8::from_str_radix(h, 16).ok());
-                match hex {
-                    Some(b) => {
-                        out.push(b);
-                        i += 3;
-                        continue;
-                    }
-                    None => out.push(b'%'),
-                }
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Percent-encodes a query component: ASCII letters, digits and `-._~:/,*@!` stay, everything else
-/// (including `&`, `=`, `+`, `#`, `%`, spaces and non-ASCII bytes) becomes `%XX`.
-pub fn encode_component(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~:/,*@!".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// `(key, value)` pairs of a query string (with or without the leading `?`), decoded, in order.
-pub fn parse_query(query: &str) -> Vec<(String, String)> {
-    query
-        .trim_start_matches('?')
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| match p.split_once('=') {
-            Some((k, v)) => (decode_component(k), decode_component(v)),
-            None => (decode_component(p), String::new()),
-        })
-        .collect()
 }
 
 impl ViewState {
