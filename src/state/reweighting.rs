@@ -10,13 +10,14 @@
 
 use std::sync::Arc;
 
+use atlas_core::cases::level_label;
 use atlas_core::number::WholeRule;
 use atlas_core::reweight::{
     ConditionWeights, ReweightBasis, ReweightBootstrap, ReweightError, Reweighted, ScoreInterval,
     WeightPreset, BOOTSTRAP_STREAM, DEFAULT_BOOTSTRAP_REPS, DEFAULT_SEED, WEIGHT,
 };
 use atlas_core::tables::{reweight_csv, reweight_json, ReweightIntervals};
-use atlas_core::{Audit, RepeatPolicy};
+use atlas_core::RepeatPolicy;
 use atlas_worker::{Outcome, Request, ReweightSettings};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -274,20 +275,6 @@ pub struct ExplorerModel {
     pub link_notice: RwSignal<Option<String>>,
     /// Model labels (bundle order).
     pub labels: StoredValue<Vec<String>>,
-}
-
-/// A level's `label` attribute, else its id.
-pub fn level_label(audit: &Audit, facet: usize, level: usize) -> String {
-    audit
-        .levels(facet)
-        .get(level)
-        .map(|l| {
-            l.attributes
-                .get("label")
-                .and_then(|v| v.as_str())
-                .map_or_else(|| l.id.clone(), str::to_string)
-        })
-        .unwrap_or_default()
 }
 
 /// The bootstrap seed field: any 64-bit whole number.
