@@ -1,74 +1,18 @@
 //! The Rationale texts of the loaded bundle: inline, or in text shards fetched next to the bundle file
-//! ([`fetch_shard`], checked against the bundle), with their load state per shard ([`ShardState`]).
+//! ([`fetch_shard`], checked against the bundle), with their load state per shard ([`ShardState`]);
+//! what a cell's text is, given the load states, is [`atlas_core::cases::text_at`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use atlas_core::{Audit, TextShard};
+use atlas_core::TextShard;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+pub use atlas_core::cases::{text_at, texts_in_bundle, ShardState, TextAt};
+
 use crate::browser::loader::{fetch_bytes, resolve_url};
 use crate::state::Loaded;
-
-/// What the bundle holds for the Rationale text of a cell, given the shards loaded so far.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TextAt<'a> {
-    /// The text.
-    Text(&'a str),
-    /// Its shard is being fetched.
-    Loading,
-    /// Its shard is not loaded yet (index into `texts.rationale.shards`).
-    NotLoaded(usize),
-    /// Its shard could not be loaded.
-    Failed(&'a str),
-    /// The bundle holds no text for this cell.
-    Absent,
-}
-
-/// Load state of one text shard.
-#[derive(Debug, Clone)]
-pub enum ShardState {
-    /// Being fetched.
-    Pending,
-    /// Fetched and checked against the bundle.
-    Ready(Arc<TextShard>),
-    /// Could not be fetched or did not validate (the message names the shard's path).
-    Failed(String),
-}
-
-/// The Rationale text of `cell`: inline in the bundle, or in a loaded shard.
-pub fn text_at<'a>(
-    audit: &'a Audit,
-    shards: &'a HashMap<usize, ShardState>,
-    cell: usize,
-) -> TextAt<'a> {
-    if let Some(t) = audit.inline_rationale(cell) {
-        return TextAt::Text(t);
-    }
-    let Some(k) = audit.rationale_shard_for(cell) else {
-        return TextAt::Absent;
-    };
-    match shards.get(&k) {
-        None => TextAt::NotLoaded(k),
-        Some(ShardState::Pending) => TextAt::Loading,
-        Some(ShardState::Failed(e)) => TextAt::Failed(e),
-        Some(ShardState::Ready(s)) => s.text(cell).map_or(TextAt::Absent, TextAt::Text),
-    }
-}
-
-/// Number of Rationale texts the bundle holds (inline and in shards).
-pub fn texts_in_bundle(audit: &Audit) -> usize {
-    audit
-        .file
-        .texts
-        .as_ref()
-        .and_then(|t| t.rationale.as_ref())
-        .map_or(0, |r| {
-            r.inline.as_ref().map_or(0, |i| i.cells.len())
-                + r.shards.iter().map(|s| s.count).sum::<usize>()
-        })
-}
 
 /// Fetches text shard `k` of a loaded bundle (its path is relative to the bundle's URL) and checks it
 /// against the bundle. Also used by the judge coding of a loaded bundle's Rationales.
