@@ -73,6 +73,8 @@ pub struct AtlasState {
     pub policy: RwSignal<RepeatPolicy>,
     /// Whether the reader has acknowledged the bundle's content warning.
     pub warning_acknowledged: RwSignal<bool>,
+    /// The text shards of the loaded bundle, fetched once for every view that shows texts.
+    pub shards: shards::ShardCache,
     /// Which open is current: every way of opening a bundle ([`load_url`](Self::load_url),
     /// [`load_file`](Self::load_file), [`open_bytes`](Self::open_bytes)) takes its ticket here, so
     /// the last open asked for wins and an older one is aborted or its result discarded.
@@ -97,6 +99,7 @@ impl AtlasState {
             error: RwSignal::new(None),
             policy: RwSignal::new(RepeatPolicy::default()),
             warning_acknowledged: RwSignal::new(false),
+            shards: shards::ShardCache::new(),
             gate: StoredValue::new_local(LoadGate::new()),
         }
     }

@@ -20,7 +20,6 @@
 //! judge descriptions) are shown only after the bundle's content warning is acknowledged, and always as
 //! text nodes, never as HTML.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use atlas_charts::clinical::{
@@ -32,7 +31,7 @@ use atlas_core::tables::{Cell, Table};
 use atlas_core::Audit;
 use leptos::prelude::*;
 
-use crate::state::shards::{load_shard, text_at, ShardState, TextAt};
+use crate::state::shards::{text_at, BundleShards, TextAt};
 use crate::state::url::{
     absolute_link, bundle_param, page_link, ClinicalCase, FocusedView, ViewState,
 };
@@ -980,7 +979,7 @@ struct Ctx {
     loaded: Arc<Loaded>,
     report: Arc<ClinicalReport>,
     texts_allowed: Signal<bool>,
-    shards: RwSignal<HashMap<usize, ShardState>>,
+    shards: BundleShards,
     open: RwSignal<Option<CaseKey>>,
     /// The URL's `ccase=` and `view=` (contexts of [`crate::state::url`]).
     url_case: Option<ClinicalCase>,
@@ -1038,7 +1037,7 @@ impl Ctx {
                 Ok(t) => view! { <span class="model-text">{t}</span> }.into_any(),
                 Err((k, message)) => {
                     if let Some(k) = k {
-                        load_shard(&ctx.loaded, k, ctx.shards);
+                        ctx.shards.load(k);
                     }
                     view! { <span class="hint">{message}</span> }.into_any()
                 }
@@ -1080,7 +1079,7 @@ pub fn ClinicalView(loaded: Arc<Loaded>) -> impl IntoView {
         loaded: loaded.clone(),
         report: report.clone(),
         texts_allowed,
-        shards: RwSignal::new(HashMap::new()),
+        shards: state.shards.for_bundle(&loaded),
         open: RwSignal::new(None),
         url_case: use_context::<ClinicalCase>(),
         focused: use_context::<FocusedView>(),

@@ -18,7 +18,6 @@
 //!   used there because [`crate::state::url`] rewrites the query with its own keys only and keeps the
 //!   fragment. Both forms open the case ([`link_case`]).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -35,7 +34,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsValue;
 
-use crate::state::shards::load_shard;
+use crate::state::shards::BundleShards;
 use crate::state::url::{absolute_link, bundle_param, replace_fragment, ViewState};
 use crate::state::{AtlasState, Loaded};
 use crate::ui::format::thousands;
@@ -214,7 +213,7 @@ fn scroll_into_view(id: &str) {
 struct Ctx {
     loaded: Arc<Loaded>,
     ix: Arc<CaseIndex>,
-    shards: RwSignal<HashMap<usize, ShardState>>,
+    shards: BundleShards,
     /// Whether model texts may be shown (warning acknowledged, or the bundle has none).
     texts_allowed: Signal<bool>,
     rule: RwSignal<CodingRule>,
@@ -256,7 +255,7 @@ pub fn Inspector(loaded: Arc<Loaded>) -> impl IntoView {
     let ctx = Ctx {
         loaded: loaded.clone(),
         ix: ix.clone(),
-        shards: RwSignal::new(HashMap::new()),
+        shards: state.shards.for_bundle(&loaded),
         texts_allowed,
         rule: RwSignal::new(CodingRule::default()),
         selected: RwSignal::new(None),
@@ -432,7 +431,7 @@ pub fn Inspector(loaded: Arc<Loaded>) -> impl IntoView {
                     shortest_status.set(Some("Loading the candidates' texts…".into()));
                     pending_shortest.set(Some(direction));
                     for k in ks {
-                        load_shard(&loaded, k, shards);
+                        shards.load(k);
                     }
                 }
             }
@@ -464,7 +463,7 @@ pub fn Inspector(loaded: Arc<Loaded>) -> impl IntoView {
                     _ => None,
                 });
                 if let Some(k) = need {
-                    load_shard(&loaded, k, shards);
+                    shards.load(k);
                 }
             }
         });
@@ -481,7 +480,7 @@ pub fn Inspector(loaded: Arc<Loaded>) -> impl IntoView {
                 .and_then(|t| t.rationale.as_ref())
                 .map_or(0, |r| r.shards.len());
             for k in 0..n {
-                load_shard(&loaded, k, shards);
+                shards.load(k);
             }
         }
     };
@@ -1317,7 +1316,7 @@ fn procedures(ctx: &Ctx, cell: usize) -> impl IntoView {
                 .collect()
         });
         for k in needed {
-            load_shard(&ctx.loaded, k, shards);
+            shards.load(k);
         }
     }
     let selected = ctx.selected;
