@@ -109,28 +109,6 @@ pub fn download_bytes(bytes: &[u8], mime: &str, file_name: &str) -> Result<(), D
     download_blob(&blob, file_name)
 }
 
-/// Writes `text` to the clipboard (`navigator.clipboard.writeText`) where the browser offers it;
-/// `false` when it does not (the caller then shows the text to copy by hand).
-pub fn copy_to_clipboard(text: &str) -> bool {
-    use js_sys::{Function, Reflect};
-    let Some(navigator) = web_sys::window().map(|w| w.navigator()) else {
-        return false;
-    };
-    let Some(clipboard) = Reflect::get(&navigator, &JsValue::from_str("clipboard"))
-        .ok()
-        .filter(|c| c.is_object())
-    else {
-        return false;
-    };
-    let Some(write) = Reflect::get(&clipboard, &JsValue::from_str("writeText"))
-        .ok()
-        .and_then(|f| f.dyn_into::<Function>().ok())
-    else {
-        return false;
-    };
-    write.call1(&clipboard, &JsValue::from_str(text)).is_ok()
-}
-
 /// Offers the canvas' pixels as a PNG download (`toBlob`; the download starts when the browser has
 /// encoded it). `on_error` hears about a failure that happens after this returns.
 ///

@@ -31,6 +31,7 @@ use atlas_core::tables::{Cell, Table};
 use atlas_core::Audit;
 use leptos::prelude::*;
 
+use crate::browser::clipboard::copy_then;
 use crate::state::shards::{text_at, BundleShards, TextAt};
 use crate::state::url::{
     absolute_link, bundle_param, page_link, ClinicalCase, FocusedView, ViewState,
@@ -1425,7 +1426,7 @@ fn CaseView(ctx: Ctx, key: CaseKey) -> impl IntoView {
     };
     let link = page_link(&ctx.link_view(&key));
     let absolute = absolute_link(&ctx.link_view(&key));
-    let copied = RwSignal::new(None::<&'static str>);
+    let copied = RwSignal::new(None::<String>);
     let to_copy = absolute.clone();
     let local = ctx.loaded.base_url.is_none();
     view! {
@@ -1441,7 +1442,7 @@ fn CaseView(ctx: Ctx, key: CaseKey) -> impl IntoView {
                 "Link to this case: "
                 <a id="clinical-case-link" href=link>{absolute}</a>
                 " "
-                <button id="clinical-case-copy" on:click=move |_| copied.set(Some(if crate::browser::export::copy_to_clipboard(&to_copy) { "Link copied." } else { "This browser gives the page no clipboard; copy the link above by hand." }))>"Copy link"</button>
+                <button id="clinical-case-copy" on:click=move |_| copy_then(to_copy.clone(), move |done| { copied.try_set(Some(match done { Ok(()) => "Link copied.".to_string(), Err(e) => format!("Could not copy ({e}); copy the link above by hand.") })); })>"Copy link"</button>
                 {move || copied.get().map(|s| view! { <span class="status" role="status">{" "}{s}</span> })}
                 {local.then_some(" (This bundle was opened from a local file: the link cannot name it, so it opens the case only where that bundle is loaded from the same address.)")}
             </p>

@@ -9,7 +9,8 @@ use crate::state::reweighting::{
 use atlas_core::reweight::{ConditionWeights, WeightPreset, BOOTSTRAP_STREAM, WEIGHT};
 use leptos::prelude::*;
 
-use crate::browser::export::{copy_to_clipboard, download_text};
+use crate::browser::clipboard::copy_then;
+use crate::browser::export::download_text;
 use crate::state::AtlasState;
 use crate::ui::format::thousands;
 use crate::ui::number_field::{message, NumberInput};
@@ -456,11 +457,12 @@ pub fn Reweighting() -> impl IntoView {
     };
     let copy_link = move |_| {
         let url = model.url.get_untracked();
-        copied.set(Some(if copy_to_clipboard(&url) {
-            "Link copied (if the browser allowed it); it is also in the box.".into()
-        } else {
-            "This browser gives no clipboard access: copy the link from the box.".into()
-        }));
+        copy_then(url, move |done| {
+            copied.try_set(Some(match done {
+                Ok(()) => "Link copied; it is also in the box.".into(),
+                Err(e) => format!("Could not copy ({e}): copy the link from the box."),
+            }));
+        });
     };
 
     view! {

@@ -31,9 +31,8 @@ use atlas_core::cases::{
 use atlas_core::rq3::{CodingRule, Direction, SelectionReadout};
 use atlas_core::Audit;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
-use wasm_bindgen::JsValue;
 
+use crate::browser::clipboard::copy_then;
 use crate::state::shards::BundleShards;
 use crate::state::url::{absolute_link, bundle_param, replace_fragment, ViewState};
 use crate::state::{AtlasState, Loaded};
@@ -168,33 +167,6 @@ fn case_link(loaded: &Loaded, cell: usize) -> Option<String> {
         case: Some(cell),
         ..ViewState::default()
     }))
-}
-
-/// Writes `text` to the clipboard (`navigator.clipboard.writeText`); the error says why not.
-async fn copy_to_clipboard(text: &str) -> Result<(), String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let clipboard = js_sys::Reflect::get(&window.navigator(), &JsValue::from_str("clipboard"))
-        .ok()
-        .filter(|c| !c.is_undefined() && !c.is_null())
-        .ok_or("this browser gives the page no clipboard")?;
-    let write = js_sys::Reflect::get(&clipboard, &JsValue::from_str("writeText"))
-        .ok()
-        .and_then(|f| wasm_bindgen::JsCast::dyn_into::<js_sys::Function>(f).ok())
-        .ok_or("this browser has no clipboard.writeText")?;
-    let promise = write
-        .call1(&clipboard, &JsValue::from_str(text))
-        .map_err(|e| format!("{e:?}"))?;
-    let promise: js_sys::Promise =
-        wasm_bindgen::JsCast::dyn_into(promise).map_err(|_| "writeText returned no promise")?;
-    wasm_bindgen_futures::JsFuture::from(promise)
-        .await
-        .map(|_| ())
-        .map_err(|e| {
-            js_sys::Reflect::get(&e, &JsValue::from_str("message"))
-                .ok()
-                .and_then(|m| m.as_string())
-                .unwrap_or_else(|| "the browser refused".to_string())
-        })
 }
 
 fn scroll_into_view(id: &str) {
@@ -1207,12 +1179,11 @@ fn CaseView(ctx: Ctx, cell: usize) -> impl IntoView {
             copy_status.set(Some("No link could be made in this browser.".into()));
             return;
         };
-        spawn_local(async move {
-            let message = match copy_to_clipboard(&link).await {
+        copy_then(link, move |copied| {
+            copy_status.try_set(Some(match copied {
                 Ok(()) => "Link copied.".to_string(),
                 Err(e) => format!("Could not copy ({e}); copy the link above by hand."),
-            };
-            copy_status.try_set(Some(message));
+            }));
         });
     };
     let show_procedures = RwSignal::new(false);
