@@ -933,7 +933,6 @@ pub fn analyze_rq3(audit: &Audit, settings: &Rq3Settings) -> Result<Rq3Report, R
     let responses = responses(audit);
     let models = audit.model_ids();
     let conditions = audit.condition_ids();
-    let (n_models, n_conditions) = (models.len(), conditions.len());
 
     let mut selection = SelectionCoverage::default();
     for r in &responses {
@@ -951,22 +950,16 @@ pub fn analyze_rq3(audit: &Audit, settings: &Rq3Settings) -> Result<Rq3Report, R
     let outcomes = rule_outcomes(audit, &panel, &is_self, &responses);
     let rule_labels = rule_labels(&outcomes);
 
+    let counted = Counted {
+        responses: &responses,
+        models: &models,
+        conditions: &conditions,
+    };
     let rules = CodingRule::ALL
         .iter()
         .zip(&rule_labels)
         .zip(&outcomes)
-        .map(|((&rule, b), o)| {
-            rule_result(
-                rule,
-                &responses,
-                b,
-                o,
-                &models,
-                &conditions,
-                n_models,
-                n_conditions,
-            )
-        })
+        .map(|((&rule, b), o)| rule_result(&counted, rule, b, o))
         .collect();
 
     let human = human_qc(audit, &settings.human, &responses, &rule_labels)?;
@@ -1148,17 +1141,27 @@ fn fraction(count: u64, total: u64) -> Option<f64> {
     (total > 0).then(|| count as f64 / total as f64)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What every coding rule's result is counted over: the responses, and the model and condition
+/// level ids whose pairs are the cells of the per-cell table.
+struct Counted<'a> {
+    responses: &'a [Response],
+    models: &'a [&'a str],
+    conditions: &'a [&'a str],
+}
+
+/// The result of `rule` whose labels are `b` and panel outcomes `outcomes` (one per response).
 fn rule_result(
+    counted: &Counted<'_>,
     rule: CodingRule,
-    responses: &[Response],
     b: &[Option<bool>],
     outcomes: &[PanelOutcome],
-    models: &[&str],
-    conditions: &[&str],
-    n_models: usize,
-    n_conditions: usize,
 ) -> RuleResult {
+    let Counted {
+        responses,
+        models,
+        conditions,
+    } = *counted;
+    let (n_models, n_conditions) = (models.len(), conditions.len());
     let mut joint = JointCounts::default();
     let (mut rows, mut bias) = (0u64, 0u64);
     let mut cell_joint = vec![JointCounts::default(); n_models * n_conditions];
