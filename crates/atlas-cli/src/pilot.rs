@@ -49,7 +49,7 @@ use atlas_pilot::retry::{describe_wait, server_wait_message};
 use atlas_pilot::run::{pilot_judge_majority, CallStatus, FailureGroup};
 use atlas_pilot::{
     build_plan, extract_completion, to_bundle, AttemptOutcome, BackoffPolicy, BundleInfo,
-    HttpRequest, Next, PilotDesign, Plan, RunState, SecretKey, Settled,
+    FailureKind, HttpRequest, Next, PilotDesign, Plan, RunState, SecretKey, Settled, Settling,
 };
 use atlas_pilot::{
     merge_judge_columns, plan_bundle_judging, BundleJudgeDesign, BundleJudgePlan, Job as PilotJob,
@@ -845,9 +845,11 @@ impl Runner<'_> {
                 &mut self.state,
                 &done.id,
                 done.outcome,
-                &key,
-                &self.policy,
-                now,
+                &Settling {
+                    key: &key,
+                    policy: &self.policy,
+                    now_ms: now,
+                },
             )
             .with_context(|| format!("recording the outcome of call {}", done.id))?;
         let (outcome, retry_after_ms, next, message) = match settled {
@@ -944,16 +946,17 @@ fn run_plan(a: &RunArgs) -> Result<ExitCode> {
     } else {
         RunState::new(&plan)
     };
-    let (state, elapsed) = match drive(
-        &plan,
+    let saved = SavedState {
         state,
+        path: &a.state,
         resumed,
-        &a.state,
+    };
+    let sending = Sending {
         keys,
         policy,
-        &a.send,
-        !a.no_judges,
-    )? {
+        args: &a.send,
+    };
+    let (state, elapsed) = match drive(&plan, saved, sending, !a.no_judges)? {
         Driven::Done(state, elapsed) => (state, elapsed),
         other => return Ok(other.exit_code()),
     };
@@ -970,26 +973,52 @@ fn run_plan(a: &RunArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A run state and the file it is kept in.
+pub(crate) struct SavedState<'a> {
+    /// The state: read back from `path` (`resumed`), or fresh.
+    pub(crate) state: RunState,
+    /// Where it is written, atomically, at the start and after every settled attempt.
+    pub(crate) path: &'a Path,
+    /// Whether `state` was read from `path` (with `--retry-failed` its failed calls are put back to
+    /// pending first).
+    pub(crate) resumed: bool,
+}
+
+/// How the calls are sent: the keys by owner (`model:{id}` / `judge:{id}`), the retry policy and
+/// the command's send options (concurrency, timeout, events file, …).
+pub(crate) struct Sending<'a> {
+    /// The keys.
+    pub(crate) keys: HashMap<String, SecretKey>,
+    /// Retries, backoff and the longest `Retry-After` honoured.
+    pub(crate) policy: BackoffPolicy,
+    /// The send options.
+    pub(crate) args: &'a SendArgs,
+}
+
 /// Sends the calls of `job` until every call is answered or failed: `concurrency` worker threads, the
-/// per-call timeout, retries by `policy` honouring `Retry-After`, the state written atomically to
-/// `state_path` at the start and after every settled attempt (in-flight calls of a resumed state are
+/// per-call timeout, retries by the policy honouring `Retry-After`, the state written atomically to
+/// its file at the start and after every settled attempt (in-flight calls of a resumed state are
 /// sent again), due calls added as others are answered when `follow_up` (a pilot's judge calls).
-/// `resumed`: the state was read from `state_path`; with `--retry-failed` its failed calls are put
-/// back to pending first. A provider whose first calls all fail the same way is stopped early (its
-/// message printed once); a server's `Retry-After` longer than `--max-retry-after-s` pauses: no new
-/// call starts, those in flight are settled, the state is saved ([`Driven::Paused`]). Returns the
-/// final state and the time taken, or how the run ended early.
-#[allow(clippy::too_many_arguments)]
+/// A provider whose first calls all fail the same way is stopped early (its message printed once); a
+/// server's `Retry-After` longer than `--max-retry-after-s` pauses: no new call starts, those in
+/// flight are settled, the state is saved ([`Driven::Paused`]). Returns the final state and the
+/// time taken, or how the run ended early.
 pub(crate) fn drive(
     job: &dyn PilotJob,
-    mut state: RunState,
-    resumed: bool,
-    state_path: &Path,
-    keys: HashMap<String, SecretKey>,
-    policy: BackoffPolicy,
-    a: &SendArgs,
+    saved: SavedState<'_>,
+    sending: Sending<'_>,
     follow_up: bool,
 ) -> Result<Driven> {
+    let SavedState {
+        mut state,
+        path: state_path,
+        resumed,
+    } = saved;
+    let Sending {
+        keys,
+        policy,
+        args: a,
+    } = sending;
     job.check_state(&state)
         .with_context(|| format!("{} belongs to another plan", state_path.display()))?;
     let interrupted = state.interrupt();
@@ -1100,7 +1129,7 @@ pub(crate) fn drive(
                     let message = key.scrub(&e.to_string());
                     eprintln!("call {id}: the request cannot be built: {message} (failed, kept with its reason)");
                     r.state
-                        .fail_now(&id, "request", &message, &key)
+                        .fail_now(&id, FailureKind::Request, &message, &key)
                         .with_context(|| format!("recording call {id}"))?;
                     r.persist()?;
                 }
@@ -1415,16 +1444,17 @@ fn judge(a: &JudgeArgs) -> Result<ExitCode> {
     } else {
         plan.new_state()
     };
-    let (state, elapsed) = match drive(
-        &plan,
+    let saved = SavedState {
         state,
+        path: &state_path,
         resumed,
-        &state_path,
+    };
+    let sending = Sending {
         keys,
         policy,
-        &a.send,
-        false,
-    )? {
+        args: &a.send,
+    };
+    let (state, elapsed) = match drive(&plan, saved, sending, false)? {
         Driven::Done(state, elapsed) => (state, elapsed),
         other => return Ok(other.exit_code()),
     };
@@ -1573,7 +1603,9 @@ fn counts(plan: &Plan, state: &RunState) -> Counts {
     };
     let fail = |status: &CallStatus, c: &mut Counts| match status {
         CallStatus::Failed { reason, attempts } => {
-            *c.failed_by_reason.entry(reason.kind.clone()).or_default() += 1;
+            *c.failed_by_reason
+                .entry(reason.kind.as_str().to_string())
+                .or_default() += 1;
             c.retries += u64::from(attempts.saturating_sub(1));
         }
         CallStatus::Answered { attempts, .. } => c.retries += u64::from(attempts.saturating_sub(1)),

@@ -75,8 +75,9 @@ use crate::plan::{
     check_ids, check_params, check_prices, cost, estimate_tokens, Estimate, Limits, PlanError,
 };
 use crate::provider::{build_request, HttpRequest, SecretKey};
-use crate::retry::BackoffPolicy;
-use crate::run::{CallStatus, Job, KeyOwner, RunError, RunState, Settled, TOOL};
+use crate::run::{
+    CallStatus, HttpResponse, Job, KeyOwner, RunError, RunState, Settled, Settling, TOOL,
+};
 
 /// Stream id of the seeded sample of cells ([`JudgeScope::Sample`]).
 pub const SAMPLE_STREAM: u64 = 9;
@@ -706,28 +707,14 @@ impl Job for BundleJudgePlan {
         &self,
         state: &mut RunState,
         id: &str,
-        status: u16,
-        headers: &[(String, String)],
-        body: &str,
-        key: &SecretKey,
-        policy: &BackoffPolicy,
-        now_ms: u64,
+        response: &HttpResponse<'_>,
+        at: &Settling<'_>,
     ) -> Result<Settled, RunError> {
         let judge = self
             .call(id)
             .and_then(|c| self.judge_of(c))
             .ok_or_else(|| RunError::UnknownCall(id.to_string()))?;
-        state.settle(
-            id,
-            &judge.provider,
-            status,
-            headers,
-            body,
-            key,
-            policy,
-            self.design.seed,
-            now_ms,
-        )
+        state.settle(id, &judge.provider, self.design.seed, response, at)
     }
 
     fn seed(&self) -> u64 {

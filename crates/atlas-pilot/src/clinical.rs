@@ -35,7 +35,7 @@ pub use protocol::{
     build_clinical_plan, model_level_id, CallKind, ClinicalCall, ClinicalDesign, ClinicalModel,
     ClinicalPlan, ClinicalProgress, ItemSelection, Readiness,
 };
-pub use rows::{call_rows, ClinicalCallRow};
+pub use rows::{call_rows, ClinicalCallRow, ClinicalRowStatus, ClinicalRows};
 
 use atlas_core::BundleError;
 

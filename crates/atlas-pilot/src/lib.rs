@@ -9,7 +9,8 @@
 //! turns it into a format-v1 bundle ([`run`]); judge coding of an already loaded bundle's Rationales
 //! adds judge columns to that bundle ([`bundle_judge`]); the clinical protocol of seed `001_…`
 //! (MedQA items, demographic prefixes, counterfactual and judge prompts with dependencies between
-//! calls, lenient field parsers, CFV outcomes, the clinical bundle) is [`clinical`]; why a provider
+//! calls, lenient field parsers, CFV outcomes, the clinical bundle) is [`clinical`]; the results tables a
+//! runner shows, kept current call by call, are [`rows`] (and [`clinical::rows`]); why a provider
 //! cannot be reached ("Test connection", the message of a provider stopped early) is [`connection`].
 //!
 //! Definitions follow seed `000_…` (BiAxisBias, `../shared/seeds/000_*`): the forced dual output
@@ -36,6 +37,7 @@ pub mod normalise;
 pub mod plan;
 pub mod provider;
 pub mod retry;
+pub mod rows;
 pub mod run;
 
 pub use bundle_judge::{
@@ -49,8 +51,10 @@ pub use provider::{
     Prompt, Provider, ProviderError, SecretKey,
 };
 pub use retry::BackoffPolicy;
+pub use rows::{JudgedRow, JudgedRows, PilotRow, PilotRows};
 pub use run::{
-    to_bundle, AttemptOutcome, BundleInfo, CallStatus, Job, KeyOwner, Next, RunState, Settled,
+    to_bundle, AttemptOutcome, BundleInfo, CallState, CallStatus, FailureKind, HttpResponse, Job,
+    KeyOwner, Next, RunState, Settled, Settling,
 };
 
 /// 64-bit FNV-1a of `bytes` (Fowler–Noll–Vo, offset basis `0xcbf29ce484222325`, prime

@@ -9,7 +9,7 @@
 //!    ▼
 //! InFlight{attempt, started_ms} ── answer(id, completion, now) ──▶ Answered{completion, attempts, duration_ms}
 //!    │
-//!    ├─ fail_attempt(id, error, key, policy, now): retryable and attempts left
+//!    ├─ fail_attempt(id, error, seed, at): retryable and attempts left
 //!    │      ──▶ Pending{attempts = attempt, last_error, not_before_ms = now + backoff delay}
 //!    ├─ fail_attempt(…): not retryable, attempts exhausted, or Retry-After too long
 //!    │      ──▶ Failed{reason, attempts}
@@ -79,12 +79,76 @@ pub const RUN_VERSION: u32 = 1;
 /// The producing tool named in bundles.
 pub const TOOL: &str = concat!("atlas-pilot ", env!("CARGO_PKG_VERSION"));
 
+/// What kind of failure a call had (persisted as its snake-case key: `network`, `client`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// HTTP 429 ([`ProviderError::RateLimited`]).
+    RateLimited,
+    /// HTTP 5xx ([`ProviderError::Server`]).
+    Server,
+    /// No answer within the timeout per call, or HTTP 408 / 504 ([`ProviderError::Timeout`]).
+    Timeout,
+    /// No response: refused, DNS, TLS, dropped ([`ProviderError::Network`]).
+    Network,
+    /// Another HTTP 4xx ([`ProviderError::Client`]).
+    Client,
+    /// The body is not JSON ([`ProviderError::Malformed`]).
+    Malformed,
+    /// JSON, but not the provider's documented shape ([`ProviderError::UnexpectedShape`]).
+    UnexpectedShape,
+    /// The attempt was interrupted (pause, cancel, reload) before it answered.
+    Interrupted,
+    /// The request could not be built.
+    Request,
+    /// Not sent: the call's provider was stopped early (module docs, "Early stop").
+    StoppedEarly,
+}
+
+impl FailureKind {
+    /// The persisted key: [`ProviderError::kind_key`] for a provider error, else `interrupted`,
+    /// `request`, `stopped_early`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::RateLimited => "rate_limited",
+            FailureKind::Server => "server",
+            FailureKind::Timeout => "timeout",
+            FailureKind::Network => "network",
+            FailureKind::Client => "client",
+            FailureKind::Malformed => "malformed",
+            FailureKind::UnexpectedShape => "unexpected_shape",
+            FailureKind::Interrupted => "interrupted",
+            FailureKind::Request => "request",
+            FailureKind::StoppedEarly => "stopped_early",
+        }
+    }
+
+    /// The kind of a provider error.
+    pub fn of(error: &ProviderError) -> Self {
+        match error {
+            ProviderError::RateLimited { .. } => FailureKind::RateLimited,
+            ProviderError::Server { .. } => FailureKind::Server,
+            ProviderError::Timeout { .. } => FailureKind::Timeout,
+            ProviderError::Network { .. } => FailureKind::Network,
+            ProviderError::Client { .. } => FailureKind::Client,
+            ProviderError::Malformed { .. } => FailureKind::Malformed,
+            ProviderError::UnexpectedShape { .. } => FailureKind::UnexpectedShape,
+        }
+    }
+}
+
+impl std::fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Why a call failed (persisted; shown to the user).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FailureReason {
-    /// [`ProviderError::kind_key`], or `interrupted`, `request` (the request could not be built).
-    pub kind: String,
+    /// What kind of failure.
+    pub kind: FailureKind,
     /// HTTP status, when there was a response.
     pub status: Option<u16>,
     /// The error's message (the provider's message included), scrubbed of the key.
@@ -96,7 +160,7 @@ impl FailureReason {
     pub fn from_error(error: &ProviderError, key: &SecretKey) -> Self {
         let e = error.scrubbed(key);
         FailureReason {
-            kind: e.kind_key().to_string(),
+            kind: FailureKind::of(&e),
             status: e.status(),
             message: e.to_string(),
         }
@@ -104,7 +168,7 @@ impl FailureReason {
 
     fn interrupted() -> Self {
         FailureReason {
-            kind: "interrupted".into(),
+            kind: FailureKind::Interrupted,
             status: None,
             message: "the attempt was interrupted (pause, cancel or reload) before it answered"
                 .into(),
@@ -118,23 +182,27 @@ impl FailureReason {
     /// are left out. The early stop's test and the grouping of failures ([`RunState::failure_groups`]).
     pub fn group_key(&self) -> String {
         let status = self.status.map_or("-".to_string(), |s| s.to_string());
-        let cause = if self.kind == "network" {
+        let cause = if self.kind == FailureKind::Network {
             network_cause(&self.message).key()
         } else {
             ""
         };
-        format!("{}/{status}/{cause}", self.kind)
+        format!("{}/{status}/{cause}", self.kind.as_str())
     }
 
     /// The group in plain words: `network error — connection refused`, `HTTP 401 — key refused`,
     /// `no answer within the timeout per call`, `not sent — the provider was stopped early`, ….
     pub fn group_label(&self) -> String {
         let status = self.status.unwrap_or(0);
-        match self.kind.as_str() {
-            "network" => format!("network error — {}", network_cause(&self.message).label()),
-            "timeout" if self.status.is_some() => format!("HTTP {status} — request timeout"),
-            "timeout" => "no answer within the timeout per call".into(),
-            "client" => format!(
+        match self.kind {
+            FailureKind::Network => {
+                format!("network error — {}", network_cause(&self.message).label())
+            }
+            FailureKind::Timeout if self.status.is_some() => {
+                format!("HTTP {status} — request timeout")
+            }
+            FailureKind::Timeout => "no answer within the timeout per call".into(),
+            FailureKind::Client => format!(
                 "HTTP {status} — {}",
                 match status {
                     400 => "bad request",
@@ -149,17 +217,15 @@ impl FailureReason {
                     _ => "request refused",
                 }
             ),
-            "rate_limited" => format!("HTTP {status} — rate limited"),
-            "server" => format!("HTTP {status} — provider server error"),
-            "malformed" => format!("HTTP {status} — the answer is not valid JSON"),
-            "unexpected_shape" => format!("HTTP {status} — not the provider's documented answer"),
-            "request" => "the request could not be built".into(),
-            STOPPED_EARLY => "not sent — the provider was stopped early".into(),
-            "interrupted" => "interrupted (pause, cancel or reload)".into(),
-            other => match self.status {
-                Some(s) => format!("{other} (HTTP {s})"),
-                None => other.to_string(),
-            },
+            FailureKind::RateLimited => format!("HTTP {status} — rate limited"),
+            FailureKind::Server => format!("HTTP {status} — provider server error"),
+            FailureKind::Malformed => format!("HTTP {status} — the answer is not valid JSON"),
+            FailureKind::UnexpectedShape => {
+                format!("HTTP {status} — not the provider's documented answer")
+            }
+            FailureKind::Request => "the request could not be built".into(),
+            FailureKind::StoppedEarly => "not sent — the provider was stopped early".into(),
+            FailureKind::Interrupted => "interrupted (pause, cancel or reload)".into(),
         }
     }
 
@@ -169,16 +235,18 @@ impl FailureReason {
     /// (they say "later"), HTTP 400, 403, 422 (they can depend on the prompt), timeouts (a slow
     /// server is not a broken one), interruptions.
     pub fn counts_for_early_stop(&self) -> bool {
-        match self.kind.as_str() {
-            "network" | "malformed" | "unexpected_shape" => true,
-            "client" => matches!(self.status, Some(401 | 402 | 404 | 405 | 407)),
-            _ => false,
+        match self.kind {
+            FailureKind::Network | FailureKind::Malformed | FailureKind::UnexpectedShape => true,
+            FailureKind::Client => matches!(self.status, Some(401 | 402 | 404 | 405 | 407)),
+            FailureKind::RateLimited
+            | FailureKind::Server
+            | FailureKind::Timeout
+            | FailureKind::Interrupted
+            | FailureKind::Request
+            | FailureKind::StoppedEarly => false,
         }
     }
 }
-
-/// The failure kind of calls not sent because their provider was stopped early.
-pub const STOPPED_EARLY: &str = "stopped_early";
 
 /// Distinct calls to one provider that must fail the same way, before any of its calls answered, for
 /// the provider to be stopped early (module docs, "Early stop").
@@ -214,7 +282,7 @@ pub struct EarlyStop {
     pub url: String,
     /// Calls that failed the same way ([`EARLY_STOP_CALLS`]).
     pub calls: usize,
-    /// Calls of the provider failed without being sent (kind [`STOPPED_EARLY`]).
+    /// Calls of the provider failed without being sent (kind [`FailureKind::StoppedEarly`]).
     pub not_sent: usize,
     /// The first failure of the streak (the reason).
     pub reason: FailureReason,
@@ -277,13 +345,57 @@ pub enum CallStatus {
     },
 }
 
-impl CallStatus {
-    fn name(&self) -> &'static str {
+/// Where a call stands, without its details: the variant of a [`CallStatus`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CallState {
+    /// [`CallStatus::Pending`].
+    Pending,
+    /// [`CallStatus::InFlight`].
+    InFlight,
+    /// [`CallStatus::Answered`].
+    Answered,
+    /// [`CallStatus::Failed`].
+    Failed,
+}
+
+impl CallState {
+    /// The persisted `state` key (`pending`, `in_flight`, `answered`, `failed`), also the
+    /// `data-status` of the app's result rows.
+    pub fn as_str(self) -> &'static str {
         match self {
-            CallStatus::Pending { .. } => "pending",
-            CallStatus::InFlight { .. } => "in_flight",
-            CallStatus::Answered { .. } => "answered",
-            CallStatus::Failed { .. } => "failed",
+            CallState::Pending => "pending",
+            CallState::InFlight => "in_flight",
+            CallState::Answered => "answered",
+            CallState::Failed => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for CallState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl CallStatus {
+    /// Where the call stands, without the details.
+    pub fn state(&self) -> CallState {
+        match self {
+            CallStatus::Pending { .. } => CallState::Pending,
+            CallStatus::InFlight { .. } => CallState::InFlight,
+            CallStatus::Answered { .. } => CallState::Answered,
+            CallStatus::Failed { .. } => CallState::Failed,
+        }
+    }
+
+    /// Attempts made so far: those counted while pending, the one in flight, or all of an answered
+    /// or failed call.
+    pub fn attempts(&self) -> u32 {
+        match self {
+            CallStatus::Pending { attempts, .. }
+            | CallStatus::Answered { attempts, .. }
+            | CallStatus::Failed { attempts, .. } => *attempts,
+            CallStatus::InFlight { attempt, .. } => *attempt,
         }
     }
 
@@ -610,6 +722,23 @@ impl RunState {
         }
     }
 
+    /// The position of audited call `id` in [`RunState::calls`] (plan order); `None` for a judge
+    /// call or an unknown id.
+    pub fn call_index(&self, id: &str) -> Option<usize> {
+        match self.index.get(id)? {
+            Slot::Call(i) => Some(*i),
+            Slot::Judge(_) => None,
+        }
+    }
+
+    /// The record of judge call `id`; `None` for an audited call or an unknown id.
+    pub fn judge_call(&self, id: &str) -> Option<&JudgeRecord> {
+        match self.index.get(id)? {
+            Slot::Judge(i) => self.judge_calls.get(*i),
+            Slot::Call(_) => None,
+        }
+    }
+
     fn status_mut(&mut self, id: &str) -> Result<&mut CallStatus, RunError> {
         let slot = *self
             .index
@@ -665,8 +794,8 @@ impl RunState {
         Ok(())
     }
 
-    /// In flight → pending (retry scheduled by [`crate::retry::decide`] with the plan's seed and the
-    /// call's index) or failed. `key` scrubs the stored message.
+    /// In flight → pending (retry scheduled by [`crate::retry::decide`] under `at.policy` with the
+    /// job's `seed` and the call's index) or failed. `at.key` scrubs the stored message.
     ///
     /// # Errors
     /// [`RunError::UnknownCall`], [`RunError::Transition`] unless in flight, [`RunError::Policy`].
@@ -674,11 +803,10 @@ impl RunState {
         &mut self,
         id: &str,
         error: &ProviderError,
-        key: &SecretKey,
-        policy: &BackoffPolicy,
         seed: u64,
-        now_ms: u64,
+        at: &Settling<'_>,
     ) -> Result<Next, RunError> {
+        let (key, policy, now_ms) = (at.key, at.policy, at.now_ms);
         let call_index = match self.index.get(id) {
             Some(Slot::Call(i)) => *i as u64,
             // Judge calls draw from streams after every audited call's.
@@ -730,25 +858,20 @@ impl RunState {
         }
     }
 
-    /// The whole response step for call or judge call `id` (in flight): reads the response with
+    /// The whole response step for call or judge call `id` (in flight): reads `response` with
     /// [`crate::provider::parse_response_scrubbed`] under the call's provider (the audited model's, or
     /// the judge's), then [`RunState::answer`] or [`RunState::fail_attempt`]. Returns what happened;
-    /// the error (if any) is scrubbed of `key`.
+    /// the error (if any) is scrubbed of `at.key`.
     ///
     /// # Errors
     /// [`RunError::UnknownCall`], [`RunError::UnknownJudge`], [`RunError::Transition`] unless in
     /// flight, [`RunError::Policy`].
-    #[allow(clippy::too_many_arguments)]
     pub fn record_response(
         &mut self,
         plan: &Plan,
         id: &str,
-        status: u16,
-        headers: &[(String, String)],
-        body: &str,
-        key: &SecretKey,
-        policy: &BackoffPolicy,
-        now_ms: u64,
+        response: &HttpResponse<'_>,
+        at: &Settling<'_>,
     ) -> Result<Settled, RunError> {
         let provider = match self.index.get(id) {
             Some(Slot::Call(i)) => plan
@@ -763,45 +886,35 @@ impl RunState {
             None => None,
         }
         .ok_or_else(|| RunError::UnknownCall(id.to_string()))?;
-        self.settle(
-            id,
-            provider,
-            status,
-            headers,
-            body,
-            key,
-            policy,
-            plan.design.seed,
-            now_ms,
-        )
+        self.settle(id, provider, plan.design.seed, response, at)
     }
 
-    /// The response step every [`Job`] shares: reads the response of in-flight call `id` under
+    /// The response step every [`Job`] shares: reads `response` of in-flight call `id` under
     /// `provider` ([`parse_response_scrubbed`]), then [`RunState::answer`], or
     /// [`RunState::fail_attempt`] with the retry jitter `seed` (retry later or finally failed).
     ///
     /// # Errors
     /// [`RunError::UnknownCall`], [`RunError::Transition`] unless in flight, [`RunError::Policy`].
-    #[allow(clippy::too_many_arguments)]
     pub fn settle(
         &mut self,
         id: &str,
         provider: &Provider,
-        status: u16,
-        headers: &[(String, String)],
-        body: &str,
-        key: &SecretKey,
-        policy: &BackoffPolicy,
         seed: u64,
-        now_ms: u64,
+        response: &HttpResponse<'_>,
+        at: &Settling<'_>,
     ) -> Result<Settled, RunError> {
-        match parse_response_scrubbed(provider, status, headers, body, key) {
+        let HttpResponse {
+            status,
+            headers,
+            body,
+        } = *response;
+        match parse_response_scrubbed(provider, status, headers, body, at.key) {
             Ok(completion) => {
-                self.answer(id, completion, now_ms)?;
+                self.answer(id, completion, at.now_ms)?;
                 Ok(Settled::Answered)
             }
             Err(error) => {
-                let next = self.fail_attempt(id, &error, key, policy, seed, now_ms)?;
+                let next = self.fail_attempt(id, &error, seed, at)?;
                 Ok(Settled::Error { error, next })
             }
         }
@@ -815,7 +928,7 @@ impl RunState {
     pub fn fail_now(
         &mut self,
         id: &str,
-        kind: &str,
+        kind: FailureKind,
         message: &str,
         key: &SecretKey,
     ) -> Result<(), RunError> {
@@ -825,7 +938,7 @@ impl RunState {
         };
         *status = CallStatus::Failed {
             reason: FailureReason {
-                kind: kind.to_string(),
+                kind,
                 status: None,
                 message: key.scrub(message),
             },
@@ -1060,7 +1173,7 @@ impl RunState {
     }
 
     /// Every pending call of stopped provider `self.watches[w]` fails now: tried calls keep their
-    /// last reason (noted "not retried"), the others get [`STOPPED_EARLY`]. Returns (not sent, still
+    /// last reason (noted "not retried"), the others get [`FailureKind::StoppedEarly`]. Returns (not sent, still
     /// in flight).
     fn stop_pending<J: Job + ?Sized>(&mut self, job: &J, w: usize) -> (usize, usize) {
         let Some(stop) = self.watches.get(w).and_then(|w| w.stopped.clone()) else {
@@ -1090,7 +1203,7 @@ impl RunState {
                 } => {
                     let attempts = *attempts;
                     let reason = match last_error.take() {
-                        Some(mut r) if attempts > 0 && r.kind != "interrupted" => {
+                        Some(mut r) if attempts > 0 && r.kind != FailureKind::Interrupted => {
                             r.message = format!(
                                 "{} (not retried: {} was stopped early)",
                                 r.message, stop.provider
@@ -1100,7 +1213,7 @@ impl RunState {
                         _ => {
                             not_sent += 1;
                             FailureReason {
-                                kind: STOPPED_EARLY.into(),
+                                kind: FailureKind::StoppedEarly,
                                 status: None,
                                 message: format!(
                                     "not sent: {} was stopped early after its first {} calls failed the same way ({})",
@@ -1236,8 +1349,8 @@ fn early_stop_message(
     let hp = endpoint
         .as_ref()
         .map_or_else(|| url.to_string(), Endpoint::host_port);
-    let hint = match first.kind.as_str() {
-        "network" => match network_cause(&first.message) {
+    let hint = match first.kind {
+        FailureKind::Network => match network_cause(&first.message) {
             NetworkCause::Refused => format!(" Nothing listens at {hp}: start the server or correct the port in the base URL."),
             NetworkCause::Dns => " The host name was not found: check the base URL.".to_string(),
             NetworkCause::Tls => " Check http vs https and the server's certificate.".to_string(),
@@ -1248,12 +1361,12 @@ fn early_stop_message(
             ),
             NetworkCause::Unknown => " A browser reports a refused connection, a DNS or TLS failure, a blocked port and a CORS refusal alike; \"Test connection\" on the provider's row tells them apart.".to_string(),
         },
-        "client" => match first.status {
+        FailureKind::Client => match first.status {
             Some(401) => " Check the key.".to_string(),
             Some(404) => " Check the base URL (with its version path, e.g. /v1) and the model name.".to_string(),
             _ => String::new(),
         },
-        "malformed" | "unexpected_shape" => " Check the provider and the base URL: the server does not answer as that provider does.".to_string(),
+        FailureKind::Malformed | FailureKind::UnexpectedShape => " Check the provider and the base URL: the server does not answer as that provider does.".to_string(),
         _ => String::new(),
     };
     let in_flight = if in_flight > 0 {
@@ -1289,6 +1402,30 @@ pub enum AttemptOutcome {
     },
 }
 
+/// One HTTP response of an in-flight call, as it came back (borrowed from an
+/// [`AttemptOutcome::Response`] or a runner's buffers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpResponse<'a> {
+    /// HTTP status.
+    pub status: u16,
+    /// Response headers (in a browser, those the page may read); names in any case.
+    pub headers: &'a [(String, String)],
+    /// Body text.
+    pub body: &'a str,
+}
+
+/// What settling an attempt needs besides its outcome: the key of the call's provider (every
+/// message stored in the state or returned is scrubbed of it), the retry policy, and the time.
+#[derive(Debug, Clone, Copy)]
+pub struct Settling<'a> {
+    /// The key of the call's provider, for scrubbing only (it is stored nowhere).
+    pub key: &'a SecretKey,
+    /// Retries, backoff and the longest `Retry-After` honoured without pausing.
+    pub policy: &'a BackoffPolicy,
+    /// Now, ms since 1970: when the attempt settled.
+    pub now_ms: u64,
+}
+
 /// Who holds the key of a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyOwner<'a> {
@@ -1316,22 +1453,17 @@ pub trait Job {
     fn request(&self, state: &RunState, id: &str, key: &SecretKey)
         -> Result<HttpRequest, RunError>;
 
-    /// Reads a response of call `id` (in flight) under its provider, then [`RunState::answer`] or
-    /// [`RunState::fail_attempt`]; the returned error is scrubbed of `key`.
+    /// Reads `response` of call `id` (in flight) under its provider, then [`RunState::answer`] or
+    /// [`RunState::fail_attempt`]; the returned error is scrubbed of `at.key`.
     ///
     /// # Errors
     /// [`RunError::UnknownCall`], [`RunError::Transition`] unless in flight, [`RunError::Policy`].
-    #[allow(clippy::too_many_arguments)]
     fn record_response(
         &self,
         state: &mut RunState,
         id: &str,
-        status: u16,
-        headers: &[(String, String)],
-        body: &str,
-        key: &SecretKey,
-        policy: &BackoffPolicy,
-        now_ms: u64,
+        response: &HttpResponse<'_>,
+        at: &Settling<'_>,
     ) -> Result<Settled, RunError>;
 
     /// The seed of the retry jitter ([`RunState::fail_attempt`]).
@@ -1376,9 +1508,9 @@ pub trait Job {
 
     /// Settles one attempt of in-flight call `id` as the runners do: a response through
     /// [`Job::record_response`], a timeout or network error through [`RunState::fail_attempt`] (with
-    /// [`ProviderError::Timeout`] / [`ProviderError::Network`], the message scrubbed of `key`), then
-    /// the early-stop step (module docs, "Early stop"): when the call's provider is (or now becomes)
-    /// stopped early, the call fails without a retry and `next` is [`Next::Failed`].
+    /// [`ProviderError::Timeout`] / [`ProviderError::Network`], the message scrubbed of `at.key`),
+    /// then the early-stop step (module docs, "Early stop"): when the call's provider is (or now
+    /// becomes) stopped early, the call fails without a retry and `next` is [`Next::Failed`].
     ///
     /// # Errors
     /// As [`Job::record_response`] and [`RunState::fail_attempt`].
@@ -1387,26 +1519,31 @@ pub trait Job {
         state: &mut RunState,
         id: &str,
         outcome: AttemptOutcome,
-        key: &SecretKey,
-        policy: &BackoffPolicy,
-        now_ms: u64,
+        at: &Settling<'_>,
     ) -> Result<Settled, RunError> {
-        let settled = match outcome {
+        let settled = match &outcome {
             AttemptOutcome::Response {
                 status,
                 headers,
                 body,
-            } => self.record_response(state, id, status, &headers, &body, key, policy, now_ms)?,
+            } => {
+                let response = HttpResponse {
+                    status: *status,
+                    headers,
+                    body,
+                };
+                self.record_response(state, id, &response, at)?
+            }
             AttemptOutcome::TimedOut => {
                 let error = ProviderError::Timeout { status: None };
-                let next = state.fail_attempt(id, &error, key, policy, self.seed(), now_ms)?;
+                let next = state.fail_attempt(id, &error, self.seed(), at)?;
                 Settled::Error { error, next }
             }
             AttemptOutcome::Network { message } => {
                 let error = ProviderError::Network {
-                    message: key.scrub(&message),
+                    message: at.key.scrub(message),
                 };
-                let next = state.fail_attempt(id, &error, key, policy, self.seed(), now_ms)?;
+                let next = state.fail_attempt(id, &error, self.seed(), at)?;
                 Settled::Error { error, next }
             }
         };
@@ -1440,14 +1577,10 @@ impl Job for Plan {
         &self,
         state: &mut RunState,
         id: &str,
-        status: u16,
-        headers: &[(String, String)],
-        body: &str,
-        key: &SecretKey,
-        policy: &BackoffPolicy,
-        now_ms: u64,
+        response: &HttpResponse<'_>,
+        at: &Settling<'_>,
     ) -> Result<Settled, RunError> {
-        state.record_response(self, id, status, headers, body, key, policy, now_ms)
+        state.record_response(self, id, response, at)
     }
 
     fn seed(&self) -> u64 {
@@ -1549,7 +1682,7 @@ fn judge_parts<'p>(
 fn transition(id: &str, status: &CallStatus, action: &'static str) -> RunError {
     RunError::Transition {
         id: id.to_string(),
-        from: status.name(),
+        from: status.state().as_str(),
         action,
     }
 }
@@ -1634,11 +1767,44 @@ impl BundleInfo {
     }
 }
 
-fn attrs(pairs: Vec<(&str, Option<Value>)>) -> std::collections::BTreeMap<String, Value> {
-    pairs
-        .into_iter()
-        .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
-        .collect()
+/// A facet `id` labelled `label` with one level per item: `level` gives the level's id and its
+/// attributes (those without a value are left out).
+fn facet<'t, T>(
+    id: &str,
+    label: &str,
+    items: &'t [T],
+    level: impl Fn(&'t T) -> (&'t String, Vec<(&'static str, Option<Value>)>),
+) -> Facet {
+    Facet {
+        id: id.into(),
+        label: Some(label.into()),
+        levels: items
+            .iter()
+            .map(|item| {
+                let (id, pairs) = level(item);
+                Level {
+                    id: id.clone(),
+                    attributes: pairs
+                        .into_iter()
+                        .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
+                        .collect(),
+                }
+            })
+            .collect(),
+    }
+}
+
+/// The attributes of an audited model's level in a bundle's `model` facet: `label` (the
+/// provider's model name), `provider` (its kind), `base_url`.
+pub(crate) fn model_attributes(provider: &Provider) -> [(&'static str, Value); 3] {
+    [
+        ("label", Value::String(provider.model().to_string())),
+        (
+            "provider",
+            Value::String(provider.kind().name().to_string()),
+        ),
+        ("base_url", Value::String(provider.base_url().to_string())),
+    ]
 }
 
 fn s(v: &str) -> Option<Value> {
@@ -1903,88 +2069,60 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
         version: FORMAT_VERSION,
         metadata: info.metadata(&notes),
         facets: vec![
-            Facet {
-                id: "model".into(),
-                label: Some("Model".into()),
-                levels: d
-                    .models
+            facet("model", "Model", &d.models, |m| {
+                (
+                    &m.id,
+                    model_attributes(&m.provider)
+                        .into_iter()
+                        .map(|(k, v)| (k, Some(v)))
+                        .collect(),
+                )
+            }),
+            facet("condition", "Condition (system prompt)", &d.conditions, |c| {
+                (
+                    &c.id,
+                    vec![
+                        ("label", opt_s(c.label.as_ref())),
+                        ("sweep", opt_s(c.sweep.as_ref())),
+                        ("level", opt_s(c.level.as_ref())),
+                        ("definition", opt_s(c.definition.as_ref())),
+                        ("system_prompt", s(&c.system_prompt)),
+                        ("has_selection", Some(Value::Bool(c.has_selection))),
+                        (
+                            "in_reference",
+                            c.in_reference
+                                .map(|r| Value::Bool(r && c.has_selection)),
+                        ),
+                    ],
+                )
+            }),
+            facet("statement", "Statement", &d.statements, |st| {
+                (
+                    &st.id,
+                    vec![
+                        ("text", s(&st.text)),
+                        ("category", opt_s(st.category.as_ref())),
+                        ("target_group", opt_s(st.target_group.as_ref())),
+                    ],
+                )
+            }),
+            facet("template", "Template (wording)", &d.templates, |t| {
+                let options = t
+                    .answer_space
+                    .options
                     .iter()
-                    .map(|m| Level {
-                        id: m.id.clone(),
-                        attributes: attrs(vec![
-                            ("label", s(m.provider.model())),
-                            ("provider", s(m.provider.kind().name())),
-                            ("base_url", s(m.provider.base_url())),
-                        ]),
-                    })
-                    .collect(),
-            },
-            Facet {
-                id: "condition".into(),
-                label: Some("Condition (system prompt)".into()),
-                levels: d
-                    .conditions
-                    .iter()
-                    .map(|c| Level {
-                        id: c.id.clone(),
-                        attributes: attrs(vec![
-                            ("label", opt_s(c.label.as_ref())),
-                            ("sweep", opt_s(c.sweep.as_ref())),
-                            ("level", opt_s(c.level.as_ref())),
-                            ("definition", opt_s(c.definition.as_ref())),
-                            ("system_prompt", s(&c.system_prompt)),
-                            ("has_selection", Some(Value::Bool(c.has_selection))),
-                            (
-                                "in_reference",
-                                c.in_reference
-                                    .map(|r| Value::Bool(r && c.has_selection)),
-                            ),
-                        ]),
-                    })
-                    .collect(),
-            },
-            Facet {
-                id: "statement".into(),
-                label: Some("Statement".into()),
-                levels: d
-                    .statements
-                    .iter()
-                    .map(|st| Level {
-                        id: st.id.clone(),
-                        attributes: attrs(vec![
-                            ("text", s(&st.text)),
-                            ("category", opt_s(st.category.as_ref())),
-                            ("target_group", opt_s(st.target_group.as_ref())),
-                        ]),
-                    })
-                    .collect(),
-            },
-            Facet {
-                id: "template".into(),
-                label: Some("Template (wording)".into()),
-                levels: d
-                    .templates
-                    .iter()
-                    .map(|t| Level {
-                        id: t.id.clone(),
-                        attributes: attrs(vec![
-                            ("label", opt_s(t.label.as_ref())),
-                            ("text", s(&t.text)),
-                            ("condition", opt_s(t.condition.as_ref())),
-                            (
-                                "selection_options",
-                                Some(Value::Array(
-                                    t.answer_space
-                                        .options
-                                        .iter()
-                                        .map(|o| Value::String(o.raw.clone()))
-                                        .collect(),
-                                )),
-                            ),
-                        ]),
-                    })
-                    .collect(),
-            },
+                    .map(|o| Value::String(o.raw.clone()))
+                    .collect();
+                (
+                    &t.id,
+                    vec![
+                        ("label", opt_s(t.label.as_ref())),
+                        ("text", s(&t.text)),
+                        ("condition", opt_s(t.condition.as_ref())),
+                        ("selection_options", Some(Value::Array(options))),
+                    ],
+                )
+            }),
             Facet {
                 id: "repeat".into(),
                 label: Some("Repeat".into()),

@@ -23,7 +23,7 @@ use atlas_pilot::bundle_judge::{
 use atlas_pilot::judge::{majority, majority_without_self, JudgeConfig, Rubric, Vote};
 use atlas_pilot::plan::{Limits, PlanError, Prices};
 use atlas_pilot::provider::{Completion, Provider, SecretKey, Usage};
-use atlas_pilot::run::{CallStatus, Job, KeyOwner, RunError, RunState};
+use atlas_pilot::run::{CallStatus, HttpResponse, Job, KeyOwner, RunError, RunState, Settling};
 use atlas_pilot::BackoffPolicy;
 use serde_json::{json, Value};
 
@@ -438,12 +438,16 @@ fn worked_state(plan: &BundleJudgePlan) -> RunState {
     plan.record_response(
         &mut state,
         "cell3:jB",
-        401,
-        &[],
-        &body.to_string(),
-        &key,
-        &BackoffPolicy::default(),
-        2_000,
+        &HttpResponse {
+            status: 401,
+            headers: &[],
+            body: &body.to_string(),
+        },
+        &Settling {
+            key: &key,
+            policy: &BackoffPolicy::default(),
+            now_ms: 2_000,
+        },
     )
     .expect("records the 401");
     assert!(matches!(

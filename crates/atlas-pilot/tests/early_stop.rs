@@ -15,7 +15,8 @@ use std::collections::{BTreeMap, VecDeque};
 use atlas_pilot::provider::{ProviderKind, SecretKey};
 use atlas_pilot::retry::BackoffPolicy;
 use atlas_pilot::run::{
-    AttemptOutcome, CallStatus, FailureReason, Next, Settled, EARLY_STOP_CALLS, STOPPED_EARLY,
+    AttemptOutcome, CallStatus, FailureKind, FailureReason, Next, Settled, Settling,
+    EARLY_STOP_CALLS,
 };
 use atlas_pilot::{build_plan, Job, Plan, RunState};
 use common::{small_design, DUMMY_KEY};
@@ -119,7 +120,16 @@ fn drive(
         let provider = plan.provider_of(state, &id).unwrap().0.to_string();
         let outcome = respond(plan, state, &provider, &id, attempt);
         match plan
-            .settle_attempt(state, &id, outcome, &key, policy, now)
+            .settle_attempt(
+                state,
+                &id,
+                outcome,
+                &Settling {
+                    key: &key,
+                    policy,
+                    now_ms: now,
+                },
+            )
             .unwrap()
         {
             Settled::Answered => {}
@@ -170,12 +180,12 @@ fn three_calls_refused_in_a_row_stop_the_provider_and_the_other_thirteen_are_not
     );
     assert_eq!(log.attempts.get("m-a"), Some(&3));
     let ma = calls_of(&plan, &state, "m-a");
-    let kinds: Vec<&str> = ma
+    let kinds: Vec<Option<FailureKind>> = ma
         .iter()
-        .map(|s| failed_reason(s).map_or("not failed", |r| r.kind.as_str()))
+        .map(|s| failed_reason(s).map(|r| r.kind))
         .collect();
-    assert_eq!(&kinds[..3], ["network"; 3]);
-    assert_eq!(&kinds[3..], [STOPPED_EARLY; 13]);
+    assert_eq!(&kinds[..3], [Some(FailureKind::Network); 3]);
+    assert_eq!(&kinds[3..], [Some(FailureKind::StoppedEarly); 13]);
     // m-b is another provider: untouched.
     assert!(calls_of(&plan, &state, "m-b")
         .iter()
@@ -244,14 +254,14 @@ fn with_retries_and_concurrency_a_dead_provider_gets_a_few_attempts_instead_of_f
     assert!(ma.iter().all(|s| matches!(s, CallStatus::Failed { .. })));
     let unsent = ma
         .iter()
-        .filter(|s| failed_reason(s).is_some_and(|r| r.kind == STOPPED_EARLY))
+        .filter(|s| failed_reason(s).is_some_and(|r| r.kind == FailureKind::StoppedEarly))
         .count();
     assert_eq!(unsent, 16 - distinct);
     // Tried calls keep their own reason, noted as not retried.
     let tried: Vec<&FailureReason> = ma
         .iter()
         .filter_map(|s| failed_reason(s))
-        .filter(|r| r.kind == "network")
+        .filter(|r| r.kind == FailureKind::Network)
         .collect();
     assert_eq!(tried.len(), distinct);
     assert!(tried
@@ -312,7 +322,7 @@ fn a_provider_that_answered_once_is_never_stopped_early() {
     assert_eq!(log.attempts.get("m-a"), Some(&(1 + 15 * 2)));
     let failed = calls_of(&plan, &state, "m-a")
         .iter()
-        .filter(|s| failed_reason(s).is_some_and(|r| r.kind == "network"))
+        .filter(|s| failed_reason(s).is_some_and(|r| r.kind == FailureKind::Network))
         .count();
     assert_eq!(failed, 15);
 }
@@ -348,7 +358,7 @@ fn calls_failing_in_different_ways_restart_the_count_and_rate_limits_and_timeout
         },
     );
     let stop = state.early_stops()[0].clone();
-    assert_eq!(stop.reason.kind, "client");
+    assert_eq!(stop.reason.kind, FailureKind::Client);
     assert_eq!(stop.reason.status, Some(401));
     assert_eq!(stop.not_sent, 12);
     assert!(
@@ -436,12 +446,13 @@ fn a_judge_stopped_early_gets_no_more_calls_and_retry_failed_starts_the_watch_ag
         .map(|j| &j.status)
         .collect();
     assert_eq!(j2.len(), 32);
-    let kinds: Vec<&str> = j2
+    let kinds: Vec<Option<FailureKind>> = j2
         .iter()
-        .map(|s| failed_reason(s).map_or("-", |r| r.kind.as_str()))
+        .map(|s| failed_reason(s).map(|r| r.kind))
         .collect();
-    assert_eq!(kinds.iter().filter(|k| **k == "client").count(), 3);
-    assert_eq!(kinds.iter().filter(|k| **k == STOPPED_EARLY).count(), 29);
+    let count = |kind| kinds.iter().filter(|k| **k == Some(kind)).count();
+    assert_eq!(count(FailureKind::Client), 3);
+    assert_eq!(count(FailureKind::StoppedEarly), 29);
     assert!(state
         .judge_calls
         .iter()
@@ -562,9 +573,11 @@ fn a_retry_after_longer_than_the_longest_wait_pauses_measured_against_the_date_h
                 ],
                 body: r#"{"error": {"message": "quota"}}"#.into(),
             },
-            &SecretKey::new(DUMMY_KEY),
-            &policy,
-            now,
+            &Settling {
+                key: &SecretKey::new(DUMMY_KEY),
+                policy: &policy,
+                now_ms: now,
+            },
         )
         .unwrap();
     let Settled::Error { next, .. } = settled else {
@@ -609,9 +622,11 @@ fn a_retry_after_longer_than_the_longest_wait_pauses_measured_against_the_date_h
                 ],
                 body: "{}".into(),
             },
-            &SecretKey::new(DUMMY_KEY),
-            &generous,
-            now,
+            &Settling {
+                key: &SecretKey::new(DUMMY_KEY),
+                policy: &generous,
+                now_ms: now,
+            },
         )
         .unwrap();
     assert!(matches!(
@@ -638,9 +653,11 @@ fn a_retry_after_longer_than_the_longest_wait_pauses_measured_against_the_date_h
                 headers: vec![("retry-after".into(), retry_at.into())],
                 body: "{}".into(),
             },
-            &SecretKey::new(DUMMY_KEY),
-            &policy,
-            now,
+            &Settling {
+                key: &SecretKey::new(DUMMY_KEY),
+                policy: &policy,
+                now_ms: now,
+            },
         )
         .unwrap();
     assert!(

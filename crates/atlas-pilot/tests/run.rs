@@ -11,7 +11,9 @@ use atlas_core::{Audit, RepeatPolicy};
 use atlas_pilot::build_plan;
 use atlas_pilot::provider::{ProviderError, SecretKey};
 use atlas_pilot::retry::BackoffPolicy;
-use atlas_pilot::run::{to_bundle, BundleInfo, CallStatus, RunError, RunState};
+use atlas_pilot::run::{
+    to_bundle, BundleInfo, CallStatus, FailureKind, RunError, RunState, Settling,
+};
 use common::{completion, run_scenario, small_design, DUMMY_KEY};
 
 fn key() -> SecretKey {
@@ -77,19 +79,21 @@ fn a_retryable_error_goes_back_to_pending_until_attempts_run_out_then_fails_with
         retry_after: None,
     };
     state.begin(&id, 0).unwrap();
-    let next = state
-        .fail_attempt(&id, &err, &key(), &policy, 7, 0)
-        .unwrap();
+    let key = key();
+    let at = Settling {
+        key: &key,
+        policy: &policy,
+        now_ms: 0,
+    };
+    let next = state.fail_attempt(&id, &err, 7, &at).unwrap();
     assert!(matches!(next, atlas_pilot::run::Next::Retry { .. }));
     assert_eq!(state.begin(&id, 10_000_000).unwrap(), 2);
-    state
-        .fail_attempt(&id, &err, &key(), &policy, 7, 0)
-        .unwrap();
+    state.fail_attempt(&id, &err, 7, &at).unwrap();
     let Some(CallStatus::Failed { reason, attempts }) = state.status(&id) else {
         panic!("failed");
     };
     assert_eq!(*attempts, 2);
-    assert_eq!(reason.kind, "server");
+    assert_eq!(reason.kind, FailureKind::Server);
     assert_eq!(reason.status, Some(503));
     assert_eq!(
         reason.message,

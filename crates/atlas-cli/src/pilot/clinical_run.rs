@@ -24,7 +24,9 @@ use atlas_pilot::provider::{Params, Provider};
 use atlas_pilot::{BundleInfo, RunState};
 use serde_json::json;
 
-use super::{cost_note, drive, keys, read_json, write_atomic, Driven, KeyEnv, SendArgs};
+use super::{
+    cost_note, drive, keys, read_json, write_atomic, Driven, KeyEnv, SavedState, SendArgs, Sending,
+};
 
 /// The plan file in a state folder.
 pub const PLAN_FILE: &str = "plan.json";
@@ -334,16 +336,17 @@ pub fn clinical(a: &ClinicalArgs) -> Result<ExitCode> {
             .as_ref()
             .map_or("the audited model itself".to_string(), |j| j.provider.model().to_string())
     );
-    let (state, elapsed) = match drive(
-        &plan,
+    let saved = SavedState {
         state,
+        path: &state_path,
         resumed,
-        &state_path,
+    };
+    let sending = Sending {
         keys,
         policy,
-        &a.send,
-        false,
-    )? {
+        args: &a.send,
+    };
+    let (state, elapsed) = match drive(&plan, saved, sending, false)? {
         Driven::Done(state, elapsed) => (state, elapsed),
         other => return Ok(other.exit_code()),
     };

@@ -43,7 +43,7 @@ use crate::clinical::protocol::{
 };
 use crate::clinical::ClinicalError;
 use crate::normalise::Normalisation;
-use crate::run::{BundleInfo, CallStatus, RunState, TOOL};
+use crate::run::{model_attributes, BundleInfo, CallStatus, RunState, TOOL};
 
 /// The bundle and the texts to embed.
 #[derive(Debug, Clone)]
@@ -155,7 +155,9 @@ fn build(
     for record in &state.calls {
         match &record.status {
             CallStatus::Failed { reason, attempts } => {
-                *sum.failed_by_reason.entry(reason.kind.clone()).or_default() += 1;
+                *sum.failed_by_reason
+                    .entry(reason.kind.as_str().to_string())
+                    .or_default() += 1;
                 sum.retries += u64::from(attempts.saturating_sub(1));
             }
             CallStatus::Answered { attempts, .. } => {
@@ -519,16 +521,7 @@ fn build(
                 levels: d
                     .models
                     .iter()
-                    .map(|m| {
-                        level(
-                            &m.id,
-                            vec![
-                                ("label", s(m.provider.model())),
-                                ("provider", s(m.provider.kind().name())),
-                                ("base_url", s(m.provider.base_url())),
-                            ],
-                        )
-                    })
+                    .map(|m| level(&m.id, model_attributes(&m.provider).to_vec()))
                     .collect(),
             },
             Facet {

@@ -45,8 +45,7 @@ use crate::plan::{check_prices, Prices};
 use crate::provider::{
     build_request, Completion, HttpRequest, Params, Prompt, Provider, SecretKey,
 };
-use crate::retry::BackoffPolicy;
-use crate::run::{CallStatus, Job, KeyOwner, RunError, RunState, Settled};
+use crate::run::{CallStatus, HttpResponse, Job, KeyOwner, RunError, RunState, Settled, Settling};
 
 /// Calls per model × item.
 pub const CALLS_PER_ITEM: usize = 16;
@@ -769,24 +768,19 @@ impl ClinicalPlan {
         }
     }
 
-    /// The response step for call `id` (in flight): reads the body with
+    /// The response step for call `id` (in flight): reads `response` with
     /// [`parse_response_scrubbed`] under the provider that answered it, then
     /// [`RunState::answer`] or [`RunState::fail_attempt`] (retry with the design's seed, or finally
     /// failed), as [`RunState::record_response`] does for pilot plans.
     ///
     /// # Errors
     /// [`ClinicalError::UnknownCall`], [`ClinicalError::Run`] (not in flight, invalid policy).
-    #[allow(clippy::too_many_arguments)]
     pub fn record_response(
         &self,
         state: &mut RunState,
         id: &str,
-        status: u16,
-        headers: &[(String, String)],
-        body: &str,
-        key: &SecretKey,
-        policy: &BackoffPolicy,
-        now_ms: u64,
+        response: &HttpResponse<'_>,
+        at: &Settling<'_>,
     ) -> Result<Settled, ClinicalError> {
         let call = self
             .index_of(id)
@@ -795,17 +789,7 @@ impl ClinicalPlan {
         let model = self
             .answerer_of(call)
             .ok_or_else(|| ClinicalError::UnknownCall(id.to_string()))?;
-        Ok(state.settle(
-            id,
-            &model.provider,
-            status,
-            headers,
-            body,
-            key,
-            policy,
-            self.design.seed,
-            now_ms,
-        )?)
+        Ok(state.settle(id, &model.provider, self.design.seed, response, at)?)
     }
 
     /// The variants' ids in bundle order (baseline first).
@@ -870,15 +854,11 @@ impl Job for ClinicalPlan {
         &self,
         state: &mut RunState,
         id: &str,
-        status: u16,
-        headers: &[(String, String)],
-        body: &str,
-        key: &SecretKey,
-        policy: &BackoffPolicy,
-        now_ms: u64,
+        response: &HttpResponse<'_>,
+        at: &Settling<'_>,
     ) -> Result<Settled, RunError> {
         Ok(ClinicalPlan::record_response(
-            self, state, id, status, headers, body, key, policy, now_ms,
+            self, state, id, response, at,
         )?)
     }
 

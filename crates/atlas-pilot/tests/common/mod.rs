@@ -116,7 +116,7 @@ pub fn run_scenario(
 ) -> (atlas_pilot::Plan, atlas_pilot::RunState, Vec<String>) {
     use atlas_pilot::provider::parse_response;
     use atlas_pilot::retry::BackoffPolicy;
-    use atlas_pilot::run::{Next, Settled};
+    use atlas_pilot::run::{HttpResponse, Next, Settled, Settling};
 
     let plan = atlas_pilot::build_plan(small_design()).expect("the design is valid");
     let mut state = atlas_pilot::RunState::new(&plan);
@@ -138,7 +138,20 @@ pub fn run_scenario(
                 key.expose()
             );
             let settled = state
-                .record_response(&plan, &call.id, 401, &[], &body, key, &policy, now)
+                .record_response(
+                    &plan,
+                    &call.id,
+                    &HttpResponse {
+                        status: 401,
+                        headers: &[],
+                        body: &body,
+                    },
+                    &Settling {
+                        key,
+                        policy: &policy,
+                        now_ms: now,
+                    },
+                )
                 .expect("record");
             debug_log.push(format!("{settled:?}"));
             let Settled::Error { next, .. } = settled else {
@@ -153,7 +166,16 @@ pub fn run_scenario(
             let err =
                 parse_response(&plan.design.models[1].provider, 429, &headers, body).unwrap_err();
             let next = state
-                .fail_attempt(&call.id, &err, key, &policy, seed, now)
+                .fail_attempt(
+                    &call.id,
+                    &err,
+                    seed,
+                    &Settling {
+                        key,
+                        policy: &policy,
+                        now_ms: now,
+                    },
+                )
                 .expect("fail");
             let Next::Retry { not_before_ms, .. } = next else {
                 panic!("a 429 is retried");
@@ -196,7 +218,16 @@ pub fn run_scenario(
                 )
                 .unwrap_err();
                 state
-                    .fail_attempt(&id, &err, key, &policy, seed, now)
+                    .fail_attempt(
+                        &id,
+                        &err,
+                        seed,
+                        &Settling {
+                            key,
+                            policy: &policy,
+                            now_ms: now,
+                        },
+                    )
                     .expect("judge fail");
                 continue;
             }
