@@ -67,6 +67,8 @@ pub struct PilotRows {
     judged: Vec<bool>,
     /// How many of the state's judge calls were taken in.
     judge_calls_seen: usize,
+    /// The design's judges.
+    judges: usize,
 }
 
 impl PilotRows {
@@ -80,6 +82,7 @@ impl PilotRows {
             labels: vec![vec![None; judges]; n],
             judged: vec![false; n],
             judge_calls_seen: 0,
+            judges,
         };
         for (call, record) in plan.calls.iter().zip(&state.calls) {
             rows.rows.push(pilot_row(plan, call, record));
@@ -125,15 +128,18 @@ impl PilotRows {
     }
 
     /// The judge panel's binary majority over the audited calls that have a judge call (seed B.3;
-    /// the same counts as [`crate::run::pilot_judge_majority`] on the same state).
-    pub fn majority(&self) -> MajorityCounts {
-        majority_counts(
-            self.labels
-                .iter()
-                .zip(&self.judged)
-                .filter(|(_, judged)| **judged)
-                .map(|(labels, _)| labels.iter().copied()),
-        )
+    /// the same counts as [`crate::run::pilot_judge_majority`] on the same state); `None` for a
+    /// design without judges.
+    pub fn majority(&self) -> Option<MajorityCounts> {
+        (self.judges > 0).then(|| {
+            majority_counts(
+                self.labels
+                    .iter()
+                    .zip(&self.judged)
+                    .filter(|(_, judged)| **judged)
+                    .map(|(labels, _)| labels.iter().copied()),
+            )
+        })
     }
 
     /// Takes in the judge calls appended to `state.judge_calls` since the last look (after
@@ -240,6 +246,11 @@ pub struct JudgedRows {
     rows: Vec<JudgedRow>,
     /// Per row: the label read (`None`: not answered, failed or unreadable).
     labels: Vec<Option<RationaleLabel>>,
+    /// Per row: the judged cell (index into the plan's items) and the judge (index into the
+    /// design's judges).
+    slots: Vec<(usize, usize)>,
+    /// The plan's judged cells and judges.
+    shape: (usize, usize),
 }
 
 impl JudgedRows {
@@ -252,7 +263,16 @@ impl JudgedRows {
             .zip(&state.calls)
             .map(|(call, record)| judged_row(plan, call, record))
             .unzip();
-        JudgedRows { rows, labels }
+        JudgedRows {
+            rows,
+            labels,
+            slots: plan
+                .calls
+                .iter()
+                .map(|c| (c.item as usize, c.judge as usize))
+                .collect(),
+            shape: (plan.items.len(), plan.design.judges.len()),
+        }
     }
 
     /// Brings the table up to date after call `id` changed in `state`: its row is rebuilt (its
@@ -276,14 +296,11 @@ impl JudgedRows {
 
     /// The binary majority of the design's judges over the chosen cells (seed B.3; the same counts
     /// as [`crate::bundle_judge::judge_majority`] on the same state).
-    pub fn majority(&self, plan: &BundleJudgePlan) -> MajorityCounts {
-        let judges = plan.design.judges.len();
-        let mut by_item = vec![vec![None; judges]; plan.items.len()];
-        for (call, label) in plan.calls.iter().zip(&self.labels) {
-            if let Some(slot) = by_item
-                .get_mut(call.item as usize)
-                .and_then(|v| v.get_mut(call.judge as usize))
-            {
+    pub fn majority(&self) -> MajorityCounts {
+        let (items, judges) = self.shape;
+        let mut by_item = vec![vec![None; judges]; items];
+        for (&(item, judge), label) in self.slots.iter().zip(&self.labels) {
+            if let Some(slot) = by_item.get_mut(item).and_then(|v| v.get_mut(judge)) {
                 *slot = *label;
             }
         }

@@ -184,7 +184,7 @@ fn pilot_rows_updated_per_settled_call_equal_a_build_from_scratch_and_read_each_
     let check = |state: &RunState, rows: &PilotRows| {
         let fresh = PilotRows::new(&plan, state);
         assert_eq!(*rows, fresh, "the table kept current equals a fresh build");
-        assert_eq!(rows.majority(), pilot_judge_majority(state, &plan));
+        assert_eq!(rows.majority(), Some(pilot_judge_majority(state, &plan)));
     };
     let state = drive(
         &plan,
@@ -238,7 +238,7 @@ fn pilot_rows_updated_per_settled_call_equal_a_build_from_scratch_and_read_each_
     assert_eq!(row(5).judges, "..");
     // Majority over the 15 judged calls: 13 with E and N (a tie of two judges), 2 with E alone
     // (calls 0 and 2: one readable vote of two, too few for a strict majority).
-    let m = rows.majority();
+    let m = rows.majority().expect("the design has judges");
     assert_eq!(m.ties, 13, "{m:?}");
     assert_eq!(m.too_few_votes, 2, "{m:?}");
     assert_eq!(m.bias + m.no_bias, 0, "{m:?}");
@@ -343,7 +343,7 @@ fn judged_rows_updated_per_settled_call_equal_a_build_from_scratch_and_read_each
         incremental += readings() - before;
         assert_eq!(rows, JudgedRows::new(&plan, &state));
         assert_eq!(
-            rows.majority(&plan),
+            rows.majority(),
             crate::bundle_judge::judge_majority(&plan, &state)
         );
     }
@@ -360,6 +360,6 @@ fn judged_rows_updated_per_settled_call_equal_a_build_from_scratch_and_read_each
     assert_eq!(by_id("cell3:j2").text, "t3");
     // Majority per cell (j1, j2): 0 E E, 1 E E → bias; 2 E – → too few votes; 3 N D → no bias;
     // 4 N – → too few votes; 5 N N → no bias.
-    let m = rows.majority(&plan);
+    let m = rows.majority();
     assert_eq!((m.bias, m.no_bias, m.ties, m.too_few_votes), (2, 2, 0, 2));
 }

@@ -122,6 +122,12 @@ pub fn run_scenario(
     let mut state = atlas_pilot::RunState::new(&plan);
     let policy = BackoffPolicy::default();
     let seed = plan.design.seed;
+    // How every attempt of the scenario settles: the run's key and the default policy.
+    let at = |now_ms| Settling {
+        key,
+        policy: &policy,
+        now_ms,
+    };
     let mut now = 1_700_000_000_000u64;
     let mut debug_log = Vec::new();
     for call in &plan.calls {
@@ -146,11 +152,7 @@ pub fn run_scenario(
                         headers: &[],
                         body: &body,
                     },
-                    &Settling {
-                        key,
-                        policy: &policy,
-                        now_ms: now,
-                    },
+                    &at(now),
                 )
                 .expect("record");
             debug_log.push(format!("{settled:?}"));
@@ -166,16 +168,7 @@ pub fn run_scenario(
             let err =
                 parse_response(&plan.design.models[1].provider, 429, &headers, body).unwrap_err();
             let next = state
-                .fail_attempt(
-                    &call.id,
-                    &err,
-                    seed,
-                    &Settling {
-                        key,
-                        policy: &policy,
-                        now_ms: now,
-                    },
-                )
+                .fail_attempt(&call.id, &err, seed, &at(now))
                 .expect("fail");
             let Next::Retry { not_before_ms, .. } = next else {
                 panic!("a 429 is retried");
@@ -218,16 +211,7 @@ pub fn run_scenario(
                 )
                 .unwrap_err();
                 state
-                    .fail_attempt(
-                        &id,
-                        &err,
-                        seed,
-                        &Settling {
-                            key,
-                            policy: &policy,
-                            now_ms: now,
-                        },
-                    )
+                    .fail_attempt(&id, &err, seed, &at(now))
                     .expect("judge fail");
                 continue;
             }
