@@ -34,13 +34,16 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
+use crate::pilot::form::FormError;
 use crate::pilot::panel::{
-    decimal, duration, form_number_field, limits_of, provider_row, rules, run_settings, whole,
-    ProviderRow, Rows,
+    decimal, form_number_field, limits_of, provider_row, row_list, rules, run_settings, whole,
+    ProviderRow, RowButtons, Rows,
 };
-use crate::pilot::run_controls::{install_restored, RunControls, SavedRunNotices};
+use crate::pilot::run_controls::{
+    discard, restore, start, CheckedPlan, Restored, RunSection, SavedRunNotices,
+};
 use crate::pilot::runner::{
-    self as runner, clinical_row_id, Kind, Outputs, Phase, Settings, Snapshot, Work,
+    self as runner, clinical_row_id, Kind, Outputs, RunRows, RunSetup, Settings, Snapshot, Work,
     CLINICAL_JUDGE_ROW,
 };
 use crate::pilot::store::{self as store, Keys};
@@ -101,7 +104,8 @@ fn default_max_calls() -> String {
     Limits::default().max_calls.to_string()
 }
 
-fn model_row(i: usize) -> ProviderRow {
+/// A new audited model row `cm{i + 1}`.
+pub(crate) fn model_row(i: usize) -> ProviderRow {
     ProviderRow::new(&clinical_row_id(i))
 }
 
@@ -192,20 +196,20 @@ impl ItemPool {
 /// from a file with the seed ([`select_items`]).
 ///
 /// # Errors
-/// A message naming the field.
-pub fn design(form: &ClinicalForm, pool: &ItemPool) -> Result<ClinicalDesign, String> {
+/// A [`FormError`] naming the field.
+pub fn design(form: &ClinicalForm, pool: &ItemPool) -> Result<ClinicalDesign, FormError> {
     let seed: u64 = whole(&form.seed, rules::SEED, "seed")?;
     let n: usize = whole(&form.n, rules::COUNT, "number of questions")?;
     let picked: Vec<usize> = if form.items_source == "demo" {
         if n > pool.items.len() {
-            return Err(format!(
-                "number of questions: the demo has {} questions",
-                pool.items.len()
+            return Err(FormError::unusable(
+                "number of questions",
+                format!("the demo has {} questions", pool.items.len()),
             ));
         }
         (0..n).collect()
     } else {
-        select_items(pool.items.len(), n, seed).map_err(|e| e.to_string())?
+        select_items(pool.items.len(), n, seed).map_err(|e| FormError::Design(e.to_string()))?
     };
     let items: Vec<MedQaItem> = picked
         .iter()
@@ -240,7 +244,7 @@ pub fn design(form: &ClinicalForm, pool: &ItemPool) -> Result<ClinicalDesign, St
     } else {
         None
     };
-    let params = |t: &str, m: &str, what: &str| -> Result<Params, String> {
+    let params = |t: &str, m: &str, what: &str| -> Result<Params, FormError> {
         Ok(Params {
             temperature: decimal(t, rules::TEMPERATURE, &format!("{what} temperature"))?,
             max_tokens: whole(m, rules::MAX_TOKENS, &format!("{what} max tokens"))?,
@@ -265,7 +269,9 @@ pub fn design(form: &ClinicalForm, pool: &ItemPool) -> Result<ClinicalDesign, St
             indices,
         }),
     };
-    design.validate().map_err(|e| e.to_string())?;
+    design
+        .validate()
+        .map_err(|e| FormError::Design(e.to_string()))?;
     Ok(design)
 }
 
@@ -298,8 +304,10 @@ impl Summary {
             max_calls: limits.max_calls,
         }
     }
+}
 
-    fn view(self) -> impl IntoView {
+impl CheckedPlan for Summary {
+    fn render(self) -> AnyView {
         let e = self.estimate;
         view! {
             <div class="pilot-estimate" id="clinical-pilot-estimate" data-calls=self.calls
@@ -321,6 +329,7 @@ impl Summary {
                 </p>
             </div>
         }
+        .into_any()
     }
 }
 
@@ -353,10 +362,7 @@ fn make_bundle(title: &str) -> Result<(String, Arc<[u8]>), String> {
 pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
     let state = expect_context::<AtlasState>();
     let form = RwSignal::new(ClinicalForm::default());
-    let out = Outputs {
-        snapshot: RwSignal::new(None::<Snapshot>),
-        store_error: RwSignal::new(None::<String>),
-    };
+    let out = Outputs::new();
     let plan_view = RwSignal::new(None::<Result<Summary, String>>);
     let action_error = RwSignal::new(None::<String>);
     let restored = RwSignal::new(None::<String>);
@@ -367,57 +373,46 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
 
     // A saved clinical run from an earlier visit: restore it paused, offer to resume.
     spawn_local(async move {
-        match store::load_clinical().await {
-            Ok(Some(saved)) => {
+        let read = store::load_clinical().await.map(|saved| {
+            saved.map(|saved| -> Result<Restored, String> {
                 if let Ok(f) = serde_json::from_value::<ClinicalForm>(saved.form.clone()) {
                     form.set(f);
                 }
-                let restored_run = build_clinical_plan(saved.design.clone())
-                    .map_err(|e| e.to_string())
-                    .and_then(|plan| {
-                        let st = RunState::from_json(&saved.state).map_err(|e| e.to_string())?;
-                        plan.check_state(&st).map_err(|e| e.to_string())?;
-                        Ok((plan, st))
+                let plan = build_clinical_plan(saved.design.clone()).map_err(|e| e.to_string())?;
+                let st = RunState::from_json(&saved.state).map_err(|e| e.to_string())?;
+                plan.check_state(&st).map_err(|e| e.to_string())?;
+                let p = plan.progress(&st);
+                let unfinished = !plan.finished(&st) && !saved.cancelled;
+                let f = form.get_untracked();
+                let settings = run_settings(&f.concurrency, &f.timeout_s)
+                    .and_then(|s| crate::pilot::panel::with_max_wait(s, &f.max_wait_s))
+                    .unwrap_or(Settings {
+                        concurrency: 2,
+                        timeout_ms: 120_000,
+                        max_wait_ms: atlas_pilot::retry::DEFAULT_MAX_WAIT_MS,
                     });
-                match restored_run {
-                    Ok((plan, st)) => {
-                        let p = plan.progress(&st);
-                        let unfinished = !plan.finished(&st) && !saved.cancelled;
-                        let f = form.get_untracked();
-                        let settings =
-                            run_settings(&f.concurrency, &f.timeout_s)
-                                .and_then(|s| crate::pilot::panel::with_max_wait(s, &f.max_wait_s))
-                                .unwrap_or(Settings {
-                                concurrency: 2,
-                                timeout_ms: 120_000,
-                                max_wait_ms: atlas_pilot::retry::DEFAULT_MAX_WAIT_MS,
-                            });
-                        install_restored(
-                            Work::Clinical(Rc::new(plan)),
-                            st,
-                            saved.form,
-                            String::new(),
-                            settings,
-                            keys,
-                            out,
-                            saved.cancelled,
-                        );
-                        if unfinished {
-                            restored.set(Some(format!(
-                                "An unfinished clinical pilot was found in this browser: {} of {} calls done.",
-                                p.done(),
-                                p.total
-                            )));
-                        }
-                    }
-                    Err(e) => out.store_error.set(Some(format!(
-                        "The saved clinical pilot could not be restored ({e}); it was left in IndexedDB."
-                    ))),
-                }
-            }
-            Ok(None) => {}
-            Err(e) => out.store_error.set(Some(e)),
-        }
+                Ok(Restored {
+                    notice: unfinished.then(|| {
+                        format!(
+                            "An unfinished clinical pilot was found in this browser: {} of {} calls done.",
+                            p.done(),
+                            p.total
+                        )
+                    }),
+                    cancelled: saved.cancelled,
+                    setup: RunSetup {
+                        work: Work::Clinical(Rc::new(plan)),
+                        state: st,
+                        form: saved.form,
+                        source: String::new(),
+                        settings,
+                        keys,
+                        out,
+                    },
+                })
+            })
+        });
+        restore(read, "clinical pilot", restored, out.store_error);
     });
 
     // The pool of the form's source: the demo's plan is fetched, a file must have been picked.
@@ -486,9 +481,13 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
         restored.set(None);
         opened.set(None);
         let f = form.get_untracked();
-        let prepared = run_settings(&f.concurrency, &f.timeout_s)
-            .and_then(|s| crate::pilot::panel::with_max_wait(s, &f.max_wait_s))
-            .and_then(|s| Ok((s, serde_json::to_value(&f).map_err(|e| e.to_string())?)));
+        let prepared = (|| -> Result<_, String> {
+            let s = run_settings(&f.concurrency, &f.timeout_s)?;
+            Ok((
+                crate::pilot::panel::with_max_wait(s, &f.max_wait_s)?,
+                serde_json::to_value(&f).map_err(|e| e.to_string())?,
+            ))
+        })();
         let (settings, form_json) = match prepared {
             Ok(x) => x,
             Err(e) => {
@@ -500,34 +499,29 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
             match prepare().await {
                 Ok((summary, plan)) => {
                     plan_view.set(Some(Ok(summary)));
-                    let st = plan.new_state();
-                    runner::install(
-                        Work::Clinical(Rc::new(plan)),
-                        st,
-                        form_json,
-                        String::new(),
+                    let setup = RunSetup {
+                        state: plan.new_state(),
+                        work: Work::Clinical(Rc::new(plan)),
+                        form: form_json,
+                        source: String::new(),
                         settings,
                         keys,
                         out,
-                        Phase::Paused,
-                    );
-                    if let Err(e) = runner::resume(Kind::Clinical) {
-                        action_error.set(Some(e));
-                    }
+                    };
+                    start(setup, action_error);
                 }
                 Err(e) => action_error.set(Some(e)),
             }
         });
     };
     let do_discard = Callback::new(move |()| {
-        runner::discard(Kind::Clinical);
-        restored.set(None);
         opened.set(None);
-        spawn_local(async move {
-            if let Err(e) = store::clear_clinical().await {
-                out.store_error.set(Some(e));
-            }
-        });
+        discard(
+            Kind::Clinical,
+            restored,
+            out.store_error,
+            store::clear_clinical,
+        );
     });
     let title = move || form.with_untracked(|f| f.title.trim().to_string());
     let do_open = Callback::new(move |()| {
@@ -562,15 +556,6 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
         }
     });
 
-    let n_models = Memo::new(move |_| form.with(|f| f.models.len()));
-    let field = move |id: &'static str,
-                      label: &'static str,
-                      rule: Rule,
-                      get: fn(&ClinicalForm) -> String,
-                      set: fn(&mut ClinicalForm, String)| {
-        form_number_field(form, id, label, rule, (get, set))
-    };
-
     view! {
         <section class="clinical-pilot" id="clinical-pilot" aria-labelledby="clinical-pilot-title">
             <h3 id="clinical-pilot-title">"Run a clinical pilot (seed 001's protocol)"</h3>
@@ -586,15 +571,11 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                 restored error=action_error store_error=out.store_error on_discard=do_discard/>
             <fieldset class="pilot-providers">
                 <legend>"Audited models (1 to 3)"</legend>
-                {move || (0..n_models.get()).map(|i| provider_row(Rows::ClinicalModels(form), keys, i)).collect_view()}
-                <button id="clinical-pilot-add" on:click=move |_| form.update(|f| {
-                    if f.models.len() < MAX_MODELS {
-                        let row = model_row(f.models.len());
-                        f.models.push(row);
-                    }
-                })>"Add a model"</button>
-                " "
-                <button id="clinical-pilot-remove" on:click=move |_| form.update(|f| { if f.models.len() > 1 { f.models.pop(); } })>"Remove the last model"</button>
+                {row_list(Rows::ClinicalModels(form), keys, RowButtons {
+                    add_id: "clinical-pilot-add", add_label: "Add a model",
+                    remove_id: Some("clinical-pilot-remove"), remove_label: "Remove the last model",
+                    max: Some(MAX_MODELS), min: 1,
+                })}
             </fieldset>
             <fieldset class="pilot-providers">
                 <legend>"Judge (plausibility and stereotype evidence)"</legend>
@@ -623,28 +604,28 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                     Err(e) => view! { <div class="error" role="alert" id="clinical-pilot-file-error">{e}</div> }.into_any(),
                 })}
                 <div>
-                    {field("clinical-pilot-n", "N", Rule::Whole(rules::COUNT), |f| f.n.clone(), |f, v| f.n = v)}" "
-                    {field("clinical-pilot-seed", "seed", Rule::Whole(rules::SEED), |f| f.seed.clone(), |f, v| f.seed = v)}" "
-                    {field("clinical-pilot-temperature", "temperature", Rule::Decimal(rules::TEMPERATURE), |f| f.temperature.clone(), |f, v| f.temperature = v)}" "
-                    {field("clinical-pilot-judge-temperature", "judge temperature", Rule::Decimal(rules::TEMPERATURE), |f| f.judge_temperature.clone(), |f, v| f.judge_temperature = v)}
+                    {form_number_field(form, "clinical-pilot-n", "N", Rule::Whole(rules::COUNT), (|f| f.n.clone(), |f, v| f.n = v))}" "
+                    {form_number_field(form, "clinical-pilot-seed", "seed", Rule::Whole(rules::SEED), (|f| f.seed.clone(), |f, v| f.seed = v))}" "
+                    {form_number_field(form, "clinical-pilot-temperature", "temperature", Rule::Decimal(rules::TEMPERATURE), (|f| f.temperature.clone(), |f, v| f.temperature = v))}" "
+                    {form_number_field(form, "clinical-pilot-judge-temperature", "judge temperature", Rule::Decimal(rules::TEMPERATURE), (|f| f.judge_temperature.clone(), |f, v| f.judge_temperature = v))}
                 </div>
                 <div>
-                    {field("clinical-pilot-max-tokens", "max tokens: answer", Rule::Whole(rules::MAX_TOKENS), |f| f.max_tokens.clone(), |f, v| f.max_tokens = v)}" "
-                    {field("clinical-pilot-cf-max-tokens", "counterfactual", Rule::Whole(rules::MAX_TOKENS), |f| f.counterfactual_max_tokens.clone(), |f, v| f.counterfactual_max_tokens = v)}" "
-                    {field("clinical-pilot-judge-max-tokens", "judge", Rule::Whole(rules::MAX_TOKENS), |f| f.judge_max_tokens.clone(), |f, v| f.judge_max_tokens = v)}
+                    {form_number_field(form, "clinical-pilot-max-tokens", "max tokens: answer", Rule::Whole(rules::MAX_TOKENS), (|f| f.max_tokens.clone(), |f, v| f.max_tokens = v))}" "
+                    {form_number_field(form, "clinical-pilot-cf-max-tokens", "counterfactual", Rule::Whole(rules::MAX_TOKENS), (|f| f.counterfactual_max_tokens.clone(), |f, v| f.counterfactual_max_tokens = v))}" "
+                    {form_number_field(form, "clinical-pilot-judge-max-tokens", "judge", Rule::Whole(rules::MAX_TOKENS), (|f| f.judge_max_tokens.clone(), |f, v| f.judge_max_tokens = v))}
                 </div>
                 <div>
-                    {field("clinical-pilot-concurrency", "calls at a time", Rule::Whole(rules::CONCURRENCY), |f| f.concurrency.clone(), |f, v| f.concurrency = v)}" "
-                    {field("clinical-pilot-timeout", "timeout per call (s)", Rule::Decimal(rules::TIMEOUT_S), |f| f.timeout_s.clone(), |f, v| f.timeout_s = v)}" "
-                    {field("clinical-pilot-max-calls", "hard cap: calls", Rule::Whole(rules::MAX_CALLS), |f| f.max_calls.clone(), |f, v| f.max_calls = v)}" "
-                    {field("clinical-pilot-max-cost", "cost (empty = none)", Rule::Decimal(rules::MAX_COST), |f| f.max_cost.clone(), |f, v| f.max_cost = v)}" "
+                    {form_number_field(form, "clinical-pilot-concurrency", "calls at a time", Rule::Whole(rules::CONCURRENCY), (|f| f.concurrency.clone(), |f, v| f.concurrency = v))}" "
+                    {form_number_field(form, "clinical-pilot-timeout", "timeout per call (s)", Rule::Decimal(rules::TIMEOUT_S), (|f| f.timeout_s.clone(), |f, v| f.timeout_s = v))}" "
+                    {form_number_field(form, "clinical-pilot-max-calls", "hard cap: calls", Rule::Whole(rules::MAX_CALLS), (|f| f.max_calls.clone(), |f, v| f.max_calls = v))}" "
+                    {form_number_field(form, "clinical-pilot-max-cost", "cost (empty = none)", Rule::Decimal(rules::MAX_COST), (|f| f.max_cost.clone(), |f, v| f.max_cost = v))}" "
                     <label class="field">"bundle title "
                         <input type="text" size="30" id="clinical-pilot-title-input" prop:value=move || form.with(|f| f.title.clone())
                             on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| f.title = v); }/>
                     </label>
                 </div>
                 <div>
-                    {field("clinical-pilot-max-wait", "longest server wait (Retry-After, s; longer pauses the run)", Rule::Whole(rules::MAX_WAIT_S), |f| f.max_wait_s.clone(), |f, v| f.max_wait_s = v)}
+                    {form_number_field(form, "clinical-pilot-max-wait", "longest server wait (Retry-After, s; longer pauses the run)", Rule::Whole(rules::MAX_WAIT_S), (|f| f.max_wait_s.clone(), |f, v| f.max_wait_s = v))}
                 </div>
             </fieldset>
             <div class="pilot-actions">
@@ -652,20 +633,10 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                 " "
                 <button id="clinical-pilot-run" on:click=do_run>"Run the clinical pilot"</button>
             </div>
-            {move || plan_view.get().map(|p| match p {
-                Ok(s) => s.view().into_any(),
-                Err(e) => view! { <div class="error" role="alert" id="clinical-pilot-plan-error">{e}</div> }.into_any(),
-            })}
-            {move || action_error.get().map(|m| view! {
-                <div class="error" role="alert" id="clinical-pilot-error">{m}</div>
-            })}
-            {move || out.snapshot.get().map(|s| view! {
-                <crate::pilot::run_controls::RunNotices prefix="clinical-pilot" snapshot=s.clone()/>
-                <ClinicalRunView snapshot=s.clone()/>
-                <RunControls kind=Kind::Clinical prefix="clinical-pilot" snapshot=s open_label="Open as bundle in the Clinical view"
-                    discard_label="Discard the run" error=action_error restored
-                    on_open=do_open on_download=do_download on_discard=do_discard/>
-            })}
+            <RunSection kind=Kind::Clinical prefix="clinical-pilot" plan_view error=action_error restored snapshot=out.snapshot
+                table=|s| view! { <ClinicalRunView snapshot=s/> }.into_any()
+                open_label="Open as bundle in the Clinical view" discard_label="Discard the run"
+                on_open=do_open on_download=do_download on_discard=do_discard/>
             {move || opened.get().map(|m| view! { <p class="notice" role="status" id="clinical-pilot-opened">{m}</p> })}
         </section>
     }
@@ -674,10 +645,11 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
 /// Progress bar and the calls' table (model text as text).
 #[component]
 fn ClinicalRunView(snapshot: Snapshot) -> impl IntoView {
-    let c = snapshot.clinical_progress.unwrap_or_default();
-    let eta = snapshot
-        .eta_ms
-        .map_or_else(|| "unknown".to_string(), duration);
+    let eta = snapshot.time_left();
+    let (rows, c) = match snapshot.rows {
+        RunRows::Clinical { rows, progress } => (rows, progress),
+        RunRows::Pilot { .. } | RunRows::Judging { .. } => (Vec::new(), Default::default()),
+    };
     view! {
         <div class="progress pilot-progress" id="clinical-pilot-progress" role="status"
             data-phase=snapshot.phase.key() data-total=c.total data-answered=c.answered data-failed=c.failed
@@ -697,10 +669,10 @@ fn ClinicalRunView(snapshot: Snapshot) -> impl IntoView {
                 <th>"attempts"</th><th>"read"</th><th>"reply"</th><th>"reason"</th>
             </tr></thead>
             <tbody>
-                {snapshot.clinical.into_iter().map(|r| { let id = r.id.clone(); view! {
-                    <tr data-id=id data-status=r.status data-kind=r.kind>
+                {rows.into_iter().map(|r| { let id = r.id.clone(); let status = r.status.as_str(); view! {
+                    <tr data-id=id data-status=status data-kind=r.kind>
                         <td><code>{r.id}</code></td><td>{r.model}</td><td>{r.item}</td><td>{r.kind}</td>
-                        <td>{r.variant}</td><td>{r.status}</td><td>{r.attempts}</td><td>{r.reading}</td>
+                        <td>{r.variant}</td><td>{status}</td><td>{r.attempts}</td><td>{r.reading}</td>
                         <td class="text">{r.text}</td><td class="reason">{r.reason}</td>
                     </tr>
                 }}).collect_view()}

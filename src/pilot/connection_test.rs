@@ -17,6 +17,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::browser::fetch::fetch_within;
+use crate::pilot::form::FormError;
 use crate::pilot::store::Keys;
 
 /// The timeout of a connection test's call, ms.
@@ -160,7 +161,7 @@ pub async fn diagnose_network_failure(
 /// reads the row when clicked; the key is the row's in [`Keys`].
 pub fn test_button(
     row: String,
-    provider: impl Fn() -> Result<Provider, String> + Copy + Send + Sync + 'static,
+    provider: impl Fn() -> Result<Provider, FormError> + Copy + Send + Sync + 'static,
     keys: Keys,
 ) -> impl IntoView {
     let result = RwSignal::new(None::<Result<Diagnosis, String>>);
@@ -174,7 +175,7 @@ pub fn test_button(
         match provider() {
             Err(e) => {
                 runs.update(|n| *n += 1);
-                result.set(Some(Err(e)));
+                result.set(Some(Err(e.to_string())));
             }
             Ok(p) => {
                 busy.set(true);

@@ -35,12 +35,17 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
+use crate::pilot::form::FormError;
 use crate::pilot::panel::{
-    duration, form_number_field, limits_of, provider_row, rules, run_settings, whole, ProviderRow,
+    form_number_field, limits_of, row_list, rules, run_settings, whole, ProviderRow, RowButtons,
     Rows,
 };
-use crate::pilot::run_controls::{install_restored, RunControls, SavedRunNotices};
-use crate::pilot::runner::{self as runner, judging_row_id, Kind, Outputs, Phase, Snapshot, Work};
+use crate::pilot::run_controls::{
+    discard, restore, start, CheckedPlan, Restored, RunSection, SavedRunNotices,
+};
+use crate::pilot::runner::{
+    self as runner, judging_row_id, Kind, Outputs, RunRows, RunSetup, Snapshot, Work,
+};
 use crate::pilot::store::{self as store, Keys};
 use crate::state::{AtlasState, Loaded};
 use crate::ui::format::thousands;
@@ -71,7 +76,8 @@ pub struct JudgingForm {
     pub max_wait_s: String,
 }
 
-fn judge_row(i: usize) -> ProviderRow {
+/// A new judge row `bj{i + 1}` with the column id `judge-{i + 1}`.
+pub(crate) fn judge_row(i: usize) -> ProviderRow {
     let mut row = ProviderRow::new(&judging_row_id(i));
     row.column = format!("judge-{}", i + 1);
     row
@@ -97,8 +103,8 @@ impl Default for JudgingForm {
 /// The design of the form.
 ///
 /// # Errors
-/// A message naming the field.
-pub fn design(form: &JudgingForm) -> Result<BundleJudgeDesign, String> {
+/// A [`FormError`] naming the field.
+pub fn design(form: &JudgingForm) -> Result<BundleJudgeDesign, FormError> {
     let seed: u64 = whole(&form.seed, rules::SEED, "seed")?;
     let judges = form
         .judges
@@ -106,11 +112,11 @@ pub fn design(form: &JudgingForm) -> Result<BundleJudgeDesign, String> {
         .map(|row| {
             let column = row.column.trim();
             if column.is_empty() {
-                return Err(format!("{}: type the new judge column id", row.id));
+                return Err(FormError::unusable(&row.id, "type the new judge column id"));
             }
             row.judge(column.to_string())
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, FormError>>()?;
     let scope = match form.scope.as_str() {
         "all" => JudgeScope::All,
         "sample" => JudgeScope::Sample {
@@ -215,8 +221,10 @@ impl Summary {
             self_judges,
         }
     }
+}
 
-    fn view(self) -> impl IntoView {
+impl CheckedPlan for Summary {
+    fn render(self) -> AnyView {
         let e = self.estimate;
         view! {
             <div class="pilot-estimate" id="bundle-judge-estimate" data-calls=e.total_calls data-cells=self.cells data-candidates=self.candidates>
@@ -233,6 +241,7 @@ impl Summary {
                 {self.self_judges.into_iter().map(|l| view! { <p class="self-judge">{l}</p> }).collect_view()}
             </div>
         }
+        .into_any()
     }
 }
 
@@ -241,10 +250,7 @@ impl Summary {
 pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
     let state = expect_context::<AtlasState>();
     let form = RwSignal::new(JudgingForm::default());
-    let out = Outputs {
-        snapshot: RwSignal::new(None::<Snapshot>),
-        store_error: RwSignal::new(None::<String>),
-    };
+    let out = Outputs::new();
     let plan_view = RwSignal::new(None::<Result<Summary, String>>);
     let status = RwSignal::new(None::<String>);
     let action_error = RwSignal::new(None::<String>);
@@ -256,58 +262,48 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
 
     // A saved judge coding from an earlier visit: restore it paused, offer to resume.
     spawn_local(async move {
-        match store::load_judging().await {
-            Ok(Some((saved, plan))) => {
+        let read = store::load_judging().await.map(|saved| {
+            saved.map(|(saved, plan)| -> Result<Restored, String> {
                 if let Ok(f) = serde_json::from_value::<JudgingForm>(saved.form.clone()) {
                     form.set(f);
                 }
-                let restored_state = RunState::from_json(&saved.state)
-                    .map_err(|e| e.to_string())
-                    .and_then(|st| {
-                        atlas_pilot::Job::check_state(&plan, &st).map_err(|e| e.to_string())?;
-                        Ok(st)
+                let st = RunState::from_json(&saved.state).map_err(|e| e.to_string())?;
+                atlas_pilot::Job::check_state(&plan, &st).map_err(|e| e.to_string())?;
+                let p = st.progress().calls;
+                let unfinished = !st.finished() && !saved.cancelled;
+                let f = form.get_untracked();
+                let settings = run_settings(&f.concurrency, &f.timeout_s)
+                    .and_then(|s| crate::pilot::panel::with_max_wait(s, &f.max_wait_s))
+                    .unwrap_or(runner::Settings {
+                        concurrency: 4,
+                        timeout_ms: 60_000,
+                        max_wait_ms: atlas_pilot::retry::DEFAULT_MAX_WAIT_MS,
                     });
-                match restored_state {
-                    Ok(st) => {
-                        let p = st.progress().calls;
-                        let unfinished = !st.finished() && !saved.cancelled;
-                        let f = form.get_untracked();
-                        let settings = run_settings(&f.concurrency, &f.timeout_s)
-                            .and_then(|s| crate::pilot::panel::with_max_wait(s, &f.max_wait_s))
-                            .unwrap_or(runner::Settings {
-                                concurrency: 4,
-                                timeout_ms: 60_000,
-                                max_wait_ms: atlas_pilot::retry::DEFAULT_MAX_WAIT_MS,
-                            });
-                        let bundle = plan.bundle.id.clone();
-                        source.set_value(saved.source.clone());
-                        install_restored(
-                            Work::Judging(Rc::new(plan)),
-                            st,
-                            saved.form,
-                            saved.source.clone(),
-                            settings,
-                            keys,
-                            out,
-                            saved.cancelled,
-                        );
-                        if unfinished {
-                            restored.set(Some(format!(
-                                "An unfinished judge coding of bundle {bundle} ({}) was found in this browser: {} of {} calls done.",
-                                saved.source,
-                                p.done(),
-                                p.total
-                            )));
-                        }
-                    }
-                    Err(e) => out.store_error.set(Some(format!(
-                        "The saved judge coding could not be restored ({e}); it was left in IndexedDB."
-                    ))),
-                }
-            }
-            Ok(None) => {}
-            Err(e) => out.store_error.set(Some(e)),
-        }
+                let bundle = plan.bundle.id.clone();
+                source.set_value(saved.source.clone());
+                Ok(Restored {
+                    notice: unfinished.then(|| {
+                        format!(
+                            "An unfinished judge coding of bundle {bundle} ({}) was found in this browser: {} of {} calls done.",
+                            saved.source,
+                            p.done(),
+                            p.total
+                        )
+                    }),
+                    cancelled: saved.cancelled,
+                    setup: RunSetup {
+                        work: Work::Judging(Rc::new(plan)),
+                        state: st,
+                        form: saved.form,
+                        source: saved.source,
+                        settings,
+                        keys,
+                        out,
+                    },
+                })
+            })
+        });
+        restore(read, "judge coding", restored, out.store_error);
     });
 
     let loaded_now = move || state.loaded.get_untracked();
@@ -320,7 +316,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
         let d = match design(&form.get_untracked()) {
             Ok(d) => d,
             Err(e) => {
-                plan_view.set(Some(Err(e)));
+                plan_view.set(Some(Err(e.to_string())));
                 return;
             }
         };
@@ -338,15 +334,14 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
             return;
         };
         let f = form.get_untracked();
-        let prepared = run_settings(&f.concurrency, &f.timeout_s)
-            .and_then(|s| crate::pilot::panel::with_max_wait(s, &f.max_wait_s))
-            .and_then(|s| {
-                Ok((
-                    s,
-                    design(&f)?,
-                    serde_json::to_value(&f).map_err(|e| e.to_string())?,
-                ))
-            });
+        let prepared = (|| -> Result<_, String> {
+            let s = run_settings(&f.concurrency, &f.timeout_s)?;
+            Ok((
+                crate::pilot::panel::with_max_wait(s, &f.max_wait_s)?,
+                design(&f)?,
+                serde_json::to_value(&f).map_err(|e| e.to_string())?,
+            ))
+        })();
         let (settings, d, form_json) = match prepared {
             Ok(x) => x,
             Err(e) => {
@@ -360,35 +355,30 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                     plan_view.set(Some(Ok(Summary::new(&plan))));
                     judged.set_value(Some(loaded.clone()));
                     source.set_value(loaded.source.clone());
-                    let st = plan.new_state();
-                    runner::install(
-                        Work::Judging(Rc::new(plan)),
-                        st,
-                        form_json,
-                        loaded.source.clone(),
+                    let setup = RunSetup {
+                        state: plan.new_state(),
+                        work: Work::Judging(Rc::new(plan)),
+                        form: form_json,
+                        source: loaded.source.clone(),
                         settings,
                         keys,
                         out,
-                        Phase::Paused,
-                    );
-                    if let Err(e) = runner::resume(Kind::Judging) {
-                        action_error.set(Some(e));
-                    }
+                    };
+                    start(setup, action_error);
                 }
                 Err(e) => action_error.set(Some(e)),
             }
         });
     };
     let do_discard = Callback::new(move |()| {
-        runner::discard(Kind::Judging);
-        restored.set(None);
         opened.set(None);
         judged.set_value(None);
-        spawn_local(async move {
-            if let Err(e) = store::clear_judging().await {
-                out.store_error.set(Some(e));
-            }
-        });
+        discard(
+            Kind::Judging,
+            restored,
+            out.store_error,
+            store::clear_judging,
+        );
     });
     // The judged bundle plus the new columns: from the bundle judged in this tab, else the loaded one
     // when it is the judged bundle (after a reload).
@@ -458,7 +448,6 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
         }
     });
 
-    let n_judges = Memo::new(move |_| form.with(|f| f.judges.len()));
     let models = Memo::new(move |_| {
         state.loaded.with(|l| {
             l.as_ref()
@@ -499,13 +488,6 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
             }
         })
     };
-    let field = move |id: &'static str,
-                      label: &'static str,
-                      rule: Rule,
-                      get: fn(&JudgingForm) -> String,
-                      set: fn(&mut JudgingForm, String)| {
-        form_number_field(form, id, label, rule, (get, set))
-    };
 
     view! {
         <section class="bundle-judge" id="bundle-judge" aria-labelledby="bundle-judge-title">
@@ -521,15 +503,11 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                 restored error=action_error store_error=out.store_error on_discard=do_discard/>
             <fieldset class="pilot-providers">
                 <legend>"Judges (1 to 3)"</legend>
-                {move || (0..n_judges.get()).map(|i| provider_row(Rows::BundleJudges(form), keys, i)).collect_view()}
-                <button id="bundle-judge-add" on:click=move |_| form.update(|f| {
-                    if f.judges.len() < atlas_pilot::judge::MAX_JUDGES {
-                        let row = judge_row(f.judges.len());
-                        f.judges.push(row);
-                    }
-                })>"Add a judge"</button>
-                " "
-                <button id="bundle-judge-remove" on:click=move |_| form.update(|f| { if f.judges.len() > 1 { f.judges.pop(); } })>"Remove the last judge"</button>
+                {row_list(Rows::BundleJudges(form), keys, RowButtons {
+                    add_id: "bundle-judge-add", add_label: "Add a judge",
+                    remove_id: Some("bundle-judge-remove"), remove_label: "Remove the last judge",
+                    max: Some(atlas_pilot::judge::MAX_JUDGES), min: 1,
+                })}
             </fieldset>
             <fieldset class="pilot-design">
                 <legend>"Which cells"</legend>
@@ -541,8 +519,8 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                         <option value="all">"all cells with a Rationale text"</option>
                     </select>
                 </label>" "
-                {field("bundle-judge-n", "N", Rule::Whole(rules::COUNT), |f| f.n.clone(), |f, v| f.n = v)}" "
-                {field("bundle-judge-seed", "seed", Rule::Whole(rules::SEED), |f| f.seed.clone(), |f, v| f.seed = v)}
+                {form_number_field(form, "bundle-judge-n", "N", Rule::Whole(rules::COUNT), (|f| f.n.clone(), |f, v| f.n = v))}" "
+                {form_number_field(form, "bundle-judge-seed", "seed", Rule::Whole(rules::SEED), (|f| f.seed.clone(), |f, v| f.seed = v))}
                 <div>
                     "Models (none ticked = every model): "
                     {move || models.get().into_iter().enumerate().map(|(i, m)| {
@@ -566,13 +544,13 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                     }).collect_view()}
                 </div>
                 <div>
-                    {field("bundle-judge-max-calls", "hard cap: calls", Rule::Whole(rules::MAX_CALLS), |f| f.max_calls.clone(), |f, v| f.max_calls = v)}" "
-                    {field("bundle-judge-max-cost", "cost (empty = none)", Rule::Decimal(rules::MAX_COST), |f| f.max_cost.clone(), |f, v| f.max_cost = v)}" "
-                    {field("bundle-judge-concurrency", "calls at a time", Rule::Whole(rules::CONCURRENCY), |f| f.concurrency.clone(), |f, v| f.concurrency = v)}" "
-                    {field("bundle-judge-timeout", "timeout per call (s)", Rule::Decimal(rules::TIMEOUT_S), |f| f.timeout_s.clone(), |f, v| f.timeout_s = v)}
+                    {form_number_field(form, "bundle-judge-max-calls", "hard cap: calls", Rule::Whole(rules::MAX_CALLS), (|f| f.max_calls.clone(), |f, v| f.max_calls = v))}" "
+                    {form_number_field(form, "bundle-judge-max-cost", "cost (empty = none)", Rule::Decimal(rules::MAX_COST), (|f| f.max_cost.clone(), |f, v| f.max_cost = v))}" "
+                    {form_number_field(form, "bundle-judge-concurrency", "calls at a time", Rule::Whole(rules::CONCURRENCY), (|f| f.concurrency.clone(), |f, v| f.concurrency = v))}" "
+                    {form_number_field(form, "bundle-judge-timeout", "timeout per call (s)", Rule::Decimal(rules::TIMEOUT_S), (|f| f.timeout_s.clone(), |f, v| f.timeout_s = v))}
                 </div>
                 <div>
-                    {field("bundle-judge-max-wait", "longest server wait (Retry-After, s; longer pauses the run)", Rule::Whole(rules::MAX_WAIT_S), |f| f.max_wait_s.clone(), |f, v| f.max_wait_s = v)}
+                    {form_number_field(form, "bundle-judge-max-wait", "longest server wait (Retry-After, s; longer pauses the run)", Rule::Whole(rules::MAX_WAIT_S), (|f| f.max_wait_s.clone(), |f, v| f.max_wait_s = v))}
                 </div>
             </fieldset>
             <div class="pilot-actions">
@@ -581,20 +559,10 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                 <button id="bundle-judge-run" on:click=do_run>"Judge the Rationales"</button>
             </div>
             {move || status.get().map(|m| view! { <p class="progress" role="status" id="bundle-judge-status">{m}</p> })}
-            {move || plan_view.get().map(|p| match p {
-                Ok(s) => s.view().into_any(),
-                Err(e) => view! { <div class="error" role="alert" id="bundle-judge-plan-error">{e}</div> }.into_any(),
-            })}
-            {move || action_error.get().map(|m| view! {
-                <div class="error" role="alert" id="bundle-judge-error">{m}</div>
-            })}
-            {move || out.snapshot.get().map(|s| view! {
-                <crate::pilot::run_controls::RunNotices prefix="bundle-judge" snapshot=s.clone()/>
-                <JudgingRunView snapshot=s.clone()/>
-                <RunControls kind=Kind::Judging prefix="bundle-judge" snapshot=s open_label="Open the bundle with the new columns in every view"
-                    discard_label="Discard the judge coding" error=action_error restored
-                    on_open=do_open on_download=do_download on_discard=do_discard/>
-            })}
+            <RunSection kind=Kind::Judging prefix="bundle-judge" plan_view error=action_error restored snapshot=out.snapshot
+                table=|s| view! { <JudgingRunView snapshot=s/> }.into_any()
+                open_label="Open the bundle with the new columns in every view" discard_label="Discard the judge coding"
+                on_open=do_open on_download=do_download on_discard=do_discard/>
             {move || opened.get().map(|m| view! { <p class="notice" role="status" id="bundle-judge-opened">{m}</p> })}
         </section>
     }
@@ -603,10 +571,12 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
 /// Progress bar and the judge calls' table (model text as text).
 #[component]
 fn JudgingRunView(snapshot: Snapshot) -> impl IntoView {
+    let eta = snapshot.time_left();
+    let (rows, majority) = match snapshot.rows {
+        RunRows::Judging { rows, majority } => (rows, Some(majority)),
+        RunRows::Pilot { .. } | RunRows::Clinical { .. } => (Vec::new(), None),
+    };
     let c = snapshot.calls;
-    let eta = snapshot
-        .eta_ms
-        .map_or_else(|| "unknown".to_string(), duration);
     view! {
         <div class="progress pilot-progress" id="bundle-judge-progress" role="status"
             data-phase=snapshot.phase.key() data-total=c.total data-answered=c.answered data-failed=c.failed
@@ -618,7 +588,7 @@ fn JudgingRunView(snapshot: Snapshot) -> impl IntoView {
             )}</span>
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
-        {snapshot.majority.map(|m| view! { <p class="pilot-majority" id="bundle-judge-majority" data-coded=m.coded() data-ties=m.ties data-too-few-votes=m.too_few_votes>{format!("New judges' panel: {}.", m.describe())}</p> })}
+        {majority.map(|m| view! { <p class="pilot-majority" id="bundle-judge-majority" data-coded=m.coded() data-ties=m.ties data-too-few-votes=m.too_few_votes>{format!("New judges' panel: {}.", m.describe())}</p> })}
         <div class="scroll">
         <table class="pilot-results" id="bundle-judge-results">
             <caption>"Judge calls (model text shown as text)"</caption>
@@ -627,10 +597,10 @@ fn JudgingRunView(snapshot: Snapshot) -> impl IntoView {
                 <th>"attempts"</th><th>"label"</th><th>"Rationale"</th><th>"judge's answer"</th><th>"reason"</th>
             </tr></thead>
             <tbody>
-                {snapshot.judged.into_iter().map(|r| { let id = r.id.clone(); let label = r.label.clone(); view! {
-                    <tr data-id=id data-status=r.status data-label=label>
+                {rows.into_iter().map(|r| { let id = r.id.clone(); let label = r.label.clone(); let status = r.status.as_str(); view! {
+                    <tr data-id=id data-status=status data-label=label>
                         <td><code>{r.id}</code></td><td>{r.cell}</td><td>{r.model}</td><td>{r.judge}</td>
-                        <td>{if r.self_judge { "yes" } else { "" }}</td><td>{r.status}</td><td>{r.attempts}</td>
+                        <td>{if r.self_judge { "yes" } else { "" }}</td><td>{status}</td><td>{r.attempts}</td>
                         <td>{r.label}</td><td class="text">{r.text}</td><td class="answer">{r.answer}</td>
                         <td class="reason">{r.reason}</td>
                     </tr>

@@ -26,8 +26,13 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::{Deserialize, Serialize};
 
-use crate::pilot::run_controls::{install_restored, RunControls, SavedRunNotices};
-use crate::pilot::runner::{self as runner, Kind, Outputs, Phase, Settings, Snapshot, Work};
+use crate::pilot::form::FormError;
+use crate::pilot::run_controls::{
+    discard, restore, start, CheckedPlan, Restored, RunSection, SavedRunNotices,
+};
+use crate::pilot::runner::{
+    self as runner, Kind, Outputs, RunRows, RunSetup, Settings, Snapshot, Work,
+};
 use crate::pilot::store::{self as store, Keys};
 use crate::state::AtlasState;
 use crate::ui::number_field::{message, NumberInput};
@@ -75,7 +80,7 @@ impl ProviderRow {
     }
 
     /// The judge this row configures, under `id`.
-    pub(crate) fn judge(&self, id: String) -> Result<JudgeConfig, String> {
+    pub(crate) fn judge(&self, id: String) -> Result<JudgeConfig, FormError> {
         let mut j = JudgeConfig::new(id, self.provider()?);
         j.rubric = Rubric {
             system: self.rubric_system.clone(),
@@ -89,11 +94,11 @@ impl ProviderRow {
     ///
     /// # Errors
     /// No model name.
-    pub(crate) fn provider(&self) -> Result<Provider, String> {
+    pub(crate) fn provider(&self) -> Result<Provider, FormError> {
         let base_url = self.base_url.trim().trim_end_matches('/').to_string();
         let model = self.model.trim().to_string();
         if model.is_empty() {
-            return Err(format!("{}: type the model name", self.id));
+            return Err(FormError::unusable(&self.id, "type the model name"));
         }
         Ok(match self.kind.as_str() {
             "anthropic" => Provider::Anthropic { base_url, model },
@@ -106,15 +111,15 @@ impl ProviderRow {
     ///
     /// # Errors
     /// A price that is not a number, or negative, naming the row.
-    pub(crate) fn prices(&self) -> Result<Option<Prices>, String> {
+    pub(crate) fn prices(&self) -> Result<Option<Prices>, FormError> {
         let (i, o) = (self.price_in.trim(), self.price_out.trim());
         if i.is_empty() && o.is_empty() {
             return Ok(None);
         }
-        let parse = |s: &str, what: &str| -> Result<f64, String> {
+        let parse = |s: &str, what: &str| -> Result<f64, FormError> {
             Ok(rules::PRICE
                 .read(s)
-                .map_err(|e| message(&format!("{}: the {what} price", self.id), &e))?
+                .map_err(|e| FormError::number(format!("{}: the {what} price", self.id), e))?
                 .unwrap_or(0.0))
         };
         Ok(Some(Prices {
@@ -196,7 +201,10 @@ pub(crate) fn default_max_wait_s() -> String {
 ///
 /// # Errors
 /// Not a whole number, or above a day, naming the field.
-pub(crate) fn with_max_wait(mut settings: Settings, max_wait_s: &str) -> Result<Settings, String> {
+pub(crate) fn with_max_wait(
+    mut settings: Settings,
+    max_wait_s: &str,
+) -> Result<Settings, FormError> {
     let s: u64 = whole(max_wait_s, rules::MAX_WAIT_S, "longest server wait")?;
     settings.max_wait_ms = s * 1000;
     Ok(settings)
@@ -278,23 +286,32 @@ pub(crate) mod rules {
         WholeRule::between(0, atlas_pilot::retry::MAX_MAX_WAIT_MS / 1000);
 }
 
-/// `text` read by the whole-number `rule` as a `T`, or a message naming `what`.
+/// `text` read by the whole-number `rule` as a `T`.
+///
+/// # Errors
+/// [`FormError::Number`], [`FormError::TooLarge`], naming `what`.
 pub(crate) fn whole<T: TryFrom<u64>>(
     text: &str,
     rule: atlas_core::number::WholeRule,
     what: &str,
-) -> Result<T, String> {
-    let v = rule.value(text).map_err(|e| message(what, &e))?;
-    T::try_from(v).map_err(|_| format!("{what}: {v} is too large"))
+) -> Result<T, FormError> {
+    let v = rule.value(text).map_err(|e| FormError::number(what, e))?;
+    T::try_from(v).map_err(|_| FormError::TooLarge {
+        field: what.to_string(),
+        value: v,
+    })
 }
 
-/// `text` read by the decimal `rule`, or a message naming `what`.
+/// `text` read by the decimal `rule`.
+///
+/// # Errors
+/// [`FormError::Number`], naming `what`.
 pub(crate) fn decimal(
     text: &str,
     rule: atlas_core::number::DecimalRule,
     what: &str,
-) -> Result<f64, String> {
-    rule.value(text).map_err(|e| message(what, &e))
+) -> Result<f64, FormError> {
+    rule.value(text).map_err(|e| FormError::number(what, e))
 }
 
 /// The hard cap typed into a form: most calls, and most estimated cost (empty = no cost cap).
@@ -302,10 +319,10 @@ pub(crate) fn decimal(
 /// # Errors
 /// A cap that is not a number or is out of range ([`rules::MAX_CALLS`], [`rules::MAX_COST`]),
 /// naming the field.
-pub(crate) fn limits_of(max_calls: &str, max_cost: &str) -> Result<Limits, String> {
+pub(crate) fn limits_of(max_calls: &str, max_cost: &str) -> Result<Limits, FormError> {
     let max_cost = rules::MAX_COST
         .read(max_cost)
-        .map_err(|e| message("cost cap", &e))?;
+        .map_err(|e| FormError::number("cost cap", e))?;
     Ok(Limits {
         max_calls: whole(max_calls, rules::MAX_CALLS, "call cap")?,
         max_cost,
@@ -316,7 +333,7 @@ pub(crate) fn limits_of(max_calls: &str, max_cost: &str) -> Result<Limits, Strin
 ///
 /// # Errors
 /// A field that does not parse or is out of range.
-pub fn settings(form: &FormState) -> Result<Settings, String> {
+pub fn settings(form: &FormState) -> Result<Settings, FormError> {
     run_settings(&form.concurrency, &form.timeout_s)
         .and_then(|s| with_max_wait(s, &form.max_wait_s))
 }
@@ -326,7 +343,7 @@ pub fn settings(form: &FormState) -> Result<Settings, String> {
 ///
 /// # Errors
 /// A field that does not parse or is out of range.
-pub(crate) fn run_settings(concurrency: &str, timeout_s: &str) -> Result<Settings, String> {
+pub(crate) fn run_settings(concurrency: &str, timeout_s: &str) -> Result<Settings, FormError> {
     let concurrency: usize = whole(concurrency, rules::CONCURRENCY, "concurrency")?;
     let timeout_s = decimal(timeout_s, rules::TIMEOUT_S, "timeout")?;
     Ok(Settings {
@@ -339,8 +356,8 @@ pub(crate) fn run_settings(concurrency: &str, timeout_s: &str) -> Result<Setting
 /// The design of a form (statements and templates from `audit` where the form says so).
 ///
 /// # Errors
-/// A message naming the field.
-pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, String> {
+/// A [`FormError`] naming the field.
+pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, FormError> {
     let seed: u64 = whole(&form.seed, rules::SEED, "seed")?;
     let statements: Vec<Statement> = if form.statements_source == "pasted" {
         form.pasted
@@ -364,28 +381,37 @@ pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, St
             })
             .collect()
     } else {
-        let audit = audit.ok_or("statements: no bundle is loaded; paste statements instead")?;
+        let audit = audit.ok_or_else(|| {
+            FormError::unusable(
+                "statements",
+                "no bundle is loaded; paste statements instead",
+            )
+        })?;
         let mut all = statements_from_audit(audit);
         if !form.category.is_empty() {
             all.retain(|s| s.category.as_deref() == Some(form.category.as_str()));
         }
         if let Some(n) = rules::PER_CATEGORY
             .read(&form.per_category)
-            .map_err(|e| message("statements per category", &e))?
+            .map_err(|e| FormError::number("statements per category", e))?
         {
             all = sample_statements(&all, n as usize, seed);
         }
         all
     };
     if statements.is_empty() {
-        return Err("statements: none selected".into());
+        return Err(FormError::unusable("statements", "none selected"));
     }
     let templates = match form.family.as_str() {
         "bundle" => {
-            let audit = audit.ok_or("templates: no bundle is loaded")?;
+            let audit =
+                audit.ok_or_else(|| FormError::unusable("templates", "no bundle is loaded"))?;
             let t = templates_from_audit(audit);
             if t.is_empty() {
-                return Err("templates: the loaded bundle has no template texts".into());
+                return Err(FormError::unusable(
+                    "templates",
+                    "the loaded bundle has no template texts",
+                ));
             }
             t
         }
@@ -433,12 +459,12 @@ pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, St
                 prices: row.prices()?,
             })
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, FormError>>()?;
     let judges = form
         .judges
         .iter()
         .map(|row| row.judge(row.id.clone()))
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, FormError>>()?;
     let budget: u32 = if form.sampling == "full" {
         0
     } else {
@@ -475,63 +501,50 @@ pub fn PilotPanel() -> impl IntoView {
     let keys = Keys::new();
     let form = RwSignal::new(FormState::default());
     let plan_view = RwSignal::new(None::<Result<PlanSummary, String>>);
-    let out = Outputs {
-        snapshot: RwSignal::new(None::<Snapshot>),
-        store_error: RwSignal::new(None::<String>),
-    };
+    let out = Outputs::new();
     let action_error = RwSignal::new(None::<String>);
     let restored = RwSignal::new(None::<String>);
     let bundle_bytes = RwSignal::new(None::<(String, Arc<[u8]>)>);
 
     // A saved run from an earlier visit: restore it paused, offer to resume.
     spawn_local(async move {
-        match store::load().await {
-            Ok(Some(saved)) => {
+        let read = store::load().await.map(|saved| {
+            saved.map(|saved| -> Result<Restored, String> {
                 if let Ok(f) = serde_json::from_value::<FormState>(saved.form.clone()) {
                     form.set(f);
                 }
-                let restored_run = build_plan(saved.design.clone())
-                    .map_err(|e| e.to_string())
-                    .and_then(|plan| {
-                        let st = RunState::from_json(&saved.state).map_err(|e| e.to_string())?;
-                        st.check_plan(&plan).map_err(|e| e.to_string())?;
-                        Ok((plan, st))
-                    });
-                match restored_run {
-                    Ok((plan, st)) => {
-                        let unfinished = !st.finished() && !saved.cancelled;
-                        let p = st.progress().calls;
-                        let settings = settings(&form.get_untracked()).unwrap_or(Settings {
-                            concurrency: 4,
-                            timeout_ms: 60_000,
-                            max_wait_ms: atlas_pilot::retry::DEFAULT_MAX_WAIT_MS,
-                        });
-                        install_restored(
-                            Work::Pilot(Rc::new(plan)),
-                            st,
-                            saved.form,
-                            String::new(),
-                            settings,
-                            keys,
-                            out,
-                            saved.cancelled,
-                        );
-                        if unfinished {
-                            restored.set(Some(format!(
-                                "An unfinished run was found in this browser: {} of {} calls done.",
-                                p.done(),
-                                p.total
-                            )));
-                        }
-                    }
-                    Err(e) => out.store_error.set(Some(format!(
-                        "The saved run could not be restored ({e}); it was left in IndexedDB."
-                    ))),
-                }
-            }
-            Ok(None) => {}
-            Err(e) => out.store_error.set(Some(e)),
-        }
+                let plan = build_plan(saved.design.clone()).map_err(|e| e.to_string())?;
+                let st = RunState::from_json(&saved.state).map_err(|e| e.to_string())?;
+                st.check_plan(&plan).map_err(|e| e.to_string())?;
+                let unfinished = !st.finished() && !saved.cancelled;
+                let p = st.progress().calls;
+                let settings = settings(&form.get_untracked()).unwrap_or(Settings {
+                    concurrency: 4,
+                    timeout_ms: 60_000,
+                    max_wait_ms: atlas_pilot::retry::DEFAULT_MAX_WAIT_MS,
+                });
+                Ok(Restored {
+                    notice: unfinished.then(|| {
+                        format!(
+                            "An unfinished run was found in this browser: {} of {} calls done.",
+                            p.done(),
+                            p.total
+                        )
+                    }),
+                    cancelled: saved.cancelled,
+                    setup: RunSetup {
+                        work: Work::Pilot(Rc::new(plan)),
+                        state: st,
+                        form: saved.form,
+                        source: String::new(),
+                        settings,
+                        keys,
+                        out,
+                    },
+                })
+            })
+        });
+        restore(read, "run", restored, out.store_error);
     });
 
     let loaded_audit = move || state.loaded.get_untracked();
@@ -540,6 +553,7 @@ pub fn PilotPanel() -> impl IntoView {
         let loaded = loaded_audit();
         let f = form.get_untracked();
         let result = design(&f, loaded.as_ref().map(|l| &l.audit))
+            .map_err(String::from)
             .and_then(|d| build_plan(d).map_err(|e| e.to_string()))
             .map(|plan| PlanSummary::new(&plan, &f));
         plan_view.set(Some(result));
@@ -550,38 +564,29 @@ pub fn PilotPanel() -> impl IntoView {
         bundle_bytes.set(None);
         let f = form.get_untracked();
         let loaded = loaded_audit();
-        let result = (|| {
+        let setup = (|| -> Result<RunSetup, String> {
             let settings = settings(&f)?;
             let d = design(&f, loaded.as_ref().map(|l| &l.audit))?;
             let plan = build_plan(d).map_err(|e| e.to_string())?;
             plan_view.set(Some(Ok(PlanSummary::new(&plan, &f))));
-            let st = RunState::new(&plan);
-            let form_json = serde_json::to_value(&f).map_err(|e| e.to_string())?;
-            runner::install(
-                Work::Pilot(Rc::new(plan)),
-                st,
-                form_json,
-                String::new(),
+            Ok(RunSetup {
+                state: RunState::new(&plan),
+                work: Work::Pilot(Rc::new(plan)),
+                form: serde_json::to_value(&f).map_err(|e| e.to_string())?,
+                source: String::new(),
                 settings,
                 keys,
                 out,
-                Phase::Paused,
-            );
-            runner::resume(Kind::Pilot)
+            })
         })();
-        if let Err(e) = result {
-            action_error.set(Some(e));
+        match setup {
+            Ok(setup) => start(setup, action_error),
+            Err(e) => action_error.set(Some(e)),
         }
     };
     let do_discard = Callback::new(move |()| {
-        runner::discard(Kind::Pilot);
-        restored.set(None);
         bundle_bytes.set(None);
-        spawn_local(async move {
-            if let Err(e) = store::clear().await {
-                out.store_error.set(Some(e));
-            }
-        });
+        discard(Kind::Pilot, restored, out.store_error, store::clear);
     });
     let make_bundle = move || -> Result<(String, Arc<[u8]>), String> {
         let (st, plan) = runner::state_and_plan().ok_or("no run")?;
@@ -656,20 +661,10 @@ pub fn PilotPanel() -> impl IntoView {
                 " "
                 <button id="pilot-run" on:click=do_run>"Run the pilot"</button>
             </div>
-            {move || plan_view.get().map(|p| match p {
-                Ok(s) => s.view().into_any(),
-                Err(e) => view! { <div class="error" role="alert" id="pilot-plan-error">{e}</div> }.into_any(),
-            })}
-            {move || action_error.get().map(|m| view! {
-                <div class="error" role="alert" id="pilot-error">{m}</div>
-            })}
-            {move || out.snapshot.get().map(|s| view! {
-                <crate::pilot::run_controls::RunNotices prefix="pilot" snapshot=s.clone()/>
-                <RunView snapshot=s.clone()/>
-                <RunControls kind=Kind::Pilot prefix="pilot" snapshot=s open_label="Open as bundle in every view"
-                    discard_label="Discard the run" error=action_error restored
-                    on_open=do_open on_download=do_download on_discard=do_discard/>
-            })}
+            <RunSection kind=Kind::Pilot prefix="pilot" plan_view error=action_error restored snapshot=out.snapshot
+                table=|s| view! { <RunView snapshot=s/> }.into_any()
+                open_label="Open as bundle in every view" discard_label="Discard the run"
+                on_open=do_open on_download=do_download on_discard=do_discard/>
             <crate::pilot::judge_panel::BundleJudgeSection keys/>
             <crate::pilot::clinical_panel::ClinicalPilotSection keys/>
         </section>
@@ -692,8 +687,10 @@ impl PlanSummary {
             currency_note: plan.estimate.unpriced_calls > 0,
         }
     }
+}
 
-    fn view(self) -> impl IntoView {
+impl CheckedPlan for PlanSummary {
+    fn render(self) -> AnyView {
         let e = self.estimate;
         view! {
             <div class="pilot-estimate" id="pilot-estimate" data-calls=e.calls data-judge-calls=e.judge_calls data-total-calls=e.total_calls>
@@ -708,6 +705,7 @@ impl PlanSummary {
                 </p>
             </div>
         }
+        .into_any()
     }
 }
 
@@ -779,28 +777,20 @@ pub(crate) fn form_number_field<F: Send + Sync + 'static>(
 /// Provider rows, keys and the "remember" opt-in.
 #[component]
 fn ProvidersForm(form: RwSignal<FormState>, keys: Keys) -> impl IntoView {
-    let n_models = Memo::new(move |_| form.with(|f| f.models.len()));
-    let n_judges = Memo::new(move |_| form.with(|f| f.judges.len()));
     view! {
         <fieldset class="pilot-providers">
             <legend>"Models and keys"</legend>
-            {move || (0..n_models.get()).map(|i| provider_row(Rows::Models(form), keys, i)).collect_view()}
-            <button id="pilot-add-model" on:click=move |_| form.update(|f| {
-                let id = format!("m{}", f.models.len() + 1);
-                f.models.push(ProviderRow::new(&id));
-            })>"Add a model"</button>
-            " "
-            <button id="pilot-remove-model" on:click=move |_| form.update(|f| { if f.models.len() > 1 { f.models.pop(); } })>"Remove the last model"</button>
+            {row_list(Rows::Models(form), keys, RowButtons {
+                add_id: "pilot-add-model", add_label: "Add a model",
+                remove_id: Some("pilot-remove-model"), remove_label: "Remove the last model",
+                max: None, min: 1,
+            })}
             <h4>"Judges (0 to 3): code each Rationale E, QE, N, D or R"</h4>
-            {move || (0..n_judges.get()).map(|i| provider_row(Rows::Judges(form), keys, i)).collect_view()}
-            <button id="pilot-add-judge" on:click=move |_| form.update(|f| {
-                if f.judges.len() < atlas_pilot::judge::MAX_JUDGES {
-                    let id = format!("j{}", f.judges.len() + 1);
-                    f.judges.push(ProviderRow::new(&id));
-                }
-            })>"Add a judge"</button>
-            " "
-            <button on:click=move |_| form.update(|f| { f.judges.pop(); })>"Remove the last judge"</button>
+            {row_list(Rows::Judges(form), keys, RowButtons {
+                add_id: "pilot-add-judge", add_label: "Add a judge",
+                remove_id: None, remove_label: "Remove the last judge",
+                max: Some(atlas_pilot::judge::MAX_JUDGES), min: 0,
+            })}
             <p class="keys-note">
                 <label>
                     <input type="checkbox" id="pilot-remember"
@@ -878,6 +868,103 @@ impl Rows {
     /// judge's prompts are seed 001's).
     fn has_rubric(self) -> bool {
         matches!(self, Rows::Judges(_) | Rows::BundleJudges(_))
+    }
+
+    /// How many rows the list has (tracked).
+    fn count(self) -> usize {
+        match self {
+            Rows::Models(f) => f.with(|f| f.models.len()),
+            Rows::Judges(f) => f.with(|f| f.judges.len()),
+            Rows::BundleJudges(f) => f.with(|f| f.judges.len()),
+            Rows::ClinicalModels(f) => f.with(|f| f.models.len()),
+            Rows::ClinicalJudge(_) => 1,
+        }
+    }
+
+    /// Appends a new row with the next id (`m3`, `j2`, `bj2`, `cm2`).
+    fn push(self) {
+        match self {
+            Rows::Models(f) => f.update(|f| {
+                let id = format!("m{}", f.models.len() + 1);
+                f.models.push(ProviderRow::new(&id));
+            }),
+            Rows::Judges(f) => f.update(|f| {
+                let id = format!("j{}", f.judges.len() + 1);
+                f.judges.push(ProviderRow::new(&id));
+            }),
+            Rows::BundleJudges(f) => f.update(|f| {
+                let row = crate::pilot::judge_panel::judge_row(f.judges.len());
+                f.judges.push(row);
+            }),
+            Rows::ClinicalModels(f) => f.update(|f| {
+                let row = crate::pilot::clinical_panel::model_row(f.models.len());
+                f.models.push(row);
+            }),
+            Rows::ClinicalJudge(_) => {}
+        }
+    }
+
+    /// Removes the last row.
+    fn pop(self) {
+        match self {
+            Rows::Models(f) => f.update(|f| {
+                f.models.pop();
+            }),
+            Rows::Judges(f) => f.update(|f| {
+                f.judges.pop();
+            }),
+            Rows::BundleJudges(f) => f.update(|f| {
+                f.judges.pop();
+            }),
+            Rows::ClinicalModels(f) => f.update(|f| {
+                f.models.pop();
+            }),
+            Rows::ClinicalJudge(_) => {}
+        }
+    }
+}
+
+/// The buttons under a list of provider rows ([`row_list`]).
+pub(crate) struct RowButtons {
+    /// Element id of the add button.
+    pub(crate) add_id: &'static str,
+    /// Its label.
+    pub(crate) add_label: &'static str,
+    /// Element id of the remove button (`None`: no id).
+    pub(crate) remove_id: Option<&'static str>,
+    /// Its label.
+    pub(crate) remove_label: &'static str,
+    /// Most rows (`None`: no limit).
+    pub(crate) max: Option<usize>,
+    /// Fewest rows (the remove button does nothing at this count).
+    pub(crate) min: usize,
+}
+
+/// A list of provider rows ([`provider_row`]) with a button that adds a row and one that removes
+/// the last.
+pub(crate) fn row_list(rows: Rows, keys: Keys, buttons: RowButtons) -> impl IntoView {
+    let n = Memo::new(move |_| rows.count());
+    let RowButtons {
+        add_id,
+        add_label,
+        remove_id,
+        remove_label,
+        max,
+        min,
+    } = buttons;
+    view! {
+        {move || (0..n.get()).map(|i| provider_row(rows, keys, i)).collect_view()}
+        <button id=add_id on:click=move |_| {
+            if max.is_none_or(|m| rows.count() < m) {
+                rows.push();
+            }
+        }>{add_label}</button>
+        " "
+        <button id=remove_id on:click=move |_| {
+            if rows.count() > min {
+                rows.pop();
+            }
+        }>{remove_label}</button>
     }
 }
 
@@ -960,7 +1047,7 @@ pub(crate) fn provider_row(rows: Rows, keys: Keys, i: usize) -> impl IntoView {
             <span class="key-mask" id=format!("pilot-key-mask-{id}")>
                 {let id = id.clone(); move || keys.masked.with(|m| m.get(&id).cloned()).map(|m| format!("key: {m}")).unwrap_or_else(|| "no key (fine for local servers)".into())}
             </span>
-            " "{crate::pilot::connection_test::test_button(id.clone(), move || rows.get_untracked(i).ok_or_else(|| "this row is gone".to_string()).and_then(|r| r.provider()), keys)}
+            " "{crate::pilot::connection_test::test_button(id.clone(), move || rows.get_untracked(i).ok_or(FormError::RowGone).and_then(|r| r.provider()), keys)}
             <br/>
             <label>"Price per 1M input tokens "
                 <NumberInput id=format!("pilot-price-in-{id}") decimal=true size=6 shown=Signal::derive(field("price_in"))
@@ -1076,27 +1163,17 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
     }
 }
 
-/// `42 s`, `3 min 5 s`, `1 h 2 min`.
-pub(crate) fn duration(ms: u64) -> String {
-    let s = ms / 1000;
-    if s >= 3600 {
-        format!("{} h {} min", s / 3600, (s % 3600) / 60)
-    } else if s >= 60 {
-        format!("{} min {} s", s / 60, s % 60)
-    } else {
-        format!("{s} s")
-    }
-}
-
 /// Progress bar and results table.
 #[component]
 fn RunView(snapshot: Snapshot) -> impl IntoView {
+    let eta = snapshot.time_left();
     let c = snapshot.calls;
     let j = snapshot.judge_calls;
-    let eta = snapshot
-        .eta_ms
-        .map_or_else(|| "unknown".to_string(), duration);
-    let judges = !snapshot.rows.iter().all(|r| r.judges.is_empty());
+    let (rows, majority) = match snapshot.rows {
+        RunRows::Pilot { rows, majority } => (rows, majority),
+        RunRows::Judging { .. } | RunRows::Clinical { .. } => (Vec::new(), None),
+    };
+    let judges = !rows.iter().all(|r| r.judges.is_empty());
     view! {
         <div class="progress pilot-progress" id="pilot-progress" role="status"
             data-phase=snapshot.phase.key() data-total=c.total data-answered=c.answered data-failed=c.failed
@@ -1109,7 +1186,7 @@ fn RunView(snapshot: Snapshot) -> impl IntoView {
             {(j.total > 0).then(|| view! { <span>{format!("; judge calls {} of {} done ({} failed)", j.done(), j.total, j.failed)}</span> })}
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
-        {snapshot.majority.map(|m| view! { <p class="pilot-majority" id="pilot-majority" data-coded=m.coded() data-ties=m.ties data-too-few-votes=m.too_few_votes>{format!("Judge panel: {}.", m.describe())}</p> })}
+        {majority.map(|m| view! { <p class="pilot-majority" id="pilot-majority" data-coded=m.coded() data-ties=m.ties data-too-few-votes=m.too_few_votes>{format!("Judge panel: {}.", m.describe())}</p> })}
         <div class="scroll">
         <table class="pilot-results" id="pilot-results">
             <caption>"Responses (model text shown as text)"</caption>
@@ -1119,10 +1196,10 @@ fn RunView(snapshot: Snapshot) -> impl IntoView {
                 <th>"Rationale / response"</th><th>"reason"</th>{judges.then(|| view! { <th>"judges"</th> })}
             </tr></thead>
             <tbody>
-                {snapshot.rows.into_iter().map(|r| { let id = r.id.clone(); view! {
-                    <tr data-id=id data-status=r.status>
+                {rows.into_iter().map(|r| { let id = r.id.clone(); let status = r.status.as_str(); view! {
+                    <tr data-id=id data-status=status>
                         <td><code>{r.id}</code></td><td>{r.model}</td><td>{r.condition}</td><td>{r.template}</td>
-                        <td>{r.statement}</td><td>{r.repeat}</td><td>{r.status}</td><td>{r.attempts}</td>
+                        <td>{r.statement}</td><td>{r.repeat}</td><td>{status}</td><td>{r.attempts}</td>
                         <td>{r.selection}</td><td>{r.obtained}</td><td>{r.rule}</td>
                         <td class="text">{r.text}</td><td class="reason">{r.reason}</td>
                         {judges.then(|| view! { <td>{r.judges}</td> })}

@@ -1,35 +1,93 @@
 //! What the three run sections of the pilot panel share — a pilot ([`Kind::Pilot`]), judge coding of a
-//! loaded bundle ([`Kind::Judging`]) and a clinical pilot ([`Kind::Clinical`]): restoring a saved run
-//! after a reload, the notice that offers to resume it, the persistence error, what went wrong in a run
-//! (a server's long wait, providers stopped early, failures grouped by reason), and the buttons under
-//! a run, each enabled only when it applies. Element ids are `{prefix}-…` with the section's prefix (`pilot`, `bundle-judge`,
-//! `clinical-pilot`); the end-to-end tests use them.
+//! loaded bundle ([`Kind::Judging`]) and a clinical pilot ([`Kind::Clinical`]): starting a run,
+//! restoring a saved run after a reload and the notice that offers to resume it, discarding a run,
+//! the persistence error, and under the section's buttons ([`RunSection`]) the checked plan, what
+//! went wrong in a run (a server's long wait, providers stopped early, failures grouped by reason)
+//! and the buttons under a run, each enabled only when it applies. Element ids are `{prefix}-…`
+//! with the section's prefix (`pilot`, `bundle-judge`, `clinical-pilot`); the end-to-end tests use
+//! them.
 
-use atlas_pilot::RunState;
+use std::future::Future;
+
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
-use crate::pilot::runner::{self as runner, Kind, Outputs, Phase, Settings, Snapshot, Work};
-use crate::pilot::store::Keys;
+use crate::pilot::runner::{self as runner, Kind, Phase, RunSetup, Snapshot};
+use crate::pilot::store::StoreError;
 
 /// Installs a run read back from IndexedDB: paused (resumable), or cancelled when the user had
 /// cancelled it; its in-flight calls become pending again ([`runner::install`]).
-#[allow(clippy::too_many_arguments)]
-pub fn install_restored(
-    work: Work,
-    state: RunState,
-    form: serde_json::Value,
-    source: String,
-    settings: Settings,
-    keys: Keys,
-    out: Outputs,
-    cancelled: bool,
-) {
+pub fn install_restored(setup: RunSetup, cancelled: bool) {
     let phase = if cancelled {
         Phase::Cancelled
     } else {
         Phase::Paused
     };
-    runner::install(work, state, form, source, settings, keys, out, phase);
+    runner::install(setup, phase);
+}
+
+/// Installs a new run and starts it; a refusal (a key not typed yet) goes to `error`.
+pub fn start(setup: RunSetup, error: RwSignal<Option<String>>) {
+    let kind = setup.work.kind();
+    runner::install(setup, Phase::Paused);
+    if let Err(e) = runner::resume(kind) {
+        error.set(Some(e.to_string()));
+    }
+}
+
+/// A saved run read back, for [`restore`].
+pub struct Restored {
+    /// The run.
+    pub setup: RunSetup,
+    /// Whether the user had cancelled it (then it is not offered for resuming).
+    pub cancelled: bool,
+    /// The notice that offers to resume it; `None` when there is nothing to resume.
+    pub notice: Option<String>,
+}
+
+/// Installs a run read back from IndexedDB ([`install_restored`]) and shows its notice in
+/// `restored`. `read` is what the store gave: nothing saved, a record made into a run (or the
+/// reason it cannot be: it is left in IndexedDB and reported in `store_error` as "The saved `what`
+/// could not be restored"), or a store failure (reported as it is).
+pub fn restore(
+    read: Result<Option<Result<Restored, String>>, StoreError>,
+    what: &str,
+    restored: RwSignal<Option<String>>,
+    store_error: RwSignal<Option<String>>,
+) {
+    match read {
+        Ok(Some(Ok(run))) => {
+            install_restored(run.setup, run.cancelled);
+            if let Some(notice) = run.notice {
+                restored.set(Some(notice));
+            }
+        }
+        Ok(Some(Err(e))) => store_error.set(Some(format!(
+            "The saved {what} could not be restored ({e}); it was left in IndexedDB."
+        ))),
+        Ok(None) => {}
+        Err(e) => store_error.set(Some(e.to_string())),
+    }
+}
+
+/// Forgets the run of `kind` in this tab, hides its "unfinished run" notice and deletes its saved
+/// record with `clear`; a failure goes to `store_error`.
+pub fn discard<F>(
+    kind: Kind,
+    restored: RwSignal<Option<String>>,
+    store_error: RwSignal<Option<String>>,
+    clear: impl FnOnce() -> F,
+) where
+    F: Future<Output = Result<(), StoreError>> + 'static,
+{
+    runner::discard(kind);
+    restored.set(None);
+    let cleared = clear();
+    spawn_local(async move {
+        if let Err(e) = cleared.await {
+            store_error.set(Some(e.to_string()));
+        }
+    });
 }
 
 /// Resumes the run of `kind` and hides the "unfinished run" notice; a refusal (a key not typed yet)
@@ -42,7 +100,7 @@ pub fn resume_or_report(
     error.set(None);
     restored.set(None);
     if let Err(e) = runner::resume(kind) {
-        error.set(Some(e));
+        error.set(Some(e.to_string()));
     }
 }
 
@@ -183,7 +241,7 @@ pub fn RunControls(
                 on:click=move |_| {
                     error.set(None);
                     if let Err(e) = runner::retry_failed(kind) {
-                        error.set(Some(e));
+                        error.set(Some(e.to_string()));
                     }
                 }>"Retry failed calls"</button>
             " "<button id=format!("{prefix}-open") disabled=!a.bundle title="once a call has answered"
@@ -192,5 +250,54 @@ pub fn RunControls(
                 on:click=move |_| on_download.run(())>"Download bundle"</button>
             " "<button id=format!("{prefix}-discard") on:click=move |_| on_discard.run(())>{discard_label}</button>
         </div>
+    }
+}
+
+/// What "Check the plan" shows of a section's plan: the estimate, and the notes about it.
+pub trait CheckedPlan: Clone + Send + Sync + 'static {
+    /// The estimate's element (`{prefix}-estimate`).
+    fn render(self) -> AnyView;
+}
+
+/// What a section shows under its "Check the plan" and "Run" buttons: the checked plan or why it
+/// is refused (`{prefix}-plan-error`), why an action failed (`{prefix}-error`), and the run — what
+/// went wrong in it ([`RunNotices`]), its progress and table (`table`), and its buttons
+/// ([`RunControls`]).
+#[component]
+pub fn RunSection<P: CheckedPlan>(
+    kind: Kind,
+    prefix: &'static str,
+    /// The checked plan, or why it is refused.
+    plan_view: RwSignal<Option<Result<P, String>>>,
+    /// Why an action failed (a refused resume included).
+    error: RwSignal<Option<String>>,
+    /// The "unfinished run" notice, hidden on resume.
+    restored: RwSignal<Option<String>>,
+    /// The run, as the runner reports it.
+    snapshot: RwSignal<Option<Snapshot>>,
+    /// The run's progress bar and results table.
+    table: fn(Snapshot) -> AnyView,
+    /// The open button's label.
+    open_label: &'static str,
+    /// The discard button's label.
+    discard_label: &'static str,
+    on_open: Callback<()>,
+    on_download: Callback<()>,
+    on_discard: Callback<()>,
+) -> impl IntoView {
+    view! {
+        {move || plan_view.get().map(|p| match p {
+            Ok(s) => s.render(),
+            Err(e) => view! { <div class="error" role="alert" id=format!("{prefix}-plan-error")>{e}</div> }.into_any(),
+        })}
+        {move || error.get().map(|m| view! {
+            <div class="error" role="alert" id=format!("{prefix}-error")>{m}</div>
+        })}
+        {move || snapshot.get().map(|s| view! {
+            <RunNotices prefix snapshot=s.clone()/>
+            {table(s.clone())}
+            <RunControls kind prefix snapshot=s open_label discard_label error restored
+                on_open on_download on_discard/>
+        })}
     }
 }

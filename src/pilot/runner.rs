@@ -25,15 +25,15 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use atlas_pilot::clinical::{call_rows, ClinicalCallRow, ClinicalPlan, ClinicalProgress};
+use atlas_core::rq3::MajorityCounts;
+use atlas_pilot::clinical::{ClinicalCallRow, ClinicalPlan, ClinicalProgress, ClinicalRows};
 use atlas_pilot::connection::{Diagnosis, ProbeResult};
-use atlas_pilot::judge::{label_code, parse_judge_label};
 use atlas_pilot::provider::HttpRequest;
 use atlas_pilot::retry::server_wait_message;
 use atlas_pilot::run::{CallStatus, FailureGroup, RunError};
 use atlas_pilot::{
-    extract_completion, AttemptOutcome, BackoffPolicy, BundleJudgePlan, Job, KeyOwner, Next, Plan,
-    RunState, SecretKey, Settled,
+    AttemptOutcome, BackoffPolicy, BundleJudgePlan, FailureKind, Job, JudgedRow, JudgedRows,
+    KeyOwner, Next, PilotRow, PilotRows, Plan, RunState, SecretKey, Settled, Settling,
 };
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -78,7 +78,8 @@ impl Work {
         }
     }
 
-    fn kind(&self) -> Kind {
+    /// Which kind of run sends it.
+    pub fn kind(&self) -> Kind {
         match self {
             Work::Pilot(_) => Kind::Pilot,
             Work::Judging(_) => Kind::Judging,
@@ -126,64 +127,85 @@ impl Phase {
     }
 }
 
-/// One row of the results table (model text as plain strings: rendered as text, never HTML).
+/// The rows of a run's results table, by kind of run (model text as plain strings: rendered as
+/// text, never HTML), kept current call by call ([`atlas_pilot::rows`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct ResultRow {
-    /// Call id.
-    pub id: String,
-    /// Model id.
-    pub model: String,
-    /// Condition id.
-    pub condition: String,
-    /// Template id.
-    pub template: String,
-    /// Statement text.
-    pub statement: String,
-    /// Repeat from 1.
-    pub repeat: u32,
-    /// `pending`, `in_flight`, `answered`, `failed`.
-    pub status: &'static str,
-    /// Attempts made.
-    pub attempts: u32,
-    /// Selection as read (`""` for none).
-    pub selection: String,
-    /// How it was obtained (`regex`, `fallback`, `parser_failure`, `refusal`).
-    pub obtained: String,
-    /// The extraction rule.
-    pub rule: String,
-    /// The Rationale, else the response text.
-    pub text: String,
-    /// Why the call failed, or why its last attempt failed.
-    pub reason: String,
-    /// One label code per judge (`E`, `Q`, `N`, `D`, `R`, `.`), joined.
-    pub judges: String,
+pub enum RunRows {
+    /// A pilot: one row per audited call, in plan order.
+    Pilot {
+        /// The rows.
+        rows: Vec<PilotRow>,
+        /// The judge panel's binary majority with its ties and too few readable votes (a design
+        /// with judges).
+        majority: Option<MajorityCounts>,
+    },
+    /// Judge coding of a loaded bundle: one row per judge call, in plan order.
+    Judging {
+        /// The rows.
+        rows: Vec<JudgedRow>,
+        /// The new judges' binary majority.
+        majority: MajorityCounts,
+    },
+    /// A clinical pilot: one row per call, in plan order.
+    Clinical {
+        /// The rows.
+        rows: Vec<ClinicalCallRow>,
+        /// The counts of the rows (skipped and waiting calls included).
+        progress: ClinicalProgress,
+    },
 }
 
-/// One row of a judge coding's results table (model text as plain strings).
-#[derive(Debug, Clone, PartialEq)]
-pub struct JudgedRow {
-    /// Call id (`cell{index}:{judge id}`).
-    pub id: String,
-    /// Cell index in the bundle.
-    pub cell: u64,
-    /// Model level id of the judged response.
-    pub model: String,
-    /// The judge's id (the new column id).
-    pub judge: String,
-    /// Whether the judge is the model that produced the response.
-    pub self_judge: bool,
-    /// `pending`, `in_flight`, `answered`, `failed`.
-    pub status: &'static str,
-    /// Attempts made.
-    pub attempts: u32,
-    /// The label code read from the answer (`E`, `Q`, `N`, `D`, `R`, `.` for none).
-    pub label: String,
-    /// The judged Rationale text.
-    pub text: String,
-    /// The judge's answer.
-    pub answer: String,
-    /// Why the call failed, or why its last attempt failed.
-    pub reason: String,
+/// A run's results table kept current: brought up to date for each call that changes, rebuilt
+/// when many change at once (a new or restored run, pause, cancel, retry, an early stop).
+#[derive(Debug, Clone)]
+enum Table {
+    Pilot(PilotRows),
+    Judging(JudgedRows),
+    Clinical(ClinicalRows),
+}
+
+impl Table {
+    fn new(work: &Work, state: &RunState) -> Self {
+        match work {
+            Work::Pilot(plan) => Table::Pilot(PilotRows::new(plan, state)),
+            Work::Judging(plan) => Table::Judging(JudgedRows::new(plan, state)),
+            Work::Clinical(plan) => Table::Clinical(ClinicalRows::new(plan, state)),
+        }
+    }
+
+    /// After call (or judge call) `id` changed.
+    fn update(&mut self, work: &Work, state: &RunState, id: &str) {
+        match (self, work) {
+            (Table::Pilot(t), Work::Pilot(plan)) => t.update(plan, state, id),
+            (Table::Judging(t), Work::Judging(plan)) => t.update(plan, state, id),
+            (Table::Clinical(t), Work::Clinical(plan)) => t.update(plan, state, id),
+            (table, work) => *table = Table::new(work, state),
+        }
+    }
+
+    /// After the job added due calls (a pilot's judge calls).
+    fn add_due_calls(&mut self, work: &Work, state: &RunState) {
+        if let (Table::Pilot(t), Work::Pilot(plan)) = (self, work) {
+            t.add_judge_calls(plan, state);
+        }
+    }
+
+    fn rows(&self) -> RunRows {
+        match self {
+            Table::Pilot(t) => RunRows::Pilot {
+                rows: t.rows().to_vec(),
+                majority: t.majority(),
+            },
+            Table::Judging(t) => RunRows::Judging {
+                rows: t.rows().to_vec(),
+                majority: t.majority(),
+            },
+            Table::Clinical(t) => RunRows::Clinical {
+                rows: t.rows().to_vec(),
+                progress: t.progress(),
+            },
+        }
+    }
 }
 
 /// What the UI shows of the run.
@@ -199,17 +221,8 @@ pub struct Snapshot {
     pub eta_ms: Option<u64>,
     /// Pending calls waiting for a retry time.
     pub waiting: usize,
-    /// One row per audited call, in plan order (a pilot).
-    pub rows: Vec<ResultRow>,
-    /// One row per judge call, in plan order (judge coding of a loaded bundle).
-    pub judged: Vec<JudgedRow>,
-    /// One row per call, in plan order (a clinical pilot).
-    pub clinical: Vec<ClinicalCallRow>,
-    /// A clinical pilot's counts (skipped and waiting calls included).
-    pub clinical_progress: Option<ClinicalProgress>,
-    /// The judge panel's binary majority with its ties and too few readable votes (a pilot with
-    /// judges, or judge coding of a loaded bundle).
-    pub majority: Option<atlas_core::rq3::MajorityCounts>,
+    /// The results table.
+    pub rows: RunRows,
     /// The last problem of the scheduler itself (not of a call).
     pub problem: Option<String>,
     /// Providers stopped early: the crate's message, with the browser's diagnosis once it is in.
@@ -248,6 +261,8 @@ pub struct Settings {
 pub struct Runner {
     work: Work,
     state: RunState,
+    /// The results table, kept current with `state`.
+    table: Table,
     phase: Phase,
     settings: Settings,
     policy: BackoffPolicy,
@@ -288,21 +303,72 @@ pub struct Outputs {
     pub store_error: RwSignal<Option<String>>,
 }
 
-/// Installs a run (a new one, or one restored after a reload: its in-flight calls become pending
-/// again) in `phase` and shows it. Replaces any previous run of the same [`Kind`], aborting its calls.
-/// `source` names where a judged bundle came from (empty for a pilot). A judge coding's plan is saved
-/// here, once.
-#[allow(clippy::too_many_arguments)]
-pub fn install(
-    work: Work,
-    mut state: RunState,
-    form: serde_json::Value,
-    source: String,
-    settings: Settings,
-    keys: Keys,
-    out: Outputs,
-    phase: Phase,
-) {
+impl Outputs {
+    /// Empty signals: no run shown, no problem.
+    pub fn new() -> Self {
+        Outputs {
+            snapshot: RwSignal::new(None),
+            store_error: RwSignal::new(None),
+        }
+    }
+}
+
+impl Default for Outputs {
+    fn default() -> Self {
+        Outputs::new()
+    }
+}
+
+impl Snapshot {
+    /// The estimated time left in words (`3 min 5 s`), `unknown` before the first answer.
+    pub fn time_left(&self) -> String {
+        self.eta_ms.map_or_else(|| "unknown".to_string(), duration)
+    }
+}
+
+/// `42 s`, `3 min 5 s`, `1 h 2 min`.
+fn duration(ms: u64) -> String {
+    let s = ms / 1000;
+    if s >= 3600 {
+        format!("{} h {} min", s / 3600, (s % 3600) / 60)
+    } else if s >= 60 {
+        format!("{} min {} s", s / 60, s % 60)
+    } else {
+        format!("{s} s")
+    }
+}
+
+/// A run to install ([`install`]): what it sends, its state, what is saved with it, how it is sent
+/// and where it reports.
+pub struct RunSetup {
+    /// What the run sends.
+    pub work: Work,
+    /// Its state: new, or read back after a reload (its in-flight calls become pending again).
+    pub state: RunState,
+    /// The form it was made from, saved with the run (holds no key).
+    pub form: serde_json::Value,
+    /// Where a judged bundle came from, saved with a judge coding (empty for the other runs).
+    pub source: String,
+    /// How it is sent.
+    pub settings: Settings,
+    /// The keys of its provider rows.
+    pub keys: Keys,
+    /// The signals it reports into.
+    pub out: Outputs,
+}
+
+/// Installs a run in `phase` and shows it. Replaces any previous run of the same [`Kind`], aborting
+/// its calls. A judge coding's plan is saved here, once.
+pub fn install(setup: RunSetup, phase: Phase) {
+    let RunSetup {
+        work,
+        mut state,
+        form,
+        source,
+        settings,
+        keys,
+        out,
+    } = setup;
     let kind = work.kind();
     stop_current(kind);
     state.interrupt();
@@ -311,6 +377,7 @@ pub fn install(
         persist_judging_plan(plan, out.store_error);
     }
     let runner = Runner {
+        table: Table::new(&work, &state),
         work,
         state,
         phase: if finished && phase != Phase::Cancelled {
@@ -355,7 +422,7 @@ fn slot(kind: Kind) -> &'static std::thread::LocalKey<RefCell<Option<Runner>>> {
 fn stop_current(kind: Kind) {
     with_runner(kind, |r| {
         r.abort_all();
-        r.state.interrupt();
+        r.interrupt();
     });
 }
 
@@ -408,7 +475,7 @@ pub fn pause(kind: Kind) {
     with_runner(kind, |r| {
         if r.phase == Phase::Running {
             r.abort_all();
-            r.state.interrupt();
+            r.interrupt();
             r.phase = Phase::Paused;
             let _ = r.save(false);
             r.publish();
@@ -416,11 +483,26 @@ pub fn pause(kind: Kind) {
     });
 }
 
+/// Why a run cannot resume.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResumeError {
+    /// Provider rows whose provider needs a key that is not typed (`m1`, `bj2 (judge j-b)`,
+    /// `cm1 (model-a)`, `cj (judge)`).
+    #[error("type the API key of {} first (keys are not saved with the run)", .0.join(", "))]
+    MissingKeys(Vec<String>),
+}
+
+impl From<ResumeError> for String {
+    fn from(e: ResumeError) -> Self {
+        e.to_string()
+    }
+}
+
 /// Resumes a paused run (after a reload too). Calls whose provider needs a key must have one.
 ///
 /// # Errors
-/// The ids of provider rows whose key is missing.
-pub fn resume(kind: Kind) -> Result<(), String> {
+/// [`ResumeError::MissingKeys`].
+pub fn resume(kind: Kind) -> Result<(), ResumeError> {
     let missing = with_runner(kind, |r| {
         let mut missing: Vec<String> = Vec::new();
         match &r.work {
@@ -474,10 +556,7 @@ pub fn resume(kind: Kind) -> Result<(), String> {
     })
     .unwrap_or_default();
     if !missing.is_empty() {
-        return Err(format!(
-            "type the API key of {} first (keys are not saved with the run)",
-            missing.join(", ")
-        ));
+        return Err(ResumeError::MissingKeys(missing));
     }
     with_runner(kind, |r| {
         r.server_wait = None;
@@ -494,7 +573,7 @@ pub fn resume(kind: Kind) -> Result<(), String> {
 pub fn cancel(kind: Kind) {
     with_runner(kind, |r| {
         r.abort_all();
-        r.state.interrupt();
+        r.interrupt();
         r.phase = Phase::Cancelled;
         let _ = r.save(true);
         r.publish();
@@ -505,9 +584,10 @@ pub fn cancel(kind: Kind) {
 ///
 /// # Errors
 /// As [`resume`].
-pub fn retry_failed(kind: Kind) -> Result<(), String> {
+pub fn retry_failed(kind: Kind) -> Result<(), ResumeError> {
     with_runner(kind, |r| {
         r.state.retry_failed();
+        r.table = Table::new(&r.work, &r.state);
         r.diagnoses.clear();
         r.phase = Phase::Paused;
     });
@@ -526,6 +606,13 @@ pub fn discard(kind: Kind) {
 }
 
 impl Runner {
+    /// Every in-flight call back to pending ([`RunState::interrupt`]), the table rebuilt.
+    fn interrupt(&mut self) {
+        if self.state.interrupt() > 0 {
+            self.table = Table::new(&self.work, &self.state);
+        }
+    }
+
     fn abort_all(&mut self) {
         // Answers of the old generation are dropped, and so are their pending writes' slots.
         self.generation = next_generation();
@@ -594,7 +681,9 @@ impl Runner {
             .state
             .early_stops()
             .into_iter()
-            .filter(|s| s.reason.kind == "network" && !self.diagnoses.contains_key(&s.provider))
+            .filter(|s| {
+                s.reason.kind == FailureKind::Network && !self.diagnoses.contains_key(&s.provider)
+            })
             .map(|s| (s.provider.clone(), s.url.clone(), s.reason.message.clone()))
             .collect();
         for (provider, url, message) in stops {
@@ -668,25 +757,11 @@ impl Runner {
                 )
             })
             .count();
-        let (mut pilot_rows, mut judged, mut clinical, mut clinical_progress) =
-            (Vec::new(), Vec::new(), Vec::new(), None);
-        let mut majority = None;
-        match &self.work {
-            Work::Pilot(plan) => {
-                pilot_rows = rows(&self.state, plan);
-                if !plan.design.judges.is_empty() {
-                    majority = Some(atlas_pilot::run::pilot_judge_majority(&self.state, plan));
-                }
-            }
-            Work::Judging(plan) => {
-                judged = judged_rows(&self.state, plan);
-                majority = Some(atlas_pilot::bundle_judge::judge_majority(plan, &self.state));
-            }
-            Work::Clinical(plan) => {
-                clinical = call_rows(plan, &self.state);
-                clinical_progress = Some(ClinicalProgress::from_rows(&clinical));
-            }
-        }
+        let rows = self.table.rows();
+        let skipped = match &rows {
+            RunRows::Clinical { progress, .. } => Some(progress.skipped),
+            RunRows::Pilot { .. } | RunRows::Judging { .. } => None,
+        };
         let stops = self
             .state
             .early_stops()
@@ -703,11 +778,7 @@ impl Runner {
             judge_calls: progress.judge_calls,
             eta_ms: progress.eta_ms(self.settings.concurrency),
             waiting,
-            rows: pilot_rows,
-            judged,
-            clinical,
-            clinical_progress,
-            majority,
+            rows,
             problem: self.problem.clone(),
             stops,
             failure_groups: self.state.failure_groups(),
@@ -721,7 +792,7 @@ impl Runner {
                 Kind::Clinical => "__atlasClinical",
             },
             &progress,
-            clinical_progress.map(|p| p.skipped),
+            skipped,
             self.phase,
         );
     }
@@ -755,176 +826,6 @@ fn publish_counts(
         set("skipped", JsValue::from_f64(n as f64));
     }
     let _ = js_sys::Reflect::set(&window, &JsValue::from_str(name), &o);
-}
-
-/// The results table's rows.
-pub fn rows(state: &RunState, plan: &Plan) -> Vec<ResultRow> {
-    let design = &plan.design;
-    let mut judge_labels: HashMap<&str, Vec<(usize, char)>> = HashMap::new();
-    for j in &state.judge_calls {
-        let slot = design
-            .judges
-            .iter()
-            .position(|d| d.id == j.judge)
-            .unwrap_or(0);
-        let code = match &j.status {
-            CallStatus::Answered { completion, .. } => {
-                label_code(parse_judge_label(&completion.text).ok())
-            }
-            _ => '.',
-        };
-        judge_labels
-            .entry(j.call.as_str())
-            .or_default()
-            .push((slot, code));
-    }
-    plan.calls
-        .iter()
-        .zip(&state.calls)
-        .map(|(call, record)| {
-            let c = call.cell;
-            let get = |v: Option<&String>| v.cloned().unwrap_or_default();
-            let mut row = ResultRow {
-                id: call.id.clone(),
-                model: get(design.models.get(c.model as usize).map(|m| &m.id)),
-                condition: get(design.conditions.get(c.condition as usize).map(|m| &m.id)),
-                template: get(design.templates.get(c.template as usize).map(|m| &m.id)),
-                statement: get(design.statements.get(c.statement as usize).map(|m| &m.text)),
-                repeat: c.repeat + 1,
-                status: "pending",
-                attempts: 0,
-                selection: String::new(),
-                obtained: String::new(),
-                rule: String::new(),
-                text: String::new(),
-                reason: String::new(),
-                judges: String::new(),
-            };
-            match &record.status {
-                CallStatus::Pending {
-                    attempts,
-                    last_error,
-                    ..
-                } => {
-                    row.attempts = *attempts;
-                    row.reason = last_error
-                        .as_ref()
-                        .map(|e| e.message.clone())
-                        .unwrap_or_default();
-                }
-                CallStatus::InFlight { attempt, .. } => {
-                    row.status = "in_flight";
-                    row.attempts = *attempt;
-                }
-                CallStatus::Answered {
-                    completion,
-                    attempts,
-                    ..
-                } => {
-                    row.status = "answered";
-                    row.attempts = *attempts;
-                    if let Some(t) = plan.template_of(call) {
-                        let x = extract_completion(completion, &t.answer_space);
-                        row.selection = x.raw.clone();
-                        row.obtained = key_of(&x.obtained);
-                        row.rule = key_of(&x.rule);
-                        if !x.normalised.is_empty() {
-                            let names: Vec<&str> =
-                                x.normalised.iter().map(|n| n.as_str()).collect();
-                            row.rule = format!("{} (normalised: {})", row.rule, names.join(", "));
-                        }
-                        row.text = x
-                            .rationale
-                            .clone()
-                            .unwrap_or_else(|| completion.text.trim().to_string());
-                    }
-                }
-                CallStatus::Failed { reason, attempts } => {
-                    row.status = "failed";
-                    row.attempts = *attempts;
-                    row.reason = reason.message.clone();
-                }
-            }
-            if !design.judges.is_empty() {
-                let mut codes = vec!['.'; design.judges.len()];
-                for (slot, code) in judge_labels.get(call.id.as_str()).into_iter().flatten() {
-                    if let Some(s) = codes.get_mut(*slot) {
-                        *s = *code;
-                    }
-                }
-                row.judges = codes.into_iter().collect();
-            }
-            row
-        })
-        .collect()
-}
-
-/// The judge coding's rows: one per judge call, in plan order.
-pub fn judged_rows(state: &RunState, plan: &BundleJudgePlan) -> Vec<JudgedRow> {
-    plan.calls
-        .iter()
-        .zip(&state.calls)
-        .map(|(call, record)| {
-            let item = plan.item_of(call);
-            let mut row = JudgedRow {
-                id: call.id.clone(),
-                cell: item.map_or(0, |i| i.cell),
-                model: item.map(|i| i.model.clone()).unwrap_or_default(),
-                judge: plan
-                    .judge_of(call)
-                    .map(|j| j.id.clone())
-                    .unwrap_or_default(),
-                self_judge: call.self_judge,
-                status: "pending",
-                attempts: 0,
-                label: String::new(),
-                text: item.map(|i| i.text.clone()).unwrap_or_default(),
-                answer: String::new(),
-                reason: String::new(),
-            };
-            match &record.status {
-                CallStatus::Pending {
-                    attempts,
-                    last_error,
-                    ..
-                } => {
-                    row.attempts = *attempts;
-                    row.reason = last_error
-                        .as_ref()
-                        .map(|e| e.message.clone())
-                        .unwrap_or_default();
-                }
-                CallStatus::InFlight { attempt, .. } => {
-                    row.status = "in_flight";
-                    row.attempts = *attempt;
-                }
-                CallStatus::Answered {
-                    completion,
-                    attempts,
-                    ..
-                } => {
-                    row.status = "answered";
-                    row.attempts = *attempts;
-                    row.label = label_code(parse_judge_label(&completion.text).ok()).to_string();
-                    row.answer = completion.text.trim().to_string();
-                }
-                CallStatus::Failed { reason, attempts } => {
-                    row.status = "failed";
-                    row.attempts = *attempts;
-                    row.label = ".".into();
-                    row.reason = reason.message.clone();
-                }
-            }
-            row
-        })
-        .collect()
-}
-
-fn key_of<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }
 
 fn now() -> u64 {
@@ -965,15 +866,17 @@ fn pump(kind: Kind) {
                     r.problem = Some(e.to_string());
                     continue;
                 }
+                r.table.update(&work, &r.state, &id);
                 match request {
                     Ok(request) => {
                         let Ok(controller) = web_sys::AbortController::new() else {
                             let _ = r.state.fail_now(
                                 &id,
-                                "request",
+                                FailureKind::Request,
                                 "the browser could not create an AbortController",
                                 &key,
                             );
+                            r.table.update(&work, &r.state, &id);
                             continue;
                         };
                         r.controllers.insert(id.clone(), controller.clone());
@@ -987,7 +890,10 @@ fn pump(kind: Kind) {
                         });
                     }
                     Err(e) => {
-                        let _ = r.state.fail_now(&id, "request", &e.to_string(), &key);
+                        let _ = r
+                            .state
+                            .fail_now(&id, FailureKind::Request, &e.to_string(), &key);
+                        r.table.update(&work, &r.state, &id);
                     }
                 }
             }
@@ -997,6 +903,7 @@ fn pump(kind: Kind) {
                 && r.state.progress().calls.remaining() == 0
                 && job.add_due_calls(&mut r.state) > 0
             {
+                r.table.add_due_calls(&work, &r.state);
                 continue;
             }
             break;
@@ -1049,14 +956,14 @@ async fn send(kind: Kind, launch: Launch) {
         let work = r.work.clone();
         let job = work.job();
         let stops_before = r.state.early_stops().len();
-        let result: Result<Settled, RunError> = job.settle_attempt(
-            &mut r.state,
-            &launch.id,
-            outcome,
-            &launch.key,
-            &r.policy,
-            now,
-        );
+        let at = Settling {
+            key: &launch.key,
+            policy: &r.policy,
+            now_ms: now,
+        };
+        let result: Result<Settled, RunError> =
+            job.settle_attempt(&mut r.state, &launch.id, outcome, &at);
+        r.table.update(&work, &r.state, &launch.id);
         match result {
             Ok(Settled::Error {
                 next: Next::Pause {
@@ -1076,6 +983,8 @@ async fn send(kind: Kind, launch: Launch) {
             Err(e) => r.problem = Some(launch.key.scrub(&e.to_string())),
         }
         if r.state.early_stops().len() > stops_before {
+            // The stopped provider's pending calls failed at once.
+            r.table = Table::new(&work, &r.state);
             r.diagnose_new_stops(kind);
         }
         let seq = r.save(false);

@@ -104,6 +104,55 @@ pub struct SavedJudging {
     pub source: String,
 }
 
+/// What went wrong with the pilot's records in IndexedDB (shown to the user; a record that cannot
+/// be read is left in place).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The database could not be opened: the browser's message.
+    #[error("IndexedDB could not be opened: {0}")]
+    Open(String),
+    /// A record could not be written: the browser's message.
+    #[error("saving the run in IndexedDB failed: {0}")]
+    Write(String),
+    /// A record could not be read: the browser's message.
+    #[error("reading the saved run from IndexedDB failed: {0}")]
+    Read(String),
+    /// A record could not be deleted: the browser's message.
+    #[error("deleting the saved run failed: {0}")]
+    Delete(String),
+    /// A record could not be made into JSON: which record (`the run`, `the judge coding`, …).
+    #[error("{what} could not be serialised: {message}")]
+    Serialise {
+        /// The record.
+        what: &'static str,
+        /// serde's message.
+        message: String,
+    },
+    /// A saved record is not the JSON this build writes: which record (`run`, `judge coding`,
+    /// `judge coding's plan`, `clinical pilot`).
+    #[error("the saved {what} could not be read ({message}); it was left in place")]
+    Unreadable {
+        /// The record.
+        what: &'static str,
+        /// serde's message.
+        message: String,
+    },
+    /// A saved judge coding without its plan.
+    #[error("the saved judge coding has no saved plan; it was left in place")]
+    NoJudgingPlan,
+    /// A saved judge coding whose saved plan has another fingerprint.
+    #[error(
+        "the saved judge coding and its saved plan do not belong together; they were left in place"
+    )]
+    JudgingPlanMismatch,
+}
+
+impl From<StoreError> for String {
+    fn from(e: StoreError) -> Self {
+        e.to_string()
+    }
+}
+
 thread_local! {
     static DB: RefCell<Option<Rc<Rexie>>> = const { RefCell::new(None) };
     /// Records waiting to be written, by key: the sequence number of the oldest state not yet
@@ -121,7 +170,7 @@ thread_local! {
     static WAITERS: RefCell<Vec<(u64, oneshot::Sender<()>)>> = const { RefCell::new(Vec::new()) };
 }
 
-async fn db() -> Result<Rc<Rexie>, String> {
+async fn db() -> Result<Rc<Rexie>, StoreError> {
     if let Some(db) = DB.with_borrow(Clone::clone) {
         return Ok(db);
     }
@@ -130,15 +179,15 @@ async fn db() -> Result<Rc<Rexie>, String> {
         .add_object_store(ObjectStore::new(STORE))
         .build()
         .await
-        .map_err(|e| format!("IndexedDB could not be opened: {e}"))?;
+        .map_err(|e| StoreError::Open(e.to_string()))?;
     let db = Rc::new(db);
     DB.with_borrow_mut(|slot| *slot = Some(db.clone()));
     Ok(db)
 }
 
-async fn put(key: &str, json: &str) -> Result<(), String> {
+async fn put(key: &str, json: &str) -> Result<(), StoreError> {
     let db = db().await?;
-    let fail = |e: rexie::Error| format!("saving the run in IndexedDB failed: {e}");
+    let fail = |e: rexie::Error| StoreError::Write(e.to_string());
     let tx = db
         .transaction(&[STORE], TransactionMode::ReadWrite)
         .map_err(fail)?;
@@ -196,13 +245,17 @@ pub fn persist_clinical(saved: &SavedClinical, error: RwSignal<Option<String>>) 
 fn queue_json(
     key: &'static str,
     json: serde_json::Result<String>,
-    what: &str,
+    what: &'static str,
     error: RwSignal<Option<String>>,
 ) -> Option<u64> {
     match json {
         Ok(json) => Some(queue(key, json, error)),
         Err(e) => {
-            error.set(Some(format!("{what} could not be serialised: {e}")));
+            let e = StoreError::Serialise {
+                what,
+                message: e.to_string(),
+            };
+            error.set(Some(e.to_string()));
             None
         }
     }
@@ -243,7 +296,7 @@ fn queue(key: &'static str, json: String, error: RwSignal<Option<String>>) -> u6
                         WRITES.set(WRITES.get() + 1);
                         publish_writes();
                     }
-                    Err(e) => error.set(Some(e)),
+                    Err(e) => error.set(Some(e.to_string())),
                 }
                 mark_done();
             }
@@ -283,9 +336,9 @@ fn publish_writes() {
     }
 }
 
-async fn get(key: &str) -> Result<Option<String>, String> {
+async fn get(key: &str) -> Result<Option<String>, StoreError> {
     let db = db().await?;
-    let fail = |e: rexie::Error| format!("reading the saved run from IndexedDB failed: {e}");
+    let fail = |e: rexie::Error| StoreError::Read(e.to_string());
     let tx = db
         .transaction(&[STORE], TransactionMode::ReadOnly)
         .map_err(fail)?;
@@ -294,7 +347,7 @@ async fn get(key: &str) -> Result<Option<String>, String> {
     Ok(value.and_then(|v| v.as_string()))
 }
 
-async fn delete(keys: &[&'static str]) -> Result<(), String> {
+async fn delete(keys: &[&'static str]) -> Result<(), StoreError> {
     QUEUED.with_borrow_mut(|q| {
         for k in keys {
             q.remove(k);
@@ -302,7 +355,7 @@ async fn delete(keys: &[&'static str]) -> Result<(), String> {
     });
     mark_done(); // states that will no longer be written keep nobody waiting
     let db = db().await?;
-    let fail = |e: rexie::Error| format!("deleting the saved run failed: {e}");
+    let fail = |e: rexie::Error| StoreError::Delete(e.to_string());
     let tx = db
         .transaction(&[STORE], TransactionMode::ReadWrite)
         .map_err(fail)?;
@@ -314,16 +367,26 @@ async fn delete(keys: &[&'static str]) -> Result<(), String> {
     Ok(())
 }
 
+/// Saved record `what` read from its JSON `text`.
+fn read_json<T: serde::de::DeserializeOwned>(
+    text: &str,
+    what: &'static str,
+) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Unreadable {
+        what,
+        message: e.to_string(),
+    })
+}
+
 /// The saved run, if any.
 ///
 /// # Errors
 /// IndexedDB failures and a record that does not parse.
-pub async fn load() -> Result<Option<SavedRun>, String> {
+pub async fn load() -> Result<Option<SavedRun>, StoreError> {
     let Some(text) = get(CURRENT).await? else {
         return Ok(None);
     };
-    let saved: SavedRun = serde_json::from_str(&text)
-        .map_err(|e| format!("the saved run could not be read ({e}); it was left in place"))?;
+    let saved: SavedRun = read_json(&text, "run")?;
     Ok((saved.format == SAVED_FORMAT).then_some(saved))
 }
 
@@ -331,7 +394,7 @@ pub async fn load() -> Result<Option<SavedRun>, String> {
 ///
 /// # Errors
 /// IndexedDB failures.
-pub async fn clear() -> Result<(), String> {
+pub async fn clear() -> Result<(), StoreError> {
     delete(&[CURRENT]).await
 }
 
@@ -339,25 +402,19 @@ pub async fn clear() -> Result<(), String> {
 ///
 /// # Errors
 /// IndexedDB failures and records that do not parse or do not belong together.
-pub async fn load_judging() -> Result<Option<(SavedJudging, atlas_pilot::BundleJudgePlan)>, String>
-{
+pub async fn load_judging(
+) -> Result<Option<(SavedJudging, atlas_pilot::BundleJudgePlan)>, StoreError> {
     let Some(text) = get(JUDGING).await? else {
         return Ok(None);
     };
-    let saved: SavedJudging = serde_json::from_str(&text).map_err(|e| {
-        format!("the saved judge coding could not be read ({e}); it was left in place")
-    })?;
+    let saved: SavedJudging = read_json(&text, "judge coding")?;
     if saved.format != JUDGING_FORMAT {
         return Ok(None);
     }
-    let plan_text = get(JUDGING_PLAN)
-        .await?
-        .ok_or("the saved judge coding has no saved plan; it was left in place")?;
-    let plan: atlas_pilot::BundleJudgePlan = serde_json::from_str(&plan_text).map_err(|e| {
-        format!("the saved judge coding's plan could not be read ({e}); it was left in place")
-    })?;
+    let plan_text = get(JUDGING_PLAN).await?.ok_or(StoreError::NoJudgingPlan)?;
+    let plan: atlas_pilot::BundleJudgePlan = read_json(&plan_text, "judge coding's plan")?;
     if plan.fingerprint != saved.plan_fingerprint {
-        return Err("the saved judge coding and its saved plan do not belong together; they were left in place".into());
+        return Err(StoreError::JudgingPlanMismatch);
     }
     Ok(Some((saved, plan)))
 }
@@ -366,7 +423,7 @@ pub async fn load_judging() -> Result<Option<(SavedJudging, atlas_pilot::BundleJ
 ///
 /// # Errors
 /// IndexedDB failures.
-pub async fn clear_judging() -> Result<(), String> {
+pub async fn clear_judging() -> Result<(), StoreError> {
     delete(&[JUDGING, JUDGING_PLAN]).await
 }
 
@@ -374,13 +431,11 @@ pub async fn clear_judging() -> Result<(), String> {
 ///
 /// # Errors
 /// IndexedDB failures and a record that does not parse.
-pub async fn load_clinical() -> Result<Option<SavedClinical>, String> {
+pub async fn load_clinical() -> Result<Option<SavedClinical>, StoreError> {
     let Some(text) = get(CLINICAL).await? else {
         return Ok(None);
     };
-    let saved: SavedClinical = serde_json::from_str(&text).map_err(|e| {
-        format!("the saved clinical pilot could not be read ({e}); it was left in place")
-    })?;
+    let saved: SavedClinical = read_json(&text, "clinical pilot")?;
     Ok((saved.format == CLINICAL_FORMAT).then_some(saved))
 }
 
@@ -388,7 +443,7 @@ pub async fn load_clinical() -> Result<Option<SavedClinical>, String> {
 ///
 /// # Errors
 /// IndexedDB failures.
-pub async fn clear_clinical() -> Result<(), String> {
+pub async fn clear_clinical() -> Result<(), StoreError> {
     delete(&[CLINICAL]).await
 }
 
