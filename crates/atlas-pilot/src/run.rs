@@ -1440,7 +1440,7 @@ pub enum KeyOwner<'a> {
     },
 }
 
-/// What a runner — the browser's `fetch` loop (`src/pilot_runner.rs`) or the native `atlas pilot
+/// What a runner — the browser's `fetch` loop (`src/pilot/runner.rs`) or the native `atlas pilot
 /// run` / `atlas pilot judge` — needs of the calls it sends, whatever made them: a pilot [`Plan`]
 /// (audited calls, then judge calls) or judge coding of a loaded bundle's Rationales
 /// ([`crate::bundle_judge::BundleJudgePlan`]). The calls' statuses live in a [`RunState`] either way,
