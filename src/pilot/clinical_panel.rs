@@ -19,6 +19,7 @@
 //! shows as not available until `atlas clinical embed` adds them to the downloaded file. Model text is
 //! put in the page as text nodes only.
 
+use crate::pilot::form::{ClinicalForm, MAX_MODELS};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -32,19 +33,15 @@ use atlas_pilot::plan::{Estimate, Limits};
 use atlas_pilot::{Params, RunState};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde::{Deserialize, Serialize};
 
+use crate::pilot::fields::{form_number_field, provider_row, row_list, RowButtons};
 use crate::pilot::form::FormError;
-use crate::pilot::panel::{
-    decimal, form_number_field, limits_of, provider_row, row_list, rules, run_settings, whole,
-    ProviderRow, RowButtons, Rows,
-};
+use crate::pilot::form::{decimal, limits_of, rules, run_settings, whole, Rows};
 use crate::pilot::run_controls::{
     discard, restore, start, CheckedPlan, Restored, RunSection, SavedRunNotices,
 };
 use crate::pilot::runner::{
-    self as runner, clinical_row_id, Kind, Outputs, RunRows, RunSetup, Settings, Snapshot, Work,
-    CLINICAL_JUDGE_ROW,
+    self as runner, Kind, Outputs, RunRows, RunSetup, Settings, Snapshot, Work,
 };
 use crate::pilot::store::{self as store, Keys};
 use crate::state::AtlasState;
@@ -52,88 +49,6 @@ use crate::state::AtlasState;
 /// The plan of the shipped clinical demo, whose design holds its 20 MedQA questions (MIT License;
 /// `static/bundles/clinical-demo-smollm2/ATTRIBUTION.md`).
 pub const DEMO_PLAN: &str = "static/bundles/clinical-demo-smollm2/state/plan.json";
-
-/// Most audited models.
-pub const MAX_MODELS: usize = 3;
-
-/// Everything typed into the section (saved with the run; holds no key and no question text).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ClinicalForm {
-    /// One to three audited models, key rows `cm1`…`cm3`; the bundle's model id is the model name
-    /// made an id ([`model_level_id`]).
-    pub models: Vec<ProviderRow>,
-    /// Whether a separate judge (row `cj`) codes plausibility and stereotypes; else each model judges
-    /// itself.
-    pub separate_judge: bool,
-    /// The judge row.
-    pub judge: ProviderRow,
-    /// `demo` (the shipped demo's 20 questions) or `file` (a MedQA JSON Lines file).
-    pub items_source: String,
-    /// Questions to draw.
-    pub n: String,
-    /// Seed of the draw and of the retry jitter (seed 001 §3.2 used 42).
-    pub seed: String,
-    /// Temperature of the audited model's calls (seed 001 §3.5: 0.7).
-    pub temperature: String,
-    /// Temperature of the judge calls (seed 001 §3.5: 0.0).
-    pub judge_temperature: String,
-    /// Most output tokens of an answer or re-answer.
-    pub max_tokens: String,
-    /// Most output tokens of a counterfactual (it rewrites the whole question).
-    pub counterfactual_max_tokens: String,
-    /// Most output tokens of a judge call.
-    pub judge_max_tokens: String,
-    /// Calls in flight.
-    pub concurrency: String,
-    /// Per-call timeout, seconds.
-    pub timeout_s: String,
-    /// The longest server wait (`Retry-After`) honoured without pausing, seconds.
-    #[serde(default = "crate::pilot::panel::default_max_wait_s")]
-    pub max_wait_s: String,
-    /// Hard cap: most calls (audited plus judge calls, 16 per model × question).
-    #[serde(default = "default_max_calls")]
-    pub max_calls: String,
-    /// Hard cap: most estimated cost in the prices' currency (empty = none).
-    #[serde(default)]
-    pub max_cost: String,
-    /// The bundle's title.
-    pub title: String,
-}
-
-fn default_max_calls() -> String {
-    Limits::default().max_calls.to_string()
-}
-
-/// A new audited model row `cm{i + 1}`.
-pub(crate) fn model_row(i: usize) -> ProviderRow {
-    ProviderRow::new(&clinical_row_id(i))
-}
-
-impl Default for ClinicalForm {
-    fn default() -> Self {
-        let mut model = model_row(0);
-        model.model = "gpt-4o-mini".into();
-        ClinicalForm {
-            models: vec![model],
-            separate_judge: false,
-            judge: ProviderRow::new(CLINICAL_JUDGE_ROW),
-            items_source: "demo".into(),
-            n: "5".into(),
-            seed: "42".into(),
-            temperature: "0.7".into(),
-            judge_temperature: "0".into(),
-            max_tokens: "256".into(),
-            counterfactual_max_tokens: "512".into(),
-            judge_max_tokens: "256".into(),
-            concurrency: "2".into(),
-            timeout_s: "120".into(),
-            max_wait_s: crate::pilot::panel::default_max_wait_s(),
-            max_calls: default_max_calls(),
-            max_cost: String::new(),
-            title: "My clinical pilot".into(),
-        }
-    }
-}
 
 /// Questions to draw from, with where they came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -385,7 +300,7 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                 let unfinished = !plan.finished(&st) && !saved.cancelled;
                 let f = form.get_untracked();
                 let settings = run_settings(&f.concurrency, &f.timeout_s)
-                    .and_then(|s| crate::pilot::panel::with_max_wait(s, &f.max_wait_s))
+                    .and_then(|s| crate::pilot::form::with_max_wait(s, &f.max_wait_s))
                     .unwrap_or(Settings {
                         concurrency: 2,
                         timeout_ms: 120_000,
@@ -484,7 +399,7 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
         let prepared = (|| -> Result<_, String> {
             let s = run_settings(&f.concurrency, &f.timeout_s)?;
             Ok((
-                crate::pilot::panel::with_max_wait(s, &f.max_wait_s)?,
+                crate::pilot::form::with_max_wait(s, &f.max_wait_s)?,
                 serde_json::to_value(&f).map_err(|e| e.to_string())?,
             ))
         })();

@@ -17,7 +17,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::browser::fetch::fetch_within;
-use crate::pilot::form::FormError;
+use crate::pilot::form::error::FormError;
 use crate::pilot::store::Keys;
 
 /// The timeout of a connection test's call, ms.

@@ -19,6 +19,7 @@
 //! still load from where the judged bundle came from), **Download bundle** saves it. Model text is put
 //! in the page as text nodes only.
 
+use crate::pilot::form::JudgingForm;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -33,72 +34,17 @@ use atlas_pilot::{
 };
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde::{Deserialize, Serialize};
 
+use crate::pilot::fields::{form_number_field, row_list, RowButtons};
 use crate::pilot::form::FormError;
-use crate::pilot::panel::{
-    form_number_field, limits_of, row_list, rules, run_settings, whole, ProviderRow, RowButtons,
-    Rows,
-};
+use crate::pilot::form::{limits_of, rules, run_settings, whole, Rows};
 use crate::pilot::run_controls::{
     discard, restore, start, CheckedPlan, Restored, RunSection, SavedRunNotices,
 };
-use crate::pilot::runner::{
-    self as runner, judging_row_id, Kind, Outputs, RunRows, RunSetup, Snapshot, Work,
-};
+use crate::pilot::runner::{self as runner, Kind, Outputs, RunRows, RunSetup, Snapshot, Work};
 use crate::pilot::store::{self as store, Keys};
 use crate::state::{AtlasState, Loaded};
 use crate::ui::format::thousands;
-
-/// Everything typed into the section (saved with the run; holds no key).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JudgingForm {
-    /// One to three judge rows, ids `bj1`…`bj3` (their keys' row ids), each with its new column id.
-    pub judges: Vec<ProviderRow>,
-    /// `all`, `first` or `sample`.
-    pub scope: String,
-    /// N of `first` / `sample`.
-    pub n: String,
-    /// Seed of `sample` and of the retry jitter.
-    pub seed: String,
-    /// Model level ids whose responses are judged; empty = every model.
-    pub models: Vec<String>,
-    /// Hard cap: calls.
-    pub max_calls: String,
-    /// Hard cap: cost (`""` = none).
-    pub max_cost: String,
-    /// Calls in flight.
-    pub concurrency: String,
-    /// Per-call timeout, seconds.
-    pub timeout_s: String,
-    /// The longest server wait (`Retry-After`) honoured without pausing, seconds.
-    #[serde(default = "crate::pilot::panel::default_max_wait_s")]
-    pub max_wait_s: String,
-}
-
-/// A new judge row `bj{i + 1}` with the column id `judge-{i + 1}`.
-pub(crate) fn judge_row(i: usize) -> ProviderRow {
-    let mut row = ProviderRow::new(&judging_row_id(i));
-    row.column = format!("judge-{}", i + 1);
-    row
-}
-
-impl Default for JudgingForm {
-    fn default() -> Self {
-        JudgingForm {
-            judges: vec![judge_row(0)],
-            scope: "first".into(),
-            n: "20".into(),
-            seed: "1".into(),
-            models: Vec::new(),
-            max_calls: "1000".into(),
-            max_cost: String::new(),
-            concurrency: "4".into(),
-            timeout_s: "60".into(),
-            max_wait_s: crate::pilot::panel::default_max_wait_s(),
-        }
-    }
-}
 
 /// The design of the form.
 ///
@@ -273,7 +219,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                 let unfinished = !st.finished() && !saved.cancelled;
                 let f = form.get_untracked();
                 let settings = run_settings(&f.concurrency, &f.timeout_s)
-                    .and_then(|s| crate::pilot::panel::with_max_wait(s, &f.max_wait_s))
+                    .and_then(|s| crate::pilot::form::with_max_wait(s, &f.max_wait_s))
                     .unwrap_or(runner::Settings {
                         concurrency: 4,
                         timeout_ms: 60_000,
@@ -337,7 +283,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
         let prepared = (|| -> Result<_, String> {
             let s = run_settings(&f.concurrency, &f.timeout_s)?;
             Ok((
-                crate::pilot::panel::with_max_wait(s, &f.max_wait_s)?,
+                crate::pilot::form::with_max_wait(s, &f.max_wait_s)?,
                 design(&f)?,
                 serde_json::to_value(&f).map_err(|e| e.to_string())?,
             ))

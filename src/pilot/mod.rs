@@ -6,6 +6,7 @@
 
 pub mod clinical_panel;
 pub mod connection_test;
+pub mod fields;
 pub mod form;
 pub mod judge_panel;
 pub mod panel;
