@@ -7,6 +7,8 @@
 //! Definitions follow the seeds in `../shared/seeds/` (BiAxisBias = seed `000_…`); every public
 //! statistic cites the section or equation it implements.
 
+#![warn(missing_docs)]
+
 pub mod abstain;
 pub mod bundle;
 pub mod cases;

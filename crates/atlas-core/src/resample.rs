@@ -35,22 +35,35 @@ pub enum ResampleError {
     Empty,
     /// More items than a `u32` index can address (the stream draws `u32` indices only).
     #[error("{len} items: at most {} can be resampled", u32::MAX)]
-    TooManyItems { len: usize },
+    TooManyItems {
+        /// Items given.
+        len: usize,
+    },
     /// A value that is NaN or infinite; `cluster` is the row for clustered input (else `None`) and
     /// `index` the position within the values or the row.
     #[error("value {index}{} is not finite", cluster.map(|c| format!(" of cluster {c}")).unwrap_or_default())]
     NonFinite {
+        /// The cluster (row) of the value for clustered input; `None` for a plain list.
         cluster: Option<usize>,
+        /// Position of the value within the list or the row.
         index: usize,
     },
     /// A sample of `k` distinct items was asked from only `n`.
     #[error("cannot draw {k} distinct items out of {n}")]
-    SampleTooLarge { n: u32, k: u32 },
+    SampleTooLarge {
+        /// Items to draw from.
+        n: u32,
+        /// Distinct items asked for.
+        k: u32,
+    },
     /// Clustered input whose rows do not all have the same number of models.
     #[error("cluster {cluster} has {len} values, cluster 0 has {expected}")]
     Ragged {
+        /// The cluster (row) whose length differs.
         cluster: usize,
+        /// Its number of values.
         len: usize,
+        /// The number of values of cluster 0.
         expected: usize,
     },
 }

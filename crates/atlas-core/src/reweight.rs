@@ -79,16 +79,36 @@ pub const WEIGHT: crate::number::DecimalRule = crate::number::DecimalRule::at_le
 pub enum ReweightError {
     /// The weight vector does not have one entry per condition of the bundle.
     #[error("{given} condition weights given; the bundle has {conditions} conditions")]
-    Length { given: usize, conditions: usize },
+    Length {
+        /// Weights given.
+        given: usize,
+        /// Conditions of the bundle.
+        conditions: usize,
+    },
     /// A weight below zero.
     #[error("the weight of condition {condition:?} is {value}: weights must not be negative")]
-    Negative { condition: String, value: f64 },
+    Negative {
+        /// The condition's id.
+        condition: String,
+        /// The weight given.
+        value: f64,
+    },
     /// A NaN or infinite weight.
     #[error("the weight of condition {condition:?} is {value}: weights must be finite numbers")]
-    NotFinite { condition: String, value: f64 },
+    NotFinite {
+        /// The condition's id.
+        condition: String,
+        /// The weight given.
+        value: f64,
+    },
     /// A positive weight on a condition without a Selection readout (it has no score to weigh).
     #[error("condition {condition:?} has no Selection readout: its weight must be 0, not {value}")]
-    NoSelection { condition: String, value: f64 },
+    NoSelection {
+        /// The condition's id.
+        condition: String,
+        /// The weight given.
+        value: f64,
+    },
     /// No condition with a Selection readout has a positive weight.
     #[error("every Selection condition has weight 0: at least one weight must be positive")]
     AllZero,
@@ -102,22 +122,41 @@ pub enum ReweightError {
     NoBaseline,
     /// "One sweep only" naming a sweep the bundle does not have, or one without a Selection condition.
     #[error("the bundle has no sweep {sweep:?} with a Selection condition")]
-    UnknownSweep { sweep: String },
+    UnknownSweep {
+        /// The sweep name asked for.
+        sweep: String,
+    },
     /// Per-sweep weights whose number differs from [`ReweightBasis::sweeps`].
     #[error("{given} sweep weights given; the bundle has {sweeps} sweeps")]
-    SweepLength { given: usize, sweeps: usize },
+    SweepLength {
+        /// Sweep weights given.
+        given: usize,
+        /// Sweeps of the bundle ([`ReweightBasis::sweeps`]).
+        sweeps: usize,
+    },
     /// A negative, NaN or infinite per-sweep weight.
     #[error("the weight of sweep {sweep:?} is {value}: weights must be finite and not negative")]
-    BadSweepWeight { sweep: String, value: f64 },
+    BadSweepWeight {
+        /// The sweep's display name ([`Sweep::display_name`]).
+        sweep: String,
+        /// The weight given.
+        value: f64,
+    },
     /// A bootstrap level outside `(0, 1)`.
     #[error("level {0} is outside (0, 1)")]
     BadLevel(f64),
     /// Replicate means whose length is not a whole number of `models × conditions` replicates.
     #[error("{len} replicate means are not a whole number of replicates of {per_replicate}")]
-    ReplicateShape { len: usize, per_replicate: usize },
+    ReplicateShape {
+        /// Replicate means given.
+        len: usize,
+        /// Means per replicate (`models × conditions`).
+        per_replicate: usize,
+    },
     /// The bootstrap was cancelled by its progress callback.
     #[error("cancelled")]
     Cancelled,
+    /// The bootstrap could not resample ([`ResampleError`]).
     #[error(transparent)]
     Resample(#[from] ResampleError),
 }
@@ -172,10 +211,16 @@ pub enum WeightPreset {
     /// 1 on every Selection condition of the baseline sweep, 0 elsewhere.
     BaselineOnly,
     /// 1 on every Selection condition of one sweep, 0 elsewhere.
-    SweepOnly { sweep: String },
+    SweepOnly {
+        /// The sweep's name.
+        sweep: String,
+    },
     /// One weight per sweep of [`ReweightBasis::sweeps`] (in that order), spread equally over the
     /// sweep's Selection conditions.
-    PerSweep { weights: Vec<f64> },
+    PerSweep {
+        /// One weight per sweep, in [`ReweightBasis::sweeps`] order.
+        weights: Vec<f64>,
+    },
     /// One weight per condition, as given.
     Custom,
 }
@@ -712,8 +757,9 @@ fn weighted_scores(means: &[f64], c_len: usize, weights: &[f64]) -> Vec<Option<f
 /// A bootstrap percentile interval of one model's weighted score.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ScoreInterval {
-    /// Lower and upper ends, fractions (`level` percentile interval of the replicate scores).
+    /// Lower end, a fraction (`level` percentile interval of the replicate scores).
     pub lo: f64,
+    /// Upper end, a fraction.
     pub hi: f64,
     /// Replicates in which the model has a score (the others are left out).
     pub replicates: usize,
