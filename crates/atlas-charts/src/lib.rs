@@ -5,6 +5,8 @@
 //! panels of seed `000_…` Figure 4, each returning hover regions ([`atlas::HitRegion`]); [`clinical`] the
 //! figures of the clinical perturbation audit (seed `001_…` Figs. 2–6).
 
+#![warn(missing_docs)]
+
 pub mod atlas;
 pub mod clinical;
 
