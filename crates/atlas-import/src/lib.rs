@@ -22,6 +22,8 @@
 //! `wasm32-unknown-unknown`. The mapping rules are documented in `docs/import-mapping.md` and in the
 //! private `build` module.
 
+#![warn(missing_docs)]
+
 mod build;
 mod csv;
 pub mod decode;
@@ -149,7 +151,9 @@ impl Default for Limits {
 /// The result of an import: the bundle and its report.
 #[derive(Debug, Clone)]
 pub struct Imported {
+    /// The bundle (format v1), validated by [`atlas_core::Audit::from_file`].
     pub bundle: BundleFile,
+    /// The validation report: what was read, skipped, duplicated or left unmapped.
     pub report: Report,
 }
 
@@ -374,8 +378,11 @@ pub enum RecordEvent<'a> {
     Header(&'a [String]),
     /// One data record.
     Record {
+        /// 1-based number of the data record in the input.
         record: u64,
+        /// 1-based line where the record starts.
         line: u64,
+        /// The record's values, before any mapping.
         data: RecordData,
     },
     /// A record the reader could not use (ragged, not UTF-8, not JSON, not an object).
