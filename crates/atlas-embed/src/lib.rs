@@ -23,6 +23,8 @@
 //!
 //! This crate is native only (not built for wasm32); the browser reads the stored embeddings.
 
+#![warn(missing_docs)]
+
 use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, Tensor};
