@@ -134,11 +134,11 @@ pub enum Rq2Error {
     /// [`Rq2Options::draws`] is 0.
     #[error("at least 1 draw is needed")]
     ZeroDraws,
-    /// The concentrated design reads `budget` distinct statements of one template, but the bundle has
-    /// fewer statements.
+    /// A design reads more distinct statements of one template than the bundle has: concentrated
+    /// `B`, stratified `⌈B/K⌉`, coverage `⌈B/K'⌉`.
     #[error("budget {budget} exceeds the {statements} statements a concentrated audit can read from one template")]
     BudgetExceedsStatements {
-        /// Responses per model per audit `B`.
+        /// Statements the design reads from one template.
         budget: usize,
         /// Statements of the bundle `|S|`.
         statements: usize,
@@ -187,7 +187,8 @@ pub enum Rq2Error {
     /// The progress callback of [`analyze_rq2_with_progress`] returned `false`.
     #[error("cancelled")]
     Cancelled,
-    /// The contrast bootstrap failed ([`ResampleError`]).
+    /// An SRS budget above the observable cells ([`ResampleError::SampleTooLarge`]), or a contrast
+    /// bootstrap that cannot run.
     #[error(transparent)]
     Resample(#[from] ResampleError),
 }
@@ -309,6 +310,11 @@ fn below(stream: &mut DrawStream, n: u32) -> u32 {
 impl Rq2Matrix {
     /// Builds the observable matrix of `audit` under `policy`; `weights` (one per bundle condition)
     /// change only the reference scores.
+    ///
+    /// # Errors
+    /// [`Rq2Error::NoReferenceCondition`], [`Rq2Error::NoTemplate`] naming the condition,
+    /// [`Rq2Error::WeightsLength`] / [`Rq2Error::BadWeight`] for unusable weights, and
+    /// [`Rq2Error::TooManyCells`].
     pub fn new(
         audit: &Audit,
         policy: RepeatPolicy,
@@ -476,7 +482,14 @@ impl Rq2Matrix {
         self.offsets[k] + t_pos * self.statements + s
     }
 
-    /// Checks that `design` can be drawn with `budget`; the budget it actually uses.
+    /// Checks that `design` can be drawn with `budget`; the budget it actually uses (the balanced
+    /// design uses `K × G` whatever `budget` is).
+    ///
+    /// # Errors
+    /// [`Rq2Error::ZeroBudget`], [`Rq2Error::BudgetExceedsStatements`] (concentrated, stratified,
+    /// coverage), [`Rq2Error::BudgetBelowConditions`] (stratified, coverage),
+    /// [`Rq2Error::CoverageOutOfRange`], [`Rq2Error::Resample`] (an SRS budget above the observable
+    /// cells).
     pub fn design_budget(&self, design: Design, budget: usize) -> Result<usize, Rq2Error> {
         let k_all = self.conditions.len();
         if budget == 0 {
@@ -538,7 +551,10 @@ impl Rq2Matrix {
     ///   positions (in that order) with `⌈B/K'⌉` statements; then for each position:
     ///   `t = index(|T|)` and `swor(|S|, n)` = the statements.
     ///
-    /// `swor(n, 0)` consumes nothing. Errors: see [`Rq2Matrix::design_budget`].
+    /// `swor(n, 0)` consumes nothing.
+    ///
+    /// # Errors
+    /// Those of [`Rq2Matrix::design_budget`].
     pub fn draw(
         &self,
         design: Design,
@@ -1230,12 +1246,19 @@ impl Rq2Report {
 /// Runs every design of seed `000_…` §3.5/D.1 on `audit` (see the module docs). Cost: `O(draws ·
 /// (designs · budget · models + models²))` plus the contrast bootstrap, `O(4 · bootstrap_reps ·
 /// draws)`.
+///
+/// # Errors
+/// [`Rq2Error::ZeroDraws`], [`Rq2Error::BadLevel`], and those of [`Rq2Matrix::new`] and
+/// [`Rq2Matrix::design_budget`] for any design (the first design that cannot be drawn stops the run).
 pub fn analyze_rq2(audit: &Audit, options: &Rq2Options) -> Result<Rq2Report, Rq2Error> {
     analyze_rq2_with_progress(audit, options, &mut |_, _| true)
 }
 
 /// [`analyze_rq2`] reporting progress: `progress(done, total)` is called every 256 draws (and at the
-/// end) with draws done over all designs; returning `false` cancels ([`Rq2Error::Cancelled`]).
+/// end) with draws done over all designs; returning `false` cancels.
+///
+/// # Errors
+/// Those of [`analyze_rq2`], and [`Rq2Error::Cancelled`] when `progress` returns `false`.
 pub fn analyze_rq2_with_progress(
     audit: &Audit,
     options: &Rq2Options,
