@@ -187,7 +187,7 @@ fn panel_c_draws_a_path_and_points_per_model_across_steps() {
     hover_finds_every_region(&hits);
 }
 
-/// High-Abstain flags (issue 13 item 6): a flagged rank gets one `⚠` text mark beside its circle and
+/// High-Abstain flags: a flagged rank gets one `⚠` text mark beside its circle and
 /// its share in the hover text; the note under the plot says what the mark means; the y axis names the
 /// direction. Fixture: model-b's W2 rank and model-a's pooled rank flagged (2 marks).
 #[test]

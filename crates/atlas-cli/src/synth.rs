@@ -1,4 +1,4 @@
-//! `atlas synth`: a seeded **SYNTHETIC** full-scale bundle (issue 3 item 6), for scale tests and for the
+//! `atlas synth`: a seeded **SYNTHETIC** full-scale bundle, for scale tests and for the
 //! designs that need the 18 Selection conditions of seed `000_…` (BiAxisBias) §3.5. It holds no real
 //! model output; every model, statement and template in it is a numbered placeholder, and its title,
 //! description, source, license attribution, ids and labels all say so.

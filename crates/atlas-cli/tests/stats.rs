@@ -1,5 +1,5 @@
-//! `atlas stats` and `atlas reweight` on the score-direction and high-Abstain fixtures (issue 13 items 5
-//! and 6): the direction line, ranks by |score − 50 %|, the ⚠ marks with their shares, the flag counts,
+//! `atlas stats` and `atlas reweight` on the score-direction and high-Abstain fixtures: the
+//! direction line, ranks by |score − 50 %|, the ⚠ marks with their shares, the flag counts,
 //! `--abstain-threshold`, and the JSON and CSV fields. Expected values are hand-worked in
 //! `tests/fixtures/direction-abstain-fixtures.md`.
 

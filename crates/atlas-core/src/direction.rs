@@ -1,5 +1,4 @@
-//! Score direction: whether a lower Selection score is better, a higher one, or a target value (issue 13
-//! item 5).
+//! Score direction: whether a lower Selection score is better, a higher one, or a target value.
 //!
 //! Seed `000_…` ranks models "lower observed rates first" (§B.4): its Selection score is the share of
 //! valid Selections that are bias evidence, and less bias evidence is better. Other benchmarks have an

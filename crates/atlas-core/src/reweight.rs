@@ -1,4 +1,4 @@
-//! Live condition re-weighting of the reference score (seed `000_…` §3.5, Eq. 4; issue 4 item 1).
+//! Live condition re-weighting of the reference score (seed `000_…` §3.5, Eq. 4).
 //!
 //! Eq. 4 averages the Selection-observable conditions `C_sel` with equal weights: it is "neither
 //! protocol-independent ground truth nor an estimate weighted by deployment frequency" (§3.5); equal

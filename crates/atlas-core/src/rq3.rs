@@ -713,7 +713,7 @@ pub fn binary_majority(labels: impl IntoIterator<Item = Option<RationaleLabel>>)
 }
 
 /// Responses coded by a panel, by [`PanelOutcome`]: the coded rate and, beside it, how many responses
-/// were ties and how many had too few readable votes (issue 13: every exclusion is counted).
+/// were ties and how many had too few readable votes (every exclusion is counted).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MajorityCounts {
     /// Responses the panel was asked about.

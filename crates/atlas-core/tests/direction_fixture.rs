@@ -1,4 +1,4 @@
-//! Score direction (issue 13 item 5) and high-Abstain flags (item 6) on the two hand-designed fixtures
+//! Score direction and high-Abstain flags on the two hand-designed fixtures
 //! `tests/fixtures/target-50-bundle.json` and `tests/fixtures/high-abstain-bundle.json`. Every expected
 //! number is worked out by hand in `tests/fixtures/direction-abstain-fixtures.md` (the ranks of the
 //! target fixture are also recomputed by scipy in `tests/reference/rank_reference.py`); nothing here

@@ -103,7 +103,7 @@ fn direction_of(case: &serde_json::Value) -> atlas_core::Direction {
     }
 }
 
-/// Score direction (issue 13 item 5): ranks are `scipy.stats.rankdata` of the ranking keys (`s`, `−s`,
+/// Score direction: ranks are `scipy.stats.rankdata` of the ranking keys (`s`, `−s`,
 /// `numpy.abs(s − t)`), including the Eq. 4 scores of the target-50 fixture and ties at equal distance.
 #[test]
 fn ranks_in_a_direction_equal_scipy_rankdata_of_the_ranking_keys() {

@@ -144,7 +144,7 @@ fn rq3_report_of_the_seeded_synthetic_bundle_matches_the_pandas_and_sklearn_refe
     assert_eq!(check_cases(&audit, section, "synthetic"), 3);
 }
 
-/// Issue 6, real data: on the pilot's judge-coded demo bundle (SmolLM2-135M-Instruct, 600 responses of one
+/// Real data: on the pilot's judge-coded demo bundle (SmolLM2-135M-Instruct, 600 responses of one
 /// model under B0; three judge columns that are the same model with three rubric prompts, so every judge is
 /// a self-judge and the no-self-judge rule keeps no rows), the whole RQ3 report for every coding rule —
 /// Rationale rows and bias rate, Rationale Abstain, pairs and coverage, the 2×2 joint counts,

@@ -1,5 +1,5 @@
-//! Judge coding of an already loaded bundle's Rationales (issue 5, item 6: "Judge coding can also run
-//! over an already loaded bundle's Rationales").
+//! Judge coding of an already loaded bundle's Rationales: new judge columns for a bundle that is
+//! already open.
 //!
 //! One to three judges — the pilot's [`JudgeConfig`]: column id, provider and model, rubric, parameters,
 //! prices — label the Rationale texts a bundle stores E, QE, N, D or R (seed `000_…` §3.3, B.3), and
