@@ -210,7 +210,7 @@ pub(crate) fn column_labels<DB: DrawingBackend, S: AsRef<str>>(
 
 /// Labels only the whole numbers of an axis (ranks, K′).
 pub(crate) fn whole(v: &f64) -> String {
-    if (v - v.round()).abs() < 1e-6 {
+    if (v - v.round()).abs() < atlas_core::tolerance::WHOLE_NUMBER {
         format!("{v:.0}")
     } else {
         String::new()

@@ -320,7 +320,7 @@ fn panel_d_draws_one_cell_per_unordered_pair_coloured_by_flip_status() {
 #[test]
 fn box_statistics_are_numpys_linear_percentiles() {
     let s = BoxStats::of(&[5.0, 1.0, 4.0, f64::NAN, 2.0, 3.0]).unwrap();
-    let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+    let close = |a: f64, b: f64| (a - b).abs() < atlas_core::tolerance::EXACT;
     assert!(close(s.p2_5, 1.1) && close(s.q1, 2.0) && close(s.median, 3.0));
     assert!(close(s.q3, 4.0) && close(s.p97_5, 4.9) && close(s.mean, 3.0));
     assert_eq!(s.n, 5);

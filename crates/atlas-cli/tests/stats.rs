@@ -244,6 +244,9 @@ fn reweight_ranks_a_target_bundle_by_the_distance_from_fifty_percent() {
         serde_json::json!([1.0, 2.0, 3.5, 3.5])
     );
     let tau = json["tau_b"].as_f64().unwrap();
-    assert!((tau - 5.0 / 30f64.sqrt()).abs() < 1e-12, "{tau}");
+    assert!(
+        (tau - 5.0 / 30f64.sqrt()).abs() < atlas_core::tolerance::EXACT,
+        "{tau}"
+    );
     assert_eq!(json["direction"]["better"], "target");
 }

@@ -27,6 +27,7 @@ pub mod rq2;
 pub mod rq3;
 pub mod stats;
 pub mod tables;
+pub mod tolerance;
 pub mod variance;
 
 pub use abstain::{AbstainThreshold, ScoreAbstain};

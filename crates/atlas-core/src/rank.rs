@@ -147,10 +147,7 @@ impl Inversions {
     }
 }
 
-/// Slack added to a tie zone so that a difference meant to be exactly on the zone's edge counts as
-/// tied despite binary rounding (`0.51 − 0.50 = 0.010000000000000009 > 0.01`). It is far below any
-/// difference between two rates of a real audit (1 response in 10⁶ is 10⁻⁶).
-pub const TIE_ZONE_SLACK: f64 = 1e-12;
+pub use crate::tolerance::TIE_ZONE_SLACK;
 
 /// Pairwise inversions between two score vectors of the same items (seed `000_…` §3.4 "pairwise
 /// ordering reversals", §5.1 "pairwise inversion rates", §5.3 "inversion rates among the 28 unordered

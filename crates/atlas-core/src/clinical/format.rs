@@ -105,14 +105,11 @@ pub struct Embeddings {
     pub data: String,
 }
 
-/// Largest relative deviation of a row's L2 norm from 1 for [`Embeddings::from_vectors`] to mark the
-/// rows `normalized`.
-const NORM_TOLERANCE: f64 = 1e-4;
-
 impl Embeddings {
     /// Encodes `vectors` (one row per cell of `cells`) as `f32le` base64.
     ///
-    /// `normalized` is set when every row's L2 norm is within 1e-4 of 1.
+    /// `normalized` is set when every row's L2 norm is within [`crate::tolerance::EMBEDDING_NORM`]
+    /// (1e-4) of 1.
     ///
     /// # Errors
     /// [`BundleError::Invalid`] (field `clinical.embeddings…`) when there are no rows, `cells` and
@@ -196,7 +193,7 @@ impl Embeddings {
                     }
                 }
             }
-            if (norm2.sqrt() - 1.0).abs() > NORM_TOLERANCE {
+            if (norm2.sqrt() - 1.0).abs() > crate::tolerance::EMBEDDING_NORM {
                 normalized = false;
             }
         }
