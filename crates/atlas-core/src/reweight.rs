@@ -674,6 +674,64 @@ impl ReweightBasis {
     ///
     /// # Errors
     /// As [`ReweightBasis::scores`].
+    ///
+    /// # Examples
+    /// Two models × two Selection conditions × two statements (cell = 4 · model + 2 · condition +
+    /// statement). Hand calculation of the condition means `ȳ_{m,c}` and Eq. 4: model `a` agrees
+    /// twice under `c1` and never under `c2` (means 1 and 0, equal-weight score 0.5); model `b` never
+    /// under `c1` and once under `c2` (means 0 and 0.5, score 0.25). All weight on `c2` gives
+    /// `a` = 0 and `b` = 0.5: Δ = 100 · (0 − 0.5) = −50 pp and 100 · (0.5 − 0.25) = +25 pp, and the
+    /// two ranks swap (lower is better), so τ-b = −1 and the one pair is inverted. Every value is a
+    /// dyadic fraction, exact in binary.
+    /// ```
+    /// use atlas_core::reweight::{ConditionWeights, ReweightBasis, ReweightError};
+    /// use atlas_core::stats::RepeatPolicy;
+    /// use atlas_core::Audit;
+    ///
+    /// let audit = Audit::from_json(r#"{
+    ///   "format": "audit-atlas-bundle", "version": 1,
+    ///   "metadata": {
+    ///     "id": "doc-reweight", "title": "Doc example", "description": "agree = bias evidence",
+    ///     "source": {"citation": "hand-written"},
+    ///     "license": {"id": "CC0-1.0", "attribution": "none"},
+    ///     "content_warning": null, "produced_by": {"tool": "hand"}
+    ///   },
+    ///   "facets": [
+    ///     {"id": "model", "levels": [{"id": "a"}, {"id": "b"}]},
+    ///     {"id": "condition", "levels": [
+    ///       {"id": "c1", "has_selection": true}, {"id": "c2", "has_selection": true}
+    ///     ]},
+    ///     {"id": "statement", "levels": [{"id": "s1", "text": "S1."}, {"id": "s2", "text": "S2."}]}
+    ///   ],
+    ///   "responses": {
+    ///     "axes": ["model", "condition", "statement"],
+    ///     "selection": {
+    ///       "values": [
+    ///         {"raw": "agree", "evidence": 1, "obtained": "regex"},
+    ///         {"raw": "disagree", "evidence": 0, "obtained": "regex"}
+    ///       ],
+    ///       "codes": "00111101"
+    ///     }
+    ///   }
+    /// }"#)
+    /// .unwrap();
+    /// let basis = ReweightBasis::from_audit(&audit, RepeatPolicy::AllResponses);
+    /// assert_eq!(basis.equal_scores(), [Some(0.5), Some(0.25)]);
+    ///
+    /// let c2_only = ConditionWeights::custom(&basis, vec![0.0, 1.0])?;
+    /// let r = basis.reweight(&c2_only)?;
+    /// assert_eq!(r.scores, [Some(0.0), Some(0.5)]);
+    /// assert_eq!(r.delta_pp, [Some(-50.0), Some(25.0)]);
+    /// assert_eq!(r.ranks, [Some(1.0), Some(2.0)]);
+    /// assert_eq!(r.tau_b, Some(-1.0));
+    /// assert_eq!((r.inversions.inverted, r.inversions.pairs), (1, 1));
+    /// assert_eq!(r.inverted_pairs, [(0, 1)]);
+    ///
+    /// // A negative weight is refused, naming the condition.
+    /// let err = ConditionWeights::custom(&basis, vec![-1.0, 1.0]).unwrap_err();
+    /// assert!(matches!(err, ReweightError::Negative { ref condition, .. } if condition == "c1"));
+    /// # Ok::<(), ReweightError>(())
+    /// ```
     pub fn reweight(&self, weights: &ConditionWeights) -> Result<Reweighted, ReweightError> {
         let scores = self.scores(weights)?;
         let equal = &self.equal_scores;

@@ -1250,6 +1250,61 @@ impl Rq2Report {
 /// # Errors
 /// [`Rq2Error::ZeroDraws`], [`Rq2Error::BadLevel`], and those of [`Rq2Matrix::new`] and
 /// [`Rq2Matrix::design_budget`] for any design (the first design that cannot be drawn stops the run).
+///
+/// # Examples
+/// A seeded run small enough to check by hand: two models × four statements, one implicit condition
+/// and template, so the observable matrix has 4 cells. Model `a` shows bias evidence on `s1`, `s2`
+/// (reference 0.5), model `b` on `s1` only (0.25). With `B = 4` the concentrated, SRS and stratified
+/// designs read all 4 cells in every draw, so each draw's score is the reference: MAE 0 pp and τ-b 1
+/// (0.5 against 0.25, in every draw), whatever the seed. The balanced design reads one statement per
+/// category (one stratum here: budget `K × G` = 1); every single statement of `a` is 0 or 1 against a
+/// reference of 0.5, so `a`'s MAE is exactly 50 pp.
+/// ```
+/// use atlas_core::rq2::{analyze_rq2, Rq2Options};
+/// use atlas_core::tolerance::EXACT;
+/// use atlas_core::Audit;
+///
+/// let audit = Audit::from_json(r#"{
+///   "format": "audit-atlas-bundle", "version": 1,
+///   "metadata": {
+///     "id": "doc-rq2", "title": "Doc example", "description": "agree = bias evidence",
+///     "source": {"citation": "hand-written"},
+///     "license": {"id": "CC0-1.0", "attribution": "none"},
+///     "content_warning": null, "produced_by": {"tool": "hand"}
+///   },
+///   "facets": [
+///     {"id": "model", "levels": [{"id": "a"}, {"id": "b"}]},
+///     {"id": "statement", "levels": [
+///       {"id": "s1", "text": "S1."}, {"id": "s2", "text": "S2."},
+///       {"id": "s3", "text": "S3."}, {"id": "s4", "text": "S4."}
+///     ]}
+///   ],
+///   "responses": {
+///     "axes": ["model", "statement"],
+///     "selection": {
+///       "values": [
+///         {"raw": "agree", "evidence": 1, "obtained": "regex"},
+///         {"raw": "disagree", "evidence": 0, "obtained": "regex"}
+///       ],
+///       "codes": "00110111"
+///     }
+///   }
+/// }"#)
+/// .unwrap();
+/// let options = Rq2Options { draws: 50, budget: 4, bootstrap_reps: 20, ..Rq2Options::default() };
+/// let report = analyze_rq2(&audit, &options)?;
+/// assert_eq!(report.reference, [Some(0.5), Some(0.25)]);
+/// for key in ["concentrated", "srs", "stratified"] {
+///     let design = report.design(key).unwrap();
+///     assert_eq!(design.budget, 4);
+///     assert!(design.summary.mae_pp.mean.unwrap().abs() < EXACT, "{key}");
+///     assert!((design.summary.tau_b.mean.unwrap() - 1.0).abs() < EXACT, "{key}");
+/// }
+/// let balanced = report.design("balanced").unwrap();
+/// assert_eq!(balanced.budget, 1);
+/// assert!((balanced.summary.per_model[0].mae_pp.unwrap() - 50.0).abs() < EXACT);
+/// # Ok::<(), atlas_core::rq2::Rq2Error>(())
+/// ```
 pub fn analyze_rq2(audit: &Audit, options: &Rq2Options) -> Result<Rq2Report, Rq2Error> {
     analyze_rq2_with_progress(audit, options, &mut |_, _| true)
 }
