@@ -186,7 +186,8 @@ pub struct SubsetChange {
 /// Disagreement of one pair of observations (two wordings, or two identical calls).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairDisagreement {
-    /// First observation: a wording position (template position within the condition) or a repeat index.
+    /// First observation: a wording position (template position within the condition) or a repeat
+    /// index.
     pub a: usize,
     /// Second observation, of the same kind, `a < b`.
     pub b: usize,

@@ -1193,7 +1193,8 @@ pub struct Rq2Report {
     pub seed: u64,
     /// Draws per design ([`Rq2Options::draws`]).
     pub draws: usize,
-    /// Requested responses per model per audit `B`; each design's own budget is [`DesignResult::budget`].
+    /// Requested responses per model per audit `B`; each design's own budget is
+    /// [`DesignResult::budget`].
     pub budget: usize,
     /// How repeats enter the unit values.
     pub policy: RepeatPolicy,

@@ -10,7 +10,7 @@
 //! | [`LONG_SUM`] | 1e-10 | sums of hundreds of thousands of terms in another order |
 //! | [`TIE_ZONE_SLACK`] | 1e-12 | a difference on a tie zone's edge counts as tied |
 //! | [`BOOTSTRAP_INTERVAL_PP`] | 0.3 pp | bootstrap interval ends from different random streams |
-//! | [`monte_carlo_mean`], [`monte_carlo_proportion`] | `z` standard errors | a Monte Carlo estimate against its expectation |
+//! | [`monte_carlo_mean`], [`monte_carlo_proportion`] | `z` SE | a Monte Carlo estimate vs its expectation |
 //! | [`FLOAT32_EMBEDDING`] | 1e-5 | float32 embeddings against another implementation's float32 |
 //! | [`FLOAT32_BATCHING`] | 1e-6 | the same float32 model on the same text in another batch |
 //! | [`FLOAT16_RELATIVE`] | 2⁻¹¹ | a value stored as float16 and read back |

@@ -323,7 +323,8 @@ pub struct PrefixConflict {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ConflictKind {
-    /// The prefix's age contradicts the vignette's patient (e.g. a 45-year-old prefix before a newborn case).
+    /// The prefix's age contradicts the vignette's patient (a 45-year-old prefix before a newborn
+    /// case).
     Age,
     /// The prefix's sex contradicts the vignette's patient.
     Sex,
