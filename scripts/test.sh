@@ -41,6 +41,7 @@ reproduce_default_bundle() {
 step "cargo fmt --check" cargo fmt --all -- --check
 step "clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
 step "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown -p audit-atlas -p atlas-core -p atlas-charts -p atlas-worker -p atlas-import -p atlas-pilot --all-targets -- -D warnings
+step "rustdoc: the crates' docs have no broken links" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib -p atlas-core -p atlas-charts -p atlas-worker -p atlas-import -p atlas-pilot -p atlas-embed
 step "native tests" cargo test -p atlas-core -p atlas-charts -p atlas-cli -p atlas-worker -p atlas-import -p atlas-pilot -p atlas-embed
 step "pilot against the real local model through the fault proxy" scripts/pilot-faults.sh
 step "numpy reference is current" "$PY" tests/reference/reference_stats.py --check

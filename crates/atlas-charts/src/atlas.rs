@@ -51,9 +51,13 @@ pub const REFERENCE_COLOR: RGBColor = RGBColor(85, 85, 85);
 /// value to show when the pointer is over it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HitRegion {
+    /// Left edge (pixels).
     pub x0: i32,
+    /// Top edge (pixels).
     pub y0: i32,
+    /// Right edge (pixels, inclusive).
     pub x1: i32,
+    /// Bottom edge (pixels, inclusive).
     pub y1: i32,
     /// What the mark shows, in words and numbers (e.g. `model-a · wording 2: 12.50%`).
     pub label: String,
@@ -206,7 +210,7 @@ pub(crate) fn column_labels<DB: DrawingBackend, S: AsRef<str>>(
 
 /// Labels only the whole numbers of an axis (ranks, K′).
 pub(crate) fn whole(v: &f64) -> String {
-    if (v - v.round()).abs() < 1e-6 {
+    if (v - v.round()).abs() < atlas_core::tolerance::WHOLE_NUMBER {
         format!("{v:.0}")
     } else {
         String::new()
@@ -358,6 +362,7 @@ pub struct WordingScores {
     pub pooled_flags: Vec<Option<f64>>,
     /// What [`FLAG`] means (drawn under the plot when a flag is drawn).
     pub flag_note: String,
+    /// Caption drawn above the plot, naming the bundle (and the settings) it shows.
     pub caption: String,
 }
 
@@ -493,6 +498,7 @@ pub struct ScoreRanges {
     pub models: Vec<String>,
     /// Lowest and highest score per model (fractions); a bar needs both.
     pub min: Vec<Option<f64>>,
+    /// Highest score per model (fraction).
     pub max: Vec<Option<f64>>,
     /// Pooled score per model (fraction), drawn as a grey cross.
     pub pooled: Vec<Option<f64>>,
@@ -503,6 +509,7 @@ pub struct ScoreRanges {
     pub pooled_flags: Vec<Option<f64>>,
     /// What [`FLAG`] means (drawn under the plot when a flag is drawn).
     pub flag_note: String,
+    /// Caption drawn above the plot, naming the bundle (and the settings) it shows.
     pub caption: String,
 }
 
@@ -661,6 +668,7 @@ pub struct RankPaths {
     pub flag_note: String,
     /// The y axis title, e.g. `rank (1 = lowest score)` ([`atlas_core::Direction::rank_one`]).
     pub rank_axis: String,
+    /// Caption drawn above the plot, naming the bundle (and the settings) it shows.
     pub caption: String,
 }
 
@@ -879,7 +887,9 @@ impl FlipStatus {
 pub struct PairFlip {
     /// Model indices into [`PairFlips::models`], `a ≠ b`.
     pub a: usize,
+    /// Model index into [`PairFlips::models`], the other model of the pair.
     pub b: usize,
+    /// How (and how robustly) the pair's ordering flips: the cell's colour.
     pub status: FlipStatus,
     /// Bootstrap intervals on opposite sides of zero under two conditions: a black dot in the cell.
     pub ci_supported: bool,
@@ -891,8 +901,11 @@ pub struct PairFlip {
 /// whether (and how robustly) the pair's ordering flips. Pairs not listed are [`FlipStatus::Stable`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct PairFlips {
+    /// Model labels, the rows and columns of the matrix.
     pub models: Vec<String>,
+    /// The pairs that are not [`FlipStatus::Stable`].
     pub pairs: Vec<PairFlip>,
+    /// Caption drawn above the plot, naming the bundle (and the settings) it shows.
     pub caption: String,
 }
 
@@ -1062,6 +1075,7 @@ pub struct DesignDistributions {
     /// At most this many draws are drawn as strip points per design: the values at evenly spaced ranks
     /// of the sorted draws (the whole distribution's shape, deterministic), 0 = no strip.
     pub strip_points: usize,
+    /// Caption drawn above the plot, naming the bundle (and the settings) it shows.
     pub caption: String,
 }
 
@@ -1113,12 +1127,19 @@ impl DesignDistributions {
 /// Box-plot statistics of one design: numpy-default percentiles 2.5, 25, 50, 75, 97.5 and the mean.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BoxStats {
+    /// 2.5th percentile (lower whisker).
     pub p2_5: f64,
+    /// 25th percentile (bottom of the box).
     pub q1: f64,
+    /// Median (50th percentile).
     pub median: f64,
+    /// 75th percentile (top of the box).
     pub q3: f64,
+    /// 97.5th percentile (upper whisker).
     pub p97_5: f64,
+    /// Mean (grey cross).
     pub mean: f64,
+    /// Finite values the statistics are computed from.
     pub n: usize,
 }
 
@@ -1257,11 +1278,13 @@ pub fn draw_design_distributions<DB: DrawingBackend>(
 /// Panel (g): model-level Selection BER against Rationale BER on the same responses.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SelectionVsRationale {
+    /// Model labels, one colour each ([`MODEL_PALETTE`] by position).
     pub models: Vec<String>,
     /// Selection BER per model (fraction): x.
     pub selection: Vec<Option<f64>>,
     /// Rationale BER per model (fraction; judge-coded `{E, QE}` share): y.
     pub rationale: Vec<Option<f64>>,
+    /// Caption drawn above the plot, naming the bundle (and the settings) it shows.
     pub caption: String,
 }
 
@@ -1361,6 +1384,7 @@ pub struct RationaleComposition {
     pub classes: Vec<String>,
     /// `counts[m][k]`: labels of class `k` for model `m`.
     pub counts: Vec<Vec<u64>>,
+    /// Caption drawn above the plot, naming the bundle (and the settings) it shows.
     pub caption: String,
 }
 
@@ -1412,9 +1436,11 @@ pub struct StackedBars {
     pub colors: Vec<RGBColor>,
     /// `counts[r][k]`: how many of class `k` row `r` has (missing entries count 0).
     pub counts: Vec<Vec<u64>>,
+    /// Whether rows are stacked to 100% of their total or drawn in counts.
     pub scale: StackScale,
     /// The x axis' description (units included).
     pub axis_label: String,
+    /// Caption drawn above the plot, naming the bundle (and the settings) it shows.
     pub caption: String,
 }
 
@@ -1520,7 +1546,9 @@ pub struct CoverageCurve {
     pub mean: Vec<Option<f64>>,
     /// Its 2.5–97.5 percentile range over draws per K′ (drawn as an error bar).
     pub range: Vec<Option<(f64, f64)>>,
+    /// y axis title with the unit (e.g. `score MAE (pp)`).
     pub axis_label: String,
+    /// Caption drawn above the plot, naming the bundle (and the settings) it shows.
     pub caption: String,
 }
 

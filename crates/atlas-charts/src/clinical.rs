@@ -27,7 +27,9 @@ use crate::PALETTE;
 /// comparisons).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Proportion {
+    /// The count.
     pub k: u64,
+    /// Its denominator.
     pub n: u64,
 }
 
@@ -73,6 +75,7 @@ pub struct RateBars {
     pub values: Vec<Vec<Option<Proportion>>>,
     /// The x axis' description (units included), e.g. `CFV (% of attempts)`.
     pub axis_label: String,
+    /// Caption drawn above the plot, naming the bundle (and the settings) it shows.
     pub caption: String,
 }
 
@@ -184,6 +187,7 @@ pub struct HeatMap {
     pub measure: String,
     /// The unit of `n`, e.g. `comparisons`.
     pub unit: String,
+    /// Caption drawn above the plot, naming the bundle (and the settings) it shows.
     pub caption: String,
 }
 

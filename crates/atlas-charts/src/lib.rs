@@ -5,6 +5,8 @@
 //! panels of seed `000_…` Figure 4, each returning hover regions ([`atlas::HitRegion`]); [`clinical`] the
 //! figures of the clinical perturbation audit (seed `001_…` Figs. 2–6).
 
+#![warn(missing_docs)]
+
 pub mod atlas;
 pub mod clinical;
 
@@ -88,7 +90,10 @@ pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
             // Labels sit at the centre of each model's band (m + 0.5), counted from the top.
             let pos = *y - 0.5;
             let m = pos.round();
-            if (pos - m).abs() < 1e-6 && m >= 0.0 && (m as usize) < models.len() {
+            if (pos - m).abs() < atlas_core::tolerance::WHOLE_NUMBER
+                && m >= 0.0
+                && (m as usize) < models.len()
+            {
                 models[models.len() - 1 - m as usize].clone()
             } else {
                 String::new()

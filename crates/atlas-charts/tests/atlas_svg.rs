@@ -187,7 +187,7 @@ fn panel_c_draws_a_path_and_points_per_model_across_steps() {
     hover_finds_every_region(&hits);
 }
 
-/// High-Abstain flags (issue 13 item 6): a flagged rank gets one `⚠` text mark beside its circle and
+/// High-Abstain flags: a flagged rank gets one `⚠` text mark beside its circle and
 /// its share in the hover text; the note under the plot says what the mark means; the y axis names the
 /// direction. Fixture: model-b's W2 rank and model-a's pooled rank flagged (2 marks).
 #[test]
@@ -320,7 +320,7 @@ fn panel_d_draws_one_cell_per_unordered_pair_coloured_by_flip_status() {
 #[test]
 fn box_statistics_are_numpys_linear_percentiles() {
     let s = BoxStats::of(&[5.0, 1.0, 4.0, f64::NAN, 2.0, 3.0]).unwrap();
-    let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+    let close = |a: f64, b: f64| (a - b).abs() < atlas_core::tolerance::EXACT;
     assert!(close(s.p2_5, 1.1) && close(s.q1, 2.0) && close(s.median, 3.0));
     assert!(close(s.q3, 4.0) && close(s.p97_5, 4.9) && close(s.mean, 3.0));
     assert_eq!(s.n, 5);

@@ -83,9 +83,9 @@ fn bar_length_is_proportional_to_ber() {
     );
 }
 
-/// Flagged cells (issue 13 item 6) are labelled with their share in text, one label per flagged cell —
-/// also model-c's targeted cell, which has no bar (no valid Selection, all Abstain) — and the x axis
-/// title says what the mark means.
+/// Flagged cells (high Abstain share) are labelled with their share in text, one label per flagged
+/// cell — also model-c's targeted cell, which has no bar (no valid Selection, all Abstain) — and
+/// the x axis title says what the mark means.
 #[test]
 fn a_high_abstain_bar_is_labelled_with_its_share_in_text() {
     let mut data = fixture();

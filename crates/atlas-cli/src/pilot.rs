@@ -1,4 +1,4 @@
-//! `atlas pilot`: the native runner of pilot audits (issue 5) around the pure crate `atlas-pilot`
+//! `atlas pilot`: the native runner of pilot audits around the pure crate `atlas-pilot`
 //! (`docs/pilot.md`). The crate builds every request as data, reads every response, schedules retries
 //! and keeps the run state; this module adds what a browser would do — files instead of IndexedDB, a
 //! blocking HTTP client ([`ureq`]) on std threads instead of `fetch`:

@@ -1,4 +1,4 @@
-//! `atlas reweight`: the condition re-weighting of the reference score (seed `000_…` Eq. 4; issue 4) —
+//! `atlas reweight`: the condition re-weighting of the reference score (seed `000_…` Eq. 4) —
 //! the numbers of the app's re-weighting panel, natively: per model the weighted score, Δ against equal
 //! weights, rank and equal-weight rank, Kendall τ-b and the inverted pairs against the equal-weight
 //! ranking, and statement-cluster bootstrap 95% intervals (`atlas_core::reweight`).

@@ -27,7 +27,8 @@ fn repo_file(path: &str) -> PathBuf {
 }
 
 fn close(v: &Value, expected: f64) -> bool {
-    v.as_f64().is_some_and(|x| (x - expected).abs() < 1e-12)
+    v.as_f64()
+        .is_some_and(|x| (x - expected).abs() < atlas_core::tolerance::EXACT)
 }
 
 #[test]
@@ -407,7 +408,7 @@ fn clinical_embed_stores_the_sentence_transformers_embeddings_of_inline_and_shar
             .map(|(a, b)| (a - b).abs())
             .fold(0f32, f32::max);
         assert!(
-            worst < 1e-5,
+            worst < atlas_core::tolerance::FLOAT32_EMBEDDING as f32,
             "reference row {r} ({text:?}): max |Δ| {worst}"
         );
     }

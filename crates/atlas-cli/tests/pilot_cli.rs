@@ -288,7 +288,7 @@ fn a_run_retries_a_429_after_retry_after_resumes_after_a_stop_and_becomes_a_bund
     }
 }
 
-/// Issue 13's replies: markup, invisible characters and label-in-prose shapes, keyed by the
+/// Replies with markup, invisible characters and label-in-prose shapes, keyed by the
 /// statement and the Table 7 wording in the request (two repeats get the same reply). Judge prompts
 /// get a label that needs normalising for two Rationales and an unreadable answer for one.
 fn markup_reply(body: &str) -> &'static str {

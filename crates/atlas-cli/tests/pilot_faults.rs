@@ -1,6 +1,6 @@
 //! `atlas pilot run` against the real local model (SmolLM2-135M-Instruct, `scripts/llm.sh`) through the
 //! fault-injecting proxy (`tests/pilot/fault_proxy.mjs`: 429 with `Retry-After: 1`, 500, a stalled
-//! response, malformed JSON, a dropped connection), issue 5 "Faults".
+//! response, malformed JSON, a dropped connection).
 //!
 //! Ignored by default: it needs the server and the proxy, which `scripts/pilot-faults.sh` starts (and
 //! stops) before running `cargo test -p atlas-cli --test pilot_faults -- --ignored`. The proxy's base

@@ -116,7 +116,7 @@ fn qpain_bundle_edd_per_record_matches_the_numpy_sentence_transformers_reference
         let d = (r.edd - edd).abs();
         max_delta = max_delta.max(d);
         assert!(
-            d <= 1e-5,
+            d <= atlas_core::tolerance::FLOAT32_EMBEDDING,
             "{}/{}: EDD {} vs reference {edd} (|Δ| {d:e})",
             r.model,
             r.statement,

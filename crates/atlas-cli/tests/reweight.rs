@@ -44,7 +44,10 @@ fn json(args: &[&str]) -> Value {
 
 fn close(a: &Value, b: &Value, what: &str) {
     match (a.as_f64(), b.as_f64()) {
-        (Some(x), Some(y)) => assert!((x - y).abs() <= 1e-12, "{what}: {x} vs numpy {y}"),
+        (Some(x), Some(y)) => assert!(
+            (x - y).abs() <= atlas_core::tolerance::EXACT,
+            "{what}: {x} vs numpy {y}"
+        ),
         _ => assert_eq!(a, b, "{what}"),
     }
 }

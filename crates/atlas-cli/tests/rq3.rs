@@ -42,7 +42,7 @@ fn close(got: &Value, want: f64, what: &str) {
         .as_f64()
         .unwrap_or_else(|| panic!("{what}: not a number: {got}"));
     assert!(
-        (x - want).abs() <= 1e-12,
+        (x - want).abs() <= atlas_core::tolerance::EXACT,
         "{what}: {x} vs hand-worked {want}"
     );
 }
@@ -384,7 +384,10 @@ fn csv_has_one_row_per_value_with_the_hand_worked_numbers() {
     let ber: f64 = find("binary_majority", "rule", "", "", "ber_sel")
         .parse()
         .expect("number");
-    assert!((ber - 11.0 / 19.0).abs() <= 1e-15, "ber_sel {ber}");
+    assert!(
+        (ber - 11.0 / 19.0).abs() <= atlas_core::tolerance::CLOSED_FORM,
+        "ber_sel {ber}"
+    );
     assert_eq!(
         find("no_self_judge", "rule", "", "", "rationale_rows"),
         "18"

@@ -1,5 +1,5 @@
-//! `atlas stats` and `atlas reweight` on the score-direction and high-Abstain fixtures (issue 13 items 5
-//! and 6): the direction line, ranks by |score − 50 %|, the ⚠ marks with their shares, the flag counts,
+//! `atlas stats` and `atlas reweight` on the score-direction and high-Abstain fixtures: the
+//! direction line, ranks by |score − 50 %|, the ⚠ marks with their shares, the flag counts,
 //! `--abstain-threshold`, and the JSON and CSV fields. Expected values are hand-worked in
 //! `tests/fixtures/direction-abstain-fixtures.md`.
 
@@ -244,6 +244,9 @@ fn reweight_ranks_a_target_bundle_by_the_distance_from_fifty_percent() {
         serde_json::json!([1.0, 2.0, 3.5, 3.5])
     );
     let tau = json["tau_b"].as_f64().unwrap();
-    assert!((tau - 5.0 / 30f64.sqrt()).abs() < 1e-12, "{tau}");
+    assert!(
+        (tau - 5.0 / 30f64.sqrt()).abs() < atlas_core::tolerance::EXACT,
+        "{tau}"
+    );
     assert_eq!(json["direction"]["better"], "target");
 }

@@ -7,6 +7,7 @@ use std::process::Command;
 
 use atlas_core::bundle::{Obtained, NO_RESPONSE_CODE};
 use atlas_core::stats::{ber_by_model_condition, reference_scores, unit_counts, RepeatPolicy};
+use atlas_core::tolerance::monte_carlo_proportion;
 use atlas_core::Audit;
 
 fn dir(name: &str) -> PathBuf {
@@ -189,17 +190,15 @@ fn the_default_bundle_has_the_seed_design_and_its_configured_rates() {
             abstain += table.get(m, c).abstain;
         }
         assert_eq!(valid + abstain, 72_000);
-        let se = (base * (1.0 - base) / valid as f64).sqrt();
+        let four_se = monte_carlo_proportion(4.0, base, valid as usize);
         let score = scores[m].expect("a reference score");
         assert!(
-            (score - base).abs() <= 4.0 * se,
-            "{id}: reference {score:.5} vs base rate {base} (4 SE = {:.5})",
-            4.0 * se
+            (score - base).abs() <= four_se,
+            "{id}: reference {score:.5} vs base rate {base} (4 SE = {four_se:.5})"
         );
         let share = abstain as f64 / 72_000.0;
-        let se = (abstain_rate * (1.0 - abstain_rate) / 72_000.0).sqrt();
         assert!(
-            (share - abstain_rate).abs() <= 4.0 * se,
+            (share - abstain_rate).abs() <= monte_carlo_proportion(4.0, abstain_rate, 72_000),
             "{id}: Abstain {share:.5} vs {abstain_rate}"
         );
     }

@@ -1,4 +1,4 @@
-//! Re-weighting benchmark (issue 4, "Re-weight recompute time at full scale against one frame"):
+//! Re-weighting benchmark (re-weight recompute time at full scale against one frame):
 //! times the recompute the app runs on every weight change — validate the weights
 //! (`ConditionWeights::custom`), then scores, ranks, Kendall τ-b, inversions and inverted pairs against
 //! the equal-weight ranking (`ReweightBasis::reweight`) — over random weight vectors, and reports the

@@ -1,4 +1,5 @@
-//! High-Abstain flags (issue 13 item 6).
+//! High-Abstain flags: which Selection scores rest on cells whose Abstain share is above a
+//! threshold.
 //!
 //! An Abstain Selection is missing, never recoded as non-bias (seed `000_…` §B.2, "Missingness rule").
 //! A BER therefore rests on the valid Selections only, and a model whose answers are mostly Abstain can

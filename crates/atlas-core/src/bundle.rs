@@ -34,10 +34,10 @@ pub const NO_RESPONSE: char = '-';
 /// In-memory marker of [`NO_RESPONSE`] in [`Audit::selection`].
 pub const NO_RESPONSE_CODE: u8 = u8::MAX;
 
-/// Facet ids with a meaning in the format. Any other facet id is allowed and treated as a further
-/// axis over which responses are pooled.
 mod clinical_check;
 
+/// Facet ids with a meaning in the format. Any other facet id is allowed and treated as a further
+/// axis over which responses are pooled.
 pub mod facet_ids {
     /// The audited LLMs. Required.
     pub const MODEL: &str = "model";
@@ -62,9 +62,11 @@ pub struct BundleFile {
     pub format: String,
     /// Always [`FORMAT_VERSION`].
     pub version: u32,
+    /// What the audit is, where it comes from, its license and content warning.
     pub metadata: Metadata,
     /// The declared facets, each with its levels.
     pub facets: Vec<Facet>,
+    /// The dense response matrix: axes, Selection codes, judge and human label columns.
     pub responses: Responses,
     /// Free texts (Rationales), kept apart from the labels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -81,9 +83,13 @@ pub struct BundleFile {
 pub struct Metadata {
     /// Stable identifier of this bundle (names every exported result).
     pub id: String,
+    /// Short human-readable title.
     pub title: String,
+    /// What was asked, of whom, and how the Selection maps to bias evidence.
     pub description: String,
+    /// Where the audited data comes from.
     pub source: Source,
+    /// License of the bundle's content.
     pub license: License,
     /// Shown before any model text is displayed; `null` when the bundle holds no offensive text. The key
     /// is required: a producer must say `null` explicitly.
@@ -100,6 +106,7 @@ pub struct Source {
     /// Human-readable citation of the upstream work.
     pub citation: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Link to the upstream work.
     pub url: Option<String>,
     /// Upstream commit or version the data was taken from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -113,6 +120,7 @@ pub struct License {
     /// SPDX identifier, e.g. `CC-BY-SA-4.0`.
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Link to the license text.
     pub url: Option<String>,
     /// The attribution text the license requires.
     pub attribution: String,
@@ -125,8 +133,10 @@ pub struct Production {
     /// Producing tool and version, e.g. `atlas 0.1.0 convert decodingtrust`.
     pub tool: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The command line that produced the bundle.
     pub command: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// How labels were derived and what was dropped.
     pub notes: Option<String>,
 }
 
@@ -137,13 +147,16 @@ pub struct Facet {
     /// Facet id; see [`facet_ids`] for the ids with a defined meaning.
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Display name of the facet, e.g. `"Condition (system prompt)"`.
     pub label: Option<String>,
+    /// The facet's levels, in bundle order (level index = position).
     pub levels: Vec<Level>,
 }
 
 /// One level of a facet: an id plus free attributes (`text`, `category`, `has_selection`, …).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Level {
+    /// Level id, unique within its facet.
     pub id: String,
     /// Attributes of the level. Known attributes of known facets are type-checked by [`Audit`].
     #[serde(flatten)]
@@ -156,6 +169,7 @@ pub struct Level {
 pub struct Responses {
     /// Facet ids in storage order (row-major, last fastest); every declared facet exactly once.
     pub axes: Vec<String>,
+    /// The Selection of every cell.
     pub selection: SelectionColumn,
     /// Rationale labels, one column per judge.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -214,10 +228,13 @@ pub enum Obtained {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JudgeColumn {
+    /// Judge id, unique among the judges.
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The judge model.
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The rubric or prompt the judge used.
     pub rubric: Option<String>,
     /// `E`, `Q` (= QE), `N`, `D`, `R` or `.` (no label) per cell (seed `000_…` §3.3).
     pub labels: String,
@@ -227,6 +244,7 @@ pub struct JudgeColumn {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HumanColumn {
+    /// Annotator id.
     pub annotator: String,
     /// `1`, `0`, `A` (Abstain) or `.` (not annotated) per cell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -251,10 +269,13 @@ pub struct Texts {
 #[serde(deny_unknown_fields)]
 pub struct TextField {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// What the texts are (which sample, which field, what was stripped).
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Shard files holding texts, loaded on demand ([`TextShard`]).
     pub shards: Vec<ShardRef>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Texts stored in the bundle itself.
     pub inline: Option<TextCells>,
 }
 
@@ -268,6 +289,7 @@ pub struct ShardRef {
     pub count: usize,
     /// Smallest and largest cell index in the shard (lets a reader pick the shard of a cell).
     pub first_cell: u64,
+    /// Largest cell index in the shard (`first_cell ≤ last_cell <` number of cells).
     pub last_cell: u64,
 }
 
@@ -287,12 +309,14 @@ pub struct TextCells {
 pub struct TextShardFile {
     /// Always [`SHARD_FORMAT_NAME`].
     pub format: String,
+    /// Always `1` (the shard format version, as [`FORMAT_VERSION`]).
     pub version: u32,
     /// `metadata.id` of the bundle the shard belongs to.
     pub bundle: String,
     /// Field name, e.g. `rationale`.
     pub field: String,
     #[serde(flatten)]
+    /// The shard's texts, by cell index.
     pub data: TextCells,
 }
 
@@ -312,6 +336,7 @@ pub struct ConditionInfo {
 /// Typed attributes of a `template` level.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TemplateInfo {
+    /// The template's wording (`text` attribute), if given.
     pub text: Option<String>,
     /// Index of the condition this template realises (nested design, seed `000_…` §3.5 `T_c`), or
     /// `None` when the template is crossed with every condition.
@@ -321,8 +346,11 @@ pub struct TemplateInfo {
 /// Typed attributes of a `statement` level.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StatementInfo {
+    /// The statement (`text` attribute, required).
     pub text: String,
+    /// Bias category (`category` attribute), e.g. `age`; strata of the RQ2 stratified design.
     pub category: Option<String>,
+    /// The group the statement is about (`target_group` attribute), e.g. `old people`.
     pub target_group: Option<String>,
 }
 
@@ -341,10 +369,15 @@ pub struct Axis {
 /// neutral analysis, denial, refusal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RationaleLabel {
+    /// Endorsement (`E`): bias evidence.
     E,
+    /// Qualified endorsement (`Q` in label columns): bias evidence.
     QE,
+    /// Neutral analysis (`N`): no bias evidence.
     N,
+    /// Denial (`D`): no bias evidence.
     D,
+    /// Refusal (`R`): no bias evidence.
     R,
 }
 
@@ -380,14 +413,19 @@ pub struct Audit {
     pub axes: Vec<Axis>,
     /// Facet index of `model`, `statement`, and (if declared) `condition`, `template`, `repeat`.
     pub model_facet: usize,
+    /// Facet index of `statement`.
     pub statement_facet: usize,
+    /// Facet index of `condition`, if declared.
     pub condition_facet: Option<usize>,
+    /// Facet index of `template`, if declared.
     pub template_facet: Option<usize>,
+    /// Facet index of `repeat`, if declared.
     pub repeat_facet: Option<usize>,
     /// One entry per condition level (a single implicit, Selection-bearing condition if none declared).
     pub conditions: Vec<ConditionInfo>,
     /// One entry per template level (a single implicit template if none declared).
     pub templates: Vec<TemplateInfo>,
+    /// One entry per statement level.
     pub statements: Vec<StatementInfo>,
     /// Per cell: index into `file.responses.selection.values`, or [`NO_RESPONSE_CODE`].
     pub selection: Vec<u8>,
@@ -730,6 +768,7 @@ impl Audit {
 /// A validated text shard.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextShard {
+    /// The shard as read.
     pub file: TextShardFile,
 }
 

@@ -29,6 +29,56 @@ impl Audit {
     ///
     /// # Errors
     /// Encoding errors from [`utf8_text`], then everything [`Audit::from_json`] reports.
+    ///
+    /// # Examples
+    /// The smallest kind of bundle: two models × two statements, no condition, template or repeat
+    /// facet (one implicit condition, in the reference). Cell = 2 · model + statement, so the codes
+    /// `0100` give model `a` agree, disagree and model `b` agree, agree. Hand calculation of the Eq. 4
+    /// reference score (seed `000_…` §3.5; one condition and one template, so it is the mean over
+    /// statements of the bias evidence): `a` = (1 + 0) / 2 = 0.5, `b` = (1 + 1) / 2 = 1.
+    /// ```
+    /// use atlas_core::stats::{reference_scores, unit_counts, RepeatPolicy};
+    /// use atlas_core::{Audit, BundleError};
+    ///
+    /// let bundle = br#"{
+    ///   "format": "audit-atlas-bundle", "version": 1,
+    ///   "metadata": {
+    ///     "id": "doc-example", "title": "Doc example", "description": "agree = bias evidence",
+    ///     "source": {"citation": "hand-written"},
+    ///     "license": {"id": "CC0-1.0", "attribution": "none"},
+    ///     "content_warning": null, "produced_by": {"tool": "hand"}
+    ///   },
+    ///   "facets": [
+    ///     {"id": "model", "levels": [{"id": "a"}, {"id": "b"}]},
+    ///     {"id": "statement", "levels": [{"id": "s1", "text": "S1."}, {"id": "s2", "text": "S2."}]}
+    ///   ],
+    ///   "responses": {
+    ///     "axes": ["model", "statement"],
+    ///     "selection": {
+    ///       "values": [
+    ///         {"raw": "agree", "evidence": 1, "obtained": "regex"},
+    ///         {"raw": "disagree", "evidence": 0, "obtained": "regex"}
+    ///       ],
+    ///       "codes": "0100"
+    ///     }
+    ///   }
+    /// }"#;
+    /// let audit = Audit::from_bytes(bundle)?;
+    /// assert_eq!(audit.cells, 4);
+    /// assert_eq!(audit.model_ids(), ["a", "b"]);
+    /// let units = unit_counts(&audit, RepeatPolicy::AllResponses);
+    /// assert_eq!(reference_scores(&audit, &units, None), [Some(0.5), Some(1.0)]);
+    ///
+    /// // Code `9` addresses the 10th dictionary entry, but there are 2: an error naming the column
+    /// // and the record (cell 3 = model `b`, statement `s2`).
+    /// let broken = String::from_utf8_lossy(bundle).replace("\"0100\"", "\"0109\"");
+    /// let err = Audit::from_bytes(broken.as_bytes()).unwrap_err();
+    /// assert!(
+    ///     matches!(err, BundleError::IndexOutOfRange { index: 3, value: 9, bound: 2, .. }),
+    ///     "{err}"
+    /// );
+    /// # Ok::<(), BundleError>(())
+    /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, BundleError> {
         Audit::from_json(utf8_text(bytes)?)
     }

@@ -1,5 +1,4 @@
-//! Score direction: whether a lower Selection score is better, a higher one, or a target value (issue 13
-//! item 5).
+//! Score direction: whether a lower Selection score is better, a higher one, or a target value.
 //!
 //! Seed `000_…` ranks models "lower observed rates first" (§B.4): its Selection score is the share of
 //! valid Selections that are bias evidence, and less bias evidence is better. Other benchmarks have an
@@ -50,6 +49,7 @@ pub enum Better {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DirectionSpec {
+    /// `lower`, `higher` or `target`: which scores rank best.
     pub better: Better,
     /// The ideal score for `"target"`, a fraction in `[0, 1]` (`0.5` = 50 %).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -80,8 +80,11 @@ pub enum Direction {
     Lower,
     /// Key = −score.
     Higher,
-    /// Key = |score − target|; `target` is a fraction in `[0, 1]`.
-    Target { target: f64 },
+    /// Key = |score − target|.
+    Target {
+        /// The ideal score, a fraction in `[0, 1]`.
+        target: f64,
+    },
 }
 
 /// `0.5` → `50 %`, `0.625` → `62.5 %` (at most four decimals of the percentage).
@@ -161,6 +164,7 @@ impl Direction {
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(from = "ScoreDirectionWire")]
 pub struct ScoreDirection {
+    /// The validated direction.
     pub direction: Direction,
     /// `false` when the bundle has no `responses.selection.direction` and the default applies.
     pub declared: bool,

@@ -7,6 +7,8 @@
 //! Definitions follow the seeds in `../shared/seeds/` (BiAxisBias = seed `000_…`); every public
 //! statistic cites the section or equation it implements.
 
+#![warn(missing_docs)]
+
 pub mod abstain;
 pub mod bundle;
 pub mod cases;
@@ -25,6 +27,7 @@ pub mod rq2;
 pub mod rq3;
 pub mod stats;
 pub mod tables;
+pub mod tolerance;
 pub mod variance;
 
 pub use abstain::{AbstainThreshold, ScoreAbstain};

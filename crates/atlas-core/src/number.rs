@@ -45,21 +45,51 @@ pub enum NumberError {
     /// Nothing typed, where a number is required.
     Empty,
     /// The beginning of a number that is not one yet: `-`, `+`, `.`, `1e`, `1e-`.
-    Incomplete { text: String },
+    Incomplete {
+        /// The text as typed, trimmed.
+        text: String,
+    },
     /// A comma used as the decimal separator (`0,5`); `suggestion` is the same number with a point.
-    DecimalComma { text: String, suggestion: String },
+    DecimalComma {
+        /// The text as typed, trimmed.
+        text: String,
+        /// The same number with a decimal point.
+        suggestion: String,
+    },
     /// Not a number at all.
-    NotANumber { text: String },
+    NotANumber {
+        /// The text as typed, trimmed.
+        text: String,
+    },
     /// `inf`, `NaN`, or a number too large for a 64-bit float.
-    NotFinite { text: String },
+    NotFinite {
+        /// The text as typed, trimmed.
+        text: String,
+    },
     /// A fraction where a whole number is required.
-    NotWhole { text: String },
+    NotWhole {
+        /// The text as typed, trimmed.
+        text: String,
+    },
     /// Below zero, where the smallest allowed value is 0 or more.
-    Negative { text: String },
+    Negative {
+        /// The text as typed, trimmed.
+        text: String,
+    },
     /// Below the smallest allowed value (`min`, as the rule states it).
-    BelowMin { text: String, min: String },
+    BelowMin {
+        /// The text as typed, trimmed.
+        text: String,
+        /// The smallest allowed value, as the rule states it.
+        min: String,
+    },
     /// Above the largest allowed value (`max`, as the rule states it).
-    AboveMax { text: String, max: String },
+    AboveMax {
+        /// The text as typed, trimmed.
+        text: String,
+        /// The largest allowed value, as the rule states it.
+        max: String,
+    },
 }
 
 impl fmt::Display for NumberError {

@@ -66,6 +66,23 @@ pub fn average_ranks(scores: &[Option<f64>]) -> Vec<Option<f64>> {
 /// or a NaN anywhere in either vector (scipy's default `nan_policy="propagate"`). Also `None` when the
 /// lengths differ (scipy raises). ±∞ are ordinary, ordered values. Drop missing items from both
 /// vectors before calling (see [`paired_present`]). Cost `O(n²)`, no allocation.
+///
+/// # Examples
+/// Hand calculation for `x = [1, 2, 2, 3]`, `y = [1, 3, 2, 2]`, pair by pair: (0,1), (0,2), (0,3)
+/// concordant; (1,2) tied in `x` only; (1,3) discordant; (2,3) tied in `y` only. So `P = 3`, `Q = 1`,
+/// `T_x = T_y = 1` and `τ_b = (3 − 1) / √((3 + 1 + 1) · (3 + 1 + 1)) = 2/5`. scipy agrees:
+/// `~/.cache/audit-atlas/venv/bin/python -c "from scipy.stats import kendalltau;
+/// print(kendalltau([1,2,2,3],[1,3,2,2]))"` prints `statistic=0.39999999999999997`.
+/// ```
+/// use atlas_core::rank::kendall_tau_b;
+/// use atlas_core::tolerance::EXACT;
+///
+/// let tau = kendall_tau_b(&[1.0, 2.0, 2.0, 3.0], &[1.0, 3.0, 2.0, 2.0]).unwrap();
+/// assert!((tau - 0.4).abs() < EXACT, "{tau}");
+/// // A constant vector leaves τ-b undefined (scipy: NaN), as do different lengths.
+/// assert_eq!(kendall_tau_b(&[1.0, 2.0], &[5.0, 5.0]), None);
+/// assert_eq!(kendall_tau_b(&[1.0, 2.0], &[1.0]), None);
+/// ```
 pub fn kendall_tau_b(x: &[f64], y: &[f64]) -> Option<f64> {
     if x.len() != y.len() || x.len() < 2 || x.iter().chain(y).any(|v| v.is_nan()) {
         return None;
@@ -147,10 +164,7 @@ impl Inversions {
     }
 }
 
-/// Slack added to a tie zone so that a difference meant to be exactly on the zone's edge counts as
-/// tied despite binary rounding (`0.51 − 0.50 = 0.010000000000000009 > 0.01`). It is far below any
-/// difference between two rates of a real audit (1 response in 10⁶ is 10⁻⁶).
-pub const TIE_ZONE_SLACK: f64 = 1e-12;
+pub use crate::tolerance::TIE_ZONE_SLACK;
 
 /// Pairwise inversions between two score vectors of the same items (seed `000_…` §3.4 "pairwise
 /// ordering reversals", §5.1 "pairwise inversion rates", §5.3 "inversion rates among the 28 unordered

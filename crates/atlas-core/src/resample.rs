@@ -35,22 +35,35 @@ pub enum ResampleError {
     Empty,
     /// More items than a `u32` index can address (the stream draws `u32` indices only).
     #[error("{len} items: at most {} can be resampled", u32::MAX)]
-    TooManyItems { len: usize },
+    TooManyItems {
+        /// Items given.
+        len: usize,
+    },
     /// A value that is NaN or infinite; `cluster` is the row for clustered input (else `None`) and
     /// `index` the position within the values or the row.
     #[error("value {index}{} is not finite", cluster.map(|c| format!(" of cluster {c}")).unwrap_or_default())]
     NonFinite {
+        /// The cluster (row) of the value for clustered input; `None` for a plain list.
         cluster: Option<usize>,
+        /// Position of the value within the list or the row.
         index: usize,
     },
     /// A sample of `k` distinct items was asked from only `n`.
     #[error("cannot draw {k} distinct items out of {n}")]
-    SampleTooLarge { n: u32, k: u32 },
+    SampleTooLarge {
+        /// Items to draw from.
+        n: u32,
+        /// Distinct items asked for.
+        k: u32,
+    },
     /// Clustered input whose rows do not all have the same number of models.
     #[error("cluster {cluster} has {len} values, cluster 0 has {expected}")]
     Ragged {
+        /// The cluster (row) whose length differs.
         cluster: usize,
+        /// Its number of values.
         len: usize,
+        /// The number of values of cluster 0.
         expected: usize,
     },
 }
@@ -118,11 +131,13 @@ impl DrawStream {
     /// (sort it if only the set matters). Consumes `k` draws of [`DrawStream::index_nonzero`].
     ///
     /// Memory `O(min(n, k log k))`: the array is stored densely when `n` is small relative to `k` and
-    /// as a sparse map of displaced positions otherwise; both give the same draws. Error
-    /// [`ResampleError::SampleTooLarge`] when `k > n` (nothing consumed).
+    /// as a sparse map of displaced positions otherwise; both give the same draws.
     ///
     /// Used for SRS audits (seed `000_…` §3.5, D.1: "200 distinct template–statement cells uniformly
     /// without replacement from the 72,000-cell observable matrix").
+    ///
+    /// # Errors
+    /// [`ResampleError::SampleTooLarge`] when `k > n` (nothing consumed).
     pub fn sample_without_replacement(
         &mut self,
         n: u32,
@@ -172,7 +187,9 @@ impl DrawStream {
 
     /// Shuffles `items` in place, uniformly: Fisher–Yates from the back (for `i` from `len − 1` down to
     /// 1: `j = index(i + 1)`, swap `i` and `j`). Consumes `len − 1` draws (none for 0 or 1 items).
-    /// Error [`ResampleError::TooManyItems`] (nothing consumed) beyond `u32::MAX` items.
+    ///
+    /// # Errors
+    /// [`ResampleError::TooManyItems`] (nothing consumed) beyond `u32::MAX` items.
     pub fn shuffle<T>(&mut self, items: &mut [T]) -> Result<(), ResampleError> {
         let len = u32_len(items.len())?;
         for i in (1..len).rev() {
@@ -269,8 +286,12 @@ pub fn percentile_interval(draws: &[f64], level: f64) -> Option<(f64, f64)> {
 /// [`percentile_interval`].
 ///
 /// Consumes exactly the draws of `cluster_bootstrap(n, reps, …)`, so the same seed gives the same
-/// resamples whichever of the two is used. Errors: [`ResampleError::Empty`],
-/// [`ResampleError::NonFinite`], [`ResampleError::TooManyItems`]; nothing consumed on error.
+/// resamples whichever of the two is used.
+///
+/// # Errors
+/// [`ResampleError::Empty`] without values, [`ResampleError::NonFinite`] naming the first NaN or
+/// infinite value, [`ResampleError::TooManyItems`] beyond `u32::MAX` values; nothing consumed on
+/// error.
 pub fn bootstrap_mean(
     values: &[f64],
     reps: usize,
@@ -302,8 +323,10 @@ pub fn bootstrap_mean(
 /// draw serves all models of a replicate, models stay paired: every model is resampled on the same
 /// clusters.
 ///
-/// Returns the `reps` statistics in replicate order. Errors: [`ResampleError::Empty`] when
-/// `clusters == 0` (nothing consumed).
+/// Returns the `reps` statistics in replicate order.
+///
+/// # Errors
+/// [`ResampleError::Empty`] when `clusters == 0` (nothing consumed).
 pub fn cluster_bootstrap<T>(
     clusters: u32,
     reps: usize,
@@ -328,8 +351,11 @@ pub fn cluster_bootstrap<T>(
 /// Use it when each cluster contributes one value per model with equal weight (e.g. a per-statement
 /// rate); for ratio estimators whose clusters carry different numbers of responses (a BER pooled as
 /// `Σ bias / Σ valid`), or for missing values, call [`cluster_bootstrap`] with your own statistic.
-/// Errors: [`ResampleError::Empty`], [`ResampleError::Ragged`], [`ResampleError::NonFinite`],
-/// [`ResampleError::TooManyItems`]; nothing consumed on error.
+///
+/// # Errors
+/// [`ResampleError::Empty`] without clusters, [`ResampleError::Ragged`] naming a row whose length
+/// differs from row 0's, [`ResampleError::NonFinite`] naming the first NaN or infinite value,
+/// [`ResampleError::TooManyItems`] beyond `u32::MAX` clusters; nothing consumed on error.
 pub fn cluster_bootstrap_means<R: AsRef<[f64]>>(
     per_cluster: &[R],
     reps: usize,
@@ -390,7 +416,8 @@ pub const FINGERPRINT_VALUES: [f64; 12] = [
 /// 5. then `cluster_bootstrap_means` of a fixed 5 clusters × 3 models table, 50 replicates;
 /// 6. 10 `next_u32` of `DrawStream::with_stream(seed, 2)`.
 ///
-/// Errors are those of the functions it calls (none occur for these fixed inputs).
+/// # Errors
+/// Those of the functions it calls (none occur for these fixed inputs).
 pub fn portability_fingerprint(seed: u64) -> Result<u64, ResampleError> {
     let mut hash = Fnv1a::default();
     let mut s = DrawStream::new(seed);

@@ -1,4 +1,4 @@
-//! Live condition re-weighting of the reference score (seed `000_…` §3.5, Eq. 4; issue 4 item 1).
+//! Live condition re-weighting of the reference score (seed `000_…` §3.5, Eq. 4).
 //!
 //! Eq. 4 averages the Selection-observable conditions `C_sel` with equal weights: it is "neither
 //! protocol-independent ground truth nor an estimate weighted by deployment frequency" (§3.5); equal
@@ -79,16 +79,36 @@ pub const WEIGHT: crate::number::DecimalRule = crate::number::DecimalRule::at_le
 pub enum ReweightError {
     /// The weight vector does not have one entry per condition of the bundle.
     #[error("{given} condition weights given; the bundle has {conditions} conditions")]
-    Length { given: usize, conditions: usize },
+    Length {
+        /// Weights given.
+        given: usize,
+        /// Conditions of the bundle.
+        conditions: usize,
+    },
     /// A weight below zero.
     #[error("the weight of condition {condition:?} is {value}: weights must not be negative")]
-    Negative { condition: String, value: f64 },
+    Negative {
+        /// The condition's id.
+        condition: String,
+        /// The weight given.
+        value: f64,
+    },
     /// A NaN or infinite weight.
     #[error("the weight of condition {condition:?} is {value}: weights must be finite numbers")]
-    NotFinite { condition: String, value: f64 },
+    NotFinite {
+        /// The condition's id.
+        condition: String,
+        /// The weight given.
+        value: f64,
+    },
     /// A positive weight on a condition without a Selection readout (it has no score to weigh).
     #[error("condition {condition:?} has no Selection readout: its weight must be 0, not {value}")]
-    NoSelection { condition: String, value: f64 },
+    NoSelection {
+        /// The condition's id.
+        condition: String,
+        /// The weight given.
+        value: f64,
+    },
     /// No condition with a Selection readout has a positive weight.
     #[error("every Selection condition has weight 0: at least one weight must be positive")]
     AllZero,
@@ -102,22 +122,41 @@ pub enum ReweightError {
     NoBaseline,
     /// "One sweep only" naming a sweep the bundle does not have, or one without a Selection condition.
     #[error("the bundle has no sweep {sweep:?} with a Selection condition")]
-    UnknownSweep { sweep: String },
+    UnknownSweep {
+        /// The sweep name asked for.
+        sweep: String,
+    },
     /// Per-sweep weights whose number differs from [`ReweightBasis::sweeps`].
     #[error("{given} sweep weights given; the bundle has {sweeps} sweeps")]
-    SweepLength { given: usize, sweeps: usize },
+    SweepLength {
+        /// Sweep weights given.
+        given: usize,
+        /// Sweeps of the bundle ([`ReweightBasis::sweeps`]).
+        sweeps: usize,
+    },
     /// A negative, NaN or infinite per-sweep weight.
     #[error("the weight of sweep {sweep:?} is {value}: weights must be finite and not negative")]
-    BadSweepWeight { sweep: String, value: f64 },
+    BadSweepWeight {
+        /// The sweep's display name ([`Sweep::display_name`]).
+        sweep: String,
+        /// The weight given.
+        value: f64,
+    },
     /// A bootstrap level outside `(0, 1)`.
     #[error("level {0} is outside (0, 1)")]
     BadLevel(f64),
     /// Replicate means whose length is not a whole number of `models × conditions` replicates.
     #[error("{len} replicate means are not a whole number of replicates of {per_replicate}")]
-    ReplicateShape { len: usize, per_replicate: usize },
+    ReplicateShape {
+        /// Replicate means given.
+        len: usize,
+        /// Means per replicate (`models × conditions`).
+        per_replicate: usize,
+    },
     /// The bootstrap was cancelled by its progress callback.
     #[error("cancelled")]
     Cancelled,
+    /// The bootstrap could not resample ([`ResampleError`]).
     #[error(transparent)]
     Resample(#[from] ResampleError),
 }
@@ -172,10 +211,16 @@ pub enum WeightPreset {
     /// 1 on every Selection condition of the baseline sweep, 0 elsewhere.
     BaselineOnly,
     /// 1 on every Selection condition of one sweep, 0 elsewhere.
-    SweepOnly { sweep: String },
+    SweepOnly {
+        /// The sweep's name.
+        sweep: String,
+    },
     /// One weight per sweep of [`ReweightBasis::sweeps`] (in that order), spread equally over the
     /// sweep's Selection conditions.
-    PerSweep { weights: Vec<f64> },
+    PerSweep {
+        /// One weight per sweep, in [`ReweightBasis::sweeps`] order.
+        weights: Vec<f64>,
+    },
     /// One weight per condition, as given.
     Custom,
 }
@@ -629,6 +674,64 @@ impl ReweightBasis {
     ///
     /// # Errors
     /// As [`ReweightBasis::scores`].
+    ///
+    /// # Examples
+    /// Two models × two Selection conditions × two statements (cell = 4 · model + 2 · condition +
+    /// statement). Hand calculation of the condition means `ȳ_{m,c}` and Eq. 4: model `a` agrees
+    /// twice under `c1` and never under `c2` (means 1 and 0, equal-weight score 0.5); model `b` never
+    /// under `c1` and once under `c2` (means 0 and 0.5, score 0.25). All weight on `c2` gives
+    /// `a` = 0 and `b` = 0.5: Δ = 100 · (0 − 0.5) = −50 pp and 100 · (0.5 − 0.25) = +25 pp, and the
+    /// two ranks swap (lower is better), so τ-b = −1 and the one pair is inverted. Every value is a
+    /// dyadic fraction, exact in binary.
+    /// ```
+    /// use atlas_core::reweight::{ConditionWeights, ReweightBasis, ReweightError};
+    /// use atlas_core::stats::RepeatPolicy;
+    /// use atlas_core::Audit;
+    ///
+    /// let audit = Audit::from_json(r#"{
+    ///   "format": "audit-atlas-bundle", "version": 1,
+    ///   "metadata": {
+    ///     "id": "doc-reweight", "title": "Doc example", "description": "agree = bias evidence",
+    ///     "source": {"citation": "hand-written"},
+    ///     "license": {"id": "CC0-1.0", "attribution": "none"},
+    ///     "content_warning": null, "produced_by": {"tool": "hand"}
+    ///   },
+    ///   "facets": [
+    ///     {"id": "model", "levels": [{"id": "a"}, {"id": "b"}]},
+    ///     {"id": "condition", "levels": [
+    ///       {"id": "c1", "has_selection": true}, {"id": "c2", "has_selection": true}
+    ///     ]},
+    ///     {"id": "statement", "levels": [{"id": "s1", "text": "S1."}, {"id": "s2", "text": "S2."}]}
+    ///   ],
+    ///   "responses": {
+    ///     "axes": ["model", "condition", "statement"],
+    ///     "selection": {
+    ///       "values": [
+    ///         {"raw": "agree", "evidence": 1, "obtained": "regex"},
+    ///         {"raw": "disagree", "evidence": 0, "obtained": "regex"}
+    ///       ],
+    ///       "codes": "00111101"
+    ///     }
+    ///   }
+    /// }"#)
+    /// .unwrap();
+    /// let basis = ReweightBasis::from_audit(&audit, RepeatPolicy::AllResponses);
+    /// assert_eq!(basis.equal_scores(), [Some(0.5), Some(0.25)]);
+    ///
+    /// let c2_only = ConditionWeights::custom(&basis, vec![0.0, 1.0])?;
+    /// let r = basis.reweight(&c2_only)?;
+    /// assert_eq!(r.scores, [Some(0.0), Some(0.5)]);
+    /// assert_eq!(r.delta_pp, [Some(-50.0), Some(25.0)]);
+    /// assert_eq!(r.ranks, [Some(1.0), Some(2.0)]);
+    /// assert_eq!(r.tau_b, Some(-1.0));
+    /// assert_eq!((r.inversions.inverted, r.inversions.pairs), (1, 1));
+    /// assert_eq!(r.inverted_pairs, [(0, 1)]);
+    ///
+    /// // A negative weight is refused, naming the condition.
+    /// let err = ConditionWeights::custom(&basis, vec![-1.0, 1.0]).unwrap_err();
+    /// assert!(matches!(err, ReweightError::Negative { ref condition, .. } if condition == "c1"));
+    /// # Ok::<(), ReweightError>(())
+    /// ```
     pub fn reweight(&self, weights: &ConditionWeights) -> Result<Reweighted, ReweightError> {
         let scores = self.scores(weights)?;
         let equal = &self.equal_scores;
@@ -712,8 +815,9 @@ fn weighted_scores(means: &[f64], c_len: usize, weights: &[f64]) -> Vec<Option<f
 /// A bootstrap percentile interval of one model's weighted score.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ScoreInterval {
-    /// Lower and upper ends, fractions (`level` percentile interval of the replicate scores).
+    /// Lower end, a fraction (`level` percentile interval of the replicate scores).
     pub lo: f64,
+    /// Upper end, a fraction.
     pub hi: f64,
     /// Replicates in which the model has a score (the others are left out).
     pub replicates: usize,
@@ -1044,10 +1148,14 @@ mod tests {
         drawn.set(&[1, 1, 1, 1, 1]);
         let expected =
             ((0.5 + 1.0 + 0.25 + 0.0) / 4.0 + (0.0 + 0.25 + 0.75 + 1.0 + 0.5) / 5.0) / 2.0;
-        assert!((blocks.condition_mean(0..2, &drawn) - expected).abs() < 1e-15);
+        assert!(
+            (blocks.condition_mean(0..2, &drawn) - expected).abs() < crate::tolerance::CLOSED_FORM
+        );
         drawn.set(&[2, 0, 0, 1, 0]);
         let expected = ((2.0 * 0.5 + 0.25) / 3.0 + (2.0 * 0.0 + 1.0) / 3.0) / 2.0;
-        assert!((blocks.condition_mean(0..2, &drawn) - expected).abs() < 1e-15);
+        assert!(
+            (blocks.condition_mean(0..2, &drawn) - expected).abs() < crate::tolerance::CLOSED_FORM
+        );
         drawn.set(&[0, 2, 0, 0, 0]);
         // Template 1 has no valid drawn unit and leaves the template mean.
         assert_eq!(blocks.condition_mean(0..2, &drawn), 0.25);

@@ -186,7 +186,10 @@ pub struct SubsetChange {
 /// Disagreement of one pair of observations (two wordings, or two identical calls).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairDisagreement {
+    /// First observation: a wording position (template position within the condition) or a repeat
+    /// index.
     pub a: usize,
+    /// Second observation, of the same kind, `a < b`.
     pub b: usize,
     /// Fraction of matched units whose two Selections differ.
     pub rate: f64,
@@ -195,8 +198,11 @@ pub struct PairDisagreement {
 /// Summary of a list of rates: mean, min, max (fractions).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct RateRange {
+    /// Mean of the rates.
     pub mean: f64,
+    /// Smallest rate.
     pub min: f64,
+    /// Largest rate.
     pub max: f64,
 }
 
@@ -217,6 +223,7 @@ fn rate_range(rates: impl Iterator<Item = f64>) -> Option<RateRange> {
 pub struct WordingSensitivity {
     /// Wordings per condition (`n`) and subset size (`k`).
     pub wordings: usize,
+    /// Wordings per subset (`k`, the number of identical calls of the control).
     pub k: usize,
     /// Units (model × Selection condition × statement) valid at repeat 0 under all `n` wordings.
     pub units: usize,
@@ -241,6 +248,7 @@ pub struct MatchedComparison {
     pub subset_rates: RateRange,
     /// Units whose `k` identical calls do not all agree, and their rate.
     pub control_changed: usize,
+    /// `control_changed / units`, a fraction.
     pub control_rate: f64,
     /// Mean subset rate minus control rate, in percentage points.
     pub difference_pp: f64,
@@ -251,8 +259,11 @@ pub struct MatchedComparison {
     pub statement_bootstrap_ci_pp: Option<(f64, f64)>,
     /// Pairwise disagreement across wording pairs and across identical-call pairs.
     pub wording_pairs: Vec<PairDisagreement>,
+    /// Mean, min and max of [`MatchedComparison::wording_pairs`]' rates.
     pub wording_pair_rates: RateRange,
+    /// Disagreement of every pair of the `k` identical calls (repeat indices) of the control wording.
     pub repeat_pairs: Vec<PairDisagreement>,
+    /// Mean, min and max of [`MatchedComparison::repeat_pairs`]' rates.
     pub repeat_pair_rates: RateRange,
 }
 
@@ -479,12 +490,14 @@ pub fn wording_sensitivity(
 /// Per-model sensitivity and ranking stability across wordings (seed `000_…` §5.1, Table 9).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WordingRankStability {
+    /// How repeats enter the unit values.
     pub policy: RepeatPolicy,
     /// The bundle's score direction: ranks, τ-b, inversions and displacement use its ranking keys
     /// ([`crate::direction`]; scores and ranges stay scores).
     pub direction: ScoreDirection,
     /// Pooled (all-wording) reference score per model (Eq. 4), a fraction.
     pub pooled: Vec<Option<f64>>,
+    /// Average rank of each pooled score (1 = best in the bundle's direction).
     pub pooled_ranks: Vec<Option<f64>>,
     /// Per model, the Abstain shares of the cells (model × reference condition) the pooled score
     /// averages ([`crate::abstain`]).
@@ -499,11 +512,14 @@ pub struct WordingRankStability {
     pub ranks: Vec<Vec<Option<f64>>>,
     /// Per model: max − min score across wordings (pp), and the lowest and highest rank.
     pub score_range_pp: Vec<Option<f64>>,
+    /// Lowest and highest rank of each model across wordings.
     pub rank_range: Vec<Option<(f64, f64)>>,
     /// Per wording, against the pooled ranking: Kendall τ-b, inversions over unordered model pairs,
     /// maximum rank displacement.
     pub tau_b: Vec<Option<f64>>,
+    /// Per wording: inversions over unordered model pairs against the pooled ranking.
     pub inversions: Vec<Option<Inversions>>,
+    /// Per wording: the largest displacement of a model's rank from its pooled rank.
     pub max_displacement: Vec<Option<f64>>,
 }
 
@@ -651,6 +667,7 @@ fn statement_mean(
 pub struct PairDelta {
     /// Condition index and id.
     pub condition: usize,
+    /// Condition id (level id).
     pub condition_id: String,
     /// `δ = 100 (key_a − key_b)` in pp, with the ranking key of the bundle's direction
     /// ([`crate::direction`]): the score itself by default, so `δ = 100 (score_a − score_b)` (condition
@@ -666,12 +683,15 @@ pub struct PairDelta {
 pub struct Reversal {
     /// Model ids, `a < b` alphabetically ignoring case (Table 11: "model_a < model_b alphabetically").
     pub model_a: String,
+    /// Model id, after `model_a` alphabetically ignoring case.
     pub model_b: String,
     /// The most negative and the most positive δ with their intervals.
     pub negative: PairDelta,
+    /// The most positive δ with its interval.
     pub positive: PairDelta,
     /// The reversal survives a 1-pp / 2-pp tie zone (some δ < −ε and some δ > +ε).
     pub survives_1pp: bool,
+    /// The reversal survives a 2-pp tie zone.
     pub survives_2pp: bool,
     /// At least two conditions have bootstrap intervals on opposite sides of zero.
     pub ci_supported: bool,
@@ -682,10 +702,13 @@ pub struct Reversal {
 /// Reversals of model orderings across conditions (seed `000_…` §5.2, C.2, Table 11).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConditionReversals {
+    /// How repeats enter the unit values.
     pub policy: RepeatPolicy,
     /// The score direction whose ranking keys δ compares.
     pub direction: ScoreDirection,
+    /// Seed of the bootstrap streams.
     pub seed: u64,
+    /// Bootstrap replicates of each interval.
     pub draws: usize,
     /// Unordered model pairs with a score under at least two conditions.
     pub pairs: usize,
@@ -841,9 +864,13 @@ pub fn condition_reversals(
 pub struct Rq1Report {
     /// Bundle id.
     pub bundle: String,
+    /// The options the report was computed with.
     pub options: Rq1Options,
+    /// Wording sensitivity (§5.1, C.1, Table 8).
     pub wording_sensitivity: WordingSensitivity,
+    /// Ranking stability across wordings (§5.1, Table 9).
     pub rank_stability: WordingRankStability,
+    /// Reversals across conditions (§5.2, C.2, Table 11).
     pub reversals: ConditionReversals,
     /// Descriptive η² over the condition × template grid with model × statement units (seed C.3,
     /// Table 12; [`crate::variance`]), when the bundle declares both facets.

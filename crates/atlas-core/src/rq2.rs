@@ -119,32 +119,76 @@ impl Default for Rq2Options {
 /// Why an RQ2 analysis cannot run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Rq2Error {
+    /// No condition has `in_reference`, so the observable matrix is empty.
     #[error("the bundle has no condition with in_reference: there is no observable matrix")]
     NoReferenceCondition,
+    /// A reference condition with no template (`T_c` empty).
     #[error("reference condition {condition:?} has no template")]
-    NoTemplate { condition: String },
+    NoTemplate {
+        /// The condition's id.
+        condition: String,
+    },
+    /// [`Rq2Options::budget`] is 0.
     #[error("the budget must be at least 1 response per model")]
     ZeroBudget,
+    /// [`Rq2Options::draws`] is 0.
     #[error("at least 1 draw is needed")]
     ZeroDraws,
+    /// A design reads more distinct statements of one template than the bundle has: concentrated
+    /// `B`, stratified `⌈B/K⌉`, coverage `⌈B/K'⌉`.
     #[error("budget {budget} exceeds the {statements} statements a concentrated audit can read from one template")]
-    BudgetExceedsStatements { budget: usize, statements: usize },
+    BudgetExceedsStatements {
+        /// Statements the design reads from one template.
+        budget: usize,
+        /// Statements of the bundle `|S|`.
+        statements: usize,
+    },
+    /// A design that reads at least one statement per sampled condition (stratified: every reference
+    /// condition; coverage: `K'` of them) has a smaller budget than conditions.
     #[error("budget {budget} is below the {conditions} reference conditions a stratified audit must cover")]
-    BudgetBelowConditions { budget: usize, conditions: usize },
+    BudgetBelowConditions {
+        /// Responses per model per audit `B`.
+        budget: usize,
+        /// Conditions the design must cover (`K` or `K'`).
+        conditions: usize,
+    },
+    /// A coverage design over `k` conditions with `k` = 0 or `k` > `K`.
     #[error(
         "coverage design with {k} conditions: the bundle has {conditions} reference conditions"
     )]
-    CoverageOutOfRange { k: usize, conditions: usize },
+    CoverageOutOfRange {
+        /// Conditions the coverage design asks for (`K'`).
+        k: usize,
+        /// Reference conditions of the bundle `K`.
+        conditions: usize,
+    },
+    /// [`Rq2Options::weights`] does not have one weight per condition of the bundle.
     #[error("{given} condition weights given; the bundle has {conditions} conditions")]
-    WeightsLength { given: usize, conditions: usize },
+    WeightsLength {
+        /// Weights given.
+        given: usize,
+        /// Conditions of the bundle (all of them, not only the reference conditions).
+        conditions: usize,
+    },
+    /// A condition weight is negative, infinite or NaN.
     #[error("condition weight {index} is {value}: weights must be finite and not negative")]
-    BadWeight { index: usize, value: f64 },
+    BadWeight {
+        /// Position of the weight (bundle condition order).
+        index: usize,
+        /// The weight given.
+        value: f64,
+    },
+    /// [`Rq2Options::level`] is not strictly between 0 and 1.
     #[error("level {0} is outside (0, 1)")]
     BadLevel(f64),
+    /// The observable matrix has more than `u32::MAX` cells (draws address cells as `u32`).
     #[error("the observable matrix has too many cells for 32-bit draws")]
     TooManyCells,
+    /// The progress callback of [`analyze_rq2_with_progress`] returned `false`.
     #[error("cancelled")]
     Cancelled,
+    /// An SRS budget above the observable cells ([`ResampleError::SampleTooLarge`]), or a contrast
+    /// bootstrap that cannot run.
     #[error(transparent)]
     Resample(#[from] ResampleError),
 }
@@ -152,9 +196,13 @@ pub enum Rq2Error {
 /// An audit design.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Design {
+    /// One reference condition, one of its templates, `B` statements (§3.5 "single-condition audit").
     Concentrated,
+    /// `B` distinct cells by simple random sampling from the observable matrix (D.1).
     Srs,
+    /// Every reference condition, `B` statements split over them and stratified by category (D.1).
     Stratified,
+    /// Every reference condition, one statement per category (§3.5 "180-response sensitivity design").
     Balanced,
     /// The fixed-budget coverage design over this many conditions (Table 14).
     Coverage(usize),
@@ -197,8 +245,11 @@ impl Design {
 /// One cell of the observable matrix, as bundle level indices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Cell {
+    /// Bundle condition index.
     pub condition: usize,
+    /// Bundle template index (a template of `T_c`).
     pub template: usize,
+    /// Bundle statement index.
     pub statement: usize,
 }
 
@@ -207,6 +258,7 @@ pub struct Cell {
 /// coverage), or a single group (concentrated, SRS). Within a group, cells are in draw order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AuditDraw {
+    /// Cell numbers, one group per averaging unit.
     pub groups: Vec<Vec<u32>>,
 }
 
@@ -258,6 +310,11 @@ fn below(stream: &mut DrawStream, n: u32) -> u32 {
 impl Rq2Matrix {
     /// Builds the observable matrix of `audit` under `policy`; `weights` (one per bundle condition)
     /// change only the reference scores.
+    ///
+    /// # Errors
+    /// [`Rq2Error::NoReferenceCondition`], [`Rq2Error::NoTemplate`] naming the condition,
+    /// [`Rq2Error::WeightsLength`] / [`Rq2Error::BadWeight`] for unusable weights, and
+    /// [`Rq2Error::TooManyCells`].
     pub fn new(
         audit: &Audit,
         policy: RepeatPolicy,
@@ -425,7 +482,14 @@ impl Rq2Matrix {
         self.offsets[k] + t_pos * self.statements + s
     }
 
-    /// Checks that `design` can be drawn with `budget`; the budget it actually uses.
+    /// Checks that `design` can be drawn with `budget`; the budget it actually uses (the balanced
+    /// design uses `K × G` whatever `budget` is).
+    ///
+    /// # Errors
+    /// [`Rq2Error::ZeroBudget`], [`Rq2Error::BudgetExceedsStatements`] (concentrated, stratified,
+    /// coverage), [`Rq2Error::BudgetBelowConditions`] (stratified, coverage),
+    /// [`Rq2Error::CoverageOutOfRange`], [`Rq2Error::Resample`] (an SRS budget above the observable
+    /// cells).
     pub fn design_budget(&self, design: Design, budget: usize) -> Result<usize, Rq2Error> {
         let k_all = self.conditions.len();
         if budget == 0 {
@@ -487,7 +551,10 @@ impl Rq2Matrix {
     ///   positions (in that order) with `⌈B/K'⌉` statements; then for each position:
     ///   `t = index(|T|)` and `swor(|S|, n)` = the statements.
     ///
-    /// `swor(n, 0)` consumes nothing. Errors: see [`Rq2Matrix::design_budget`].
+    /// `swor(n, 0)` consumes nothing.
+    ///
+    /// # Errors
+    /// Those of [`Rq2Matrix::design_budget`].
     pub fn draw(
         &self,
         design: Design,
@@ -673,6 +740,7 @@ pub struct Metric {
 /// Per-model results of one design (Table 15).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ModelResult {
+    /// Model id.
     pub model: String,
     /// Reference score (fraction).
     pub reference: Option<f64>,
@@ -721,6 +789,7 @@ pub struct DrawSummary {
     pub repeat_tau_b: Metric,
     /// Mean over draws of the inversion rate between draw and repeat draw.
     pub repeat_inversion_rate: Metric,
+    /// [`ModelResult`] per model, in bundle model order.
     pub per_model: Vec<ModelResult>,
     /// Draw-level contributions whose plain mean over all draws is `mae_pp.mean` (module docs of
     /// [`summarize_draws`]); used for the contrast bootstrap.
@@ -1071,9 +1140,11 @@ pub struct DesignResult {
     pub label: String,
     /// Responses per model per draw.
     pub budget: usize,
-    /// Stream ids of the audit draws and of the repeat draws.
+    /// [`Design::audit_stream`].
     pub audit_stream: u64,
+    /// [`Design::repeat_stream`].
     pub repeat_stream: u64,
+    /// The design's metrics (flattened into the JSON object).
     #[serde(flatten)]
     pub summary: DrawSummary,
 }
@@ -1089,46 +1160,65 @@ pub struct Contrast {
     pub estimate: Option<f64>,
     /// `level` percentile interval of the bootstrap means of the draw-level differences (pp).
     pub interval: Option<[f64; 2]>,
+    /// Bootstrap replicates behind `interval` ([`Rq2Options::bootstrap_reps`]).
     pub replicates: usize,
 }
 
 /// A reference condition's weight in the reference score.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConditionWeight {
+    /// Condition id.
     pub condition: String,
+    /// The weight as given in [`Rq2Options::weights`] (relative: the reference uses `w_c / Σ w`).
     pub weight: f64,
 }
 
 /// A stratum and its size.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CategorySize {
+    /// Statement `category`; `None` = the statements without one.
     pub category: Option<String>,
+    /// Statements in the stratum.
     pub statements: usize,
 }
 
 /// Everything [`analyze_rq2`] computes (Tables 13, 14 and 15 and the contrasts).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Rq2Report {
+    /// Bundle name.
     pub bundle: String,
     /// The score direction whose ranking keys τ-b and the inversion rates compare.
     pub direction: ScoreDirection,
+    /// [`Rq2Options::seed`].
     pub seed: u64,
+    /// Draws per design ([`Rq2Options::draws`]).
     pub draws: usize,
+    /// Requested responses per model per audit `B`; each design's own budget is
+    /// [`DesignResult::budget`].
     pub budget: usize,
+    /// How repeats enter the unit values.
     pub policy: RepeatPolicy,
     /// `None` = equal condition weights (Eq. 4).
     pub weights: Option<Vec<ConditionWeight>>,
+    /// Level of the ranges and contrast intervals (fraction, e.g. 0.95).
     pub level: f64,
+    /// Bootstrap replicates of the contrast intervals.
     pub bootstrap_reps: usize,
+    /// [`CONTRAST_STREAM`].
     pub contrast_stream: u64,
+    /// Model ids, in bundle order (the order of [`Rq2Report::reference`]).
     pub models: Vec<String>,
     /// Reference score per model (fraction).
     pub reference: Vec<Option<f64>>,
-    /// The reference conditions and `|T_c|` of each.
+    /// Ids of the reference conditions (`C_sel`, bundle order).
     pub conditions: Vec<String>,
+    /// `|T_c|` of each reference condition, in the order of [`Rq2Report::conditions`].
     pub templates_per_condition: Vec<usize>,
+    /// Statements of the bundle `|S|`.
     pub statements: usize,
+    /// The strata of the stratified and balanced designs (categories in byte order, `None` last).
     pub categories: Vec<CategorySize>,
+    /// Cells of the observable matrix (`Σ_c |T_c| · |S|`).
     pub observable_cells: usize,
     /// Concentrated, SRS, stratified, balanced.
     pub designs: Vec<DesignResult>,
@@ -1157,12 +1247,74 @@ impl Rq2Report {
 /// Runs every design of seed `000_…` §3.5/D.1 on `audit` (see the module docs). Cost: `O(draws ·
 /// (designs · budget · models + models²))` plus the contrast bootstrap, `O(4 · bootstrap_reps ·
 /// draws)`.
+///
+/// # Errors
+/// [`Rq2Error::ZeroDraws`], [`Rq2Error::BadLevel`], and those of [`Rq2Matrix::new`] and
+/// [`Rq2Matrix::design_budget`] for any design (the first design that cannot be drawn stops the run).
+///
+/// # Examples
+/// A seeded run small enough to check by hand: two models × four statements, one implicit condition
+/// and template, so the observable matrix has 4 cells. Model `a` shows bias evidence on `s1`, `s2`
+/// (reference 0.5), model `b` on `s1` only (0.25). With `B = 4` the concentrated, SRS and stratified
+/// designs read all 4 cells in every draw, so each draw's score is the reference: MAE 0 pp and τ-b 1
+/// (0.5 against 0.25, in every draw), whatever the seed. The balanced design reads one statement per
+/// category (one stratum here: budget `K × G` = 1); every single statement of `a` is 0 or 1 against a
+/// reference of 0.5, so `a`'s MAE is exactly 50 pp.
+/// ```
+/// use atlas_core::rq2::{analyze_rq2, Rq2Options};
+/// use atlas_core::tolerance::EXACT;
+/// use atlas_core::Audit;
+///
+/// let audit = Audit::from_json(r#"{
+///   "format": "audit-atlas-bundle", "version": 1,
+///   "metadata": {
+///     "id": "doc-rq2", "title": "Doc example", "description": "agree = bias evidence",
+///     "source": {"citation": "hand-written"},
+///     "license": {"id": "CC0-1.0", "attribution": "none"},
+///     "content_warning": null, "produced_by": {"tool": "hand"}
+///   },
+///   "facets": [
+///     {"id": "model", "levels": [{"id": "a"}, {"id": "b"}]},
+///     {"id": "statement", "levels": [
+///       {"id": "s1", "text": "S1."}, {"id": "s2", "text": "S2."},
+///       {"id": "s3", "text": "S3."}, {"id": "s4", "text": "S4."}
+///     ]}
+///   ],
+///   "responses": {
+///     "axes": ["model", "statement"],
+///     "selection": {
+///       "values": [
+///         {"raw": "agree", "evidence": 1, "obtained": "regex"},
+///         {"raw": "disagree", "evidence": 0, "obtained": "regex"}
+///       ],
+///       "codes": "00110111"
+///     }
+///   }
+/// }"#)
+/// .unwrap();
+/// let options = Rq2Options { draws: 50, budget: 4, bootstrap_reps: 20, ..Rq2Options::default() };
+/// let report = analyze_rq2(&audit, &options)?;
+/// assert_eq!(report.reference, [Some(0.5), Some(0.25)]);
+/// for key in ["concentrated", "srs", "stratified"] {
+///     let design = report.design(key).unwrap();
+///     assert_eq!(design.budget, 4);
+///     assert!(design.summary.mae_pp.mean.unwrap().abs() < EXACT, "{key}");
+///     assert!((design.summary.tau_b.mean.unwrap() - 1.0).abs() < EXACT, "{key}");
+/// }
+/// let balanced = report.design("balanced").unwrap();
+/// assert_eq!(balanced.budget, 1);
+/// assert!((balanced.summary.per_model[0].mae_pp.unwrap() - 50.0).abs() < EXACT);
+/// # Ok::<(), atlas_core::rq2::Rq2Error>(())
+/// ```
 pub fn analyze_rq2(audit: &Audit, options: &Rq2Options) -> Result<Rq2Report, Rq2Error> {
     analyze_rq2_with_progress(audit, options, &mut |_, _| true)
 }
 
 /// [`analyze_rq2`] reporting progress: `progress(done, total)` is called every 256 draws (and at the
-/// end) with draws done over all designs; returning `false` cancels ([`Rq2Error::Cancelled`]).
+/// end) with draws done over all designs; returning `false` cancels.
+///
+/// # Errors
+/// Those of [`analyze_rq2`], and [`Rq2Error::Cancelled`] when `progress` returns `false`.
 pub fn analyze_rq2_with_progress(
     audit: &Audit,
     options: &Rq2Options,

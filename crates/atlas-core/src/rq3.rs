@@ -60,7 +60,12 @@ pub enum Rq3Error {
     DuplicateJudge(String),
     /// A self-judge pair names a model that is not a level of the `model` facet.
     #[error("self-judge pair of judge {judge:?} names model {model:?}, which is not a level id of the model facet")]
-    UnknownModel { judge: String, model: String },
+    UnknownModel {
+        /// The pair's judge id.
+        judge: String,
+        /// The model id that is not a level of the `model` facet.
+        model: String,
+    },
     /// An annotator id in [`HumanSettings`] is not a human column of the bundle.
     #[error("annotator {0:?} is not a human column of the bundle (`responses.human[].annotator`)")]
     UnknownAnnotator(String),
@@ -69,7 +74,12 @@ pub enum Rq3Error {
     DuplicateAnnotator(String),
     /// [`cohen_kappa`] was given label sequences of different lengths.
     #[error("Cohen's kappa needs two label sequences of the same length; got {a} and {b}")]
-    LengthMismatch { a: usize, b: usize },
+    LengthMismatch {
+        /// Length of the first sequence.
+        a: usize,
+        /// Length of the second sequence.
+        b: usize,
+    },
 }
 
 /// How the judge labels of one response become its Rationale evidence `B` (seed §3.3, B.3, §4.6, E.2,
@@ -159,7 +169,9 @@ impl CodingRule {
 /// audited models `models` (level ids of the `model` facet).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SelfJudge {
+    /// `responses.judges[].id`.
     pub judge: String,
+    /// Level ids of the `model` facet this judge is.
     pub models: Vec<String>,
 }
 
@@ -200,6 +212,7 @@ pub struct Rq3Settings {
     pub primary: CodingRule,
     /// Explicit self-judge pairs for [`CodingRule::NoSelfJudge`]; `None` = [`SelfJudgeMatch::Automatic`].
     pub self_judges: Option<Vec<SelfJudge>>,
+    /// Human quality-control settings.
     pub human: HumanSettings,
 }
 
@@ -303,9 +316,13 @@ impl JointCounts {
 /// ground truth (§3.3). Note `BER_union = BER_sel + BER_rat − BER_cor`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct BerSummaries {
+    /// `BER_sel`: the share of pairs with Selection evidence `A = 1`.
     pub sel: Option<f64>,
+    /// `BER_rat`: the share of pairs with Rationale evidence `B = 1`.
     pub rat: Option<f64>,
+    /// `BER_cor`: the share of pairs with `A = 1` and `B = 1`.
     pub cor: Option<f64>,
+    /// `BER_union`: the share of pairs with `A = 1` or `B = 1`.
     pub union: Option<f64>,
 }
 
@@ -319,9 +336,11 @@ pub struct Disagreement {
     pub rate: Option<f64>,
     /// Pairs with `A = 1, B = 0`.
     pub selection_only: u64,
+    /// `selection_only / n`.
     pub selection_only_rate: Option<f64>,
     /// Pairs with `A = 0, B = 1`.
     pub rationale_only: u64,
+    /// `rationale_only / n`.
     pub rationale_only_rate: Option<f64>,
     /// The larger direction; `None` on a tie.
     pub dominant: Option<Direction>,
@@ -364,6 +383,7 @@ pub struct Rq3Cell {
     pub responses: u64,
     /// Responses with a rule label.
     pub rationale_rows: u64,
+    /// The 2×2 joint table of the cell's pairs (Table 3 layout).
     pub joint: JointCounts,
     /// `(A=1,B=0 + A=0,B=1) / pairs`, a fraction.
     pub disagreement: Option<f64>,
@@ -375,6 +395,7 @@ pub struct Rq3Cell {
 /// Everything RQ3 reports under one coding rule (one row of seed Table 18, and Table 3 for this rule).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RuleResult {
+    /// The coding rule.
     pub rule: CodingRule,
     /// Table 18 "Rat. rows": responses with a rule label `B`.
     pub rationale_rows: u64,
@@ -452,19 +473,29 @@ pub struct ReadoutAgreement {
 pub enum FinalLabels {
     /// An adjudicated column (named in [`HumanSettings::final_annotator`] or by [`FINAL_ANNOTATOR_IDS`]),
     /// as in the seed (§4.6: disagreements adjudicated after the two passes were locked).
-    Column { annotator: String },
+    Column {
+        /// The final column's annotator id.
+        annotator: String,
+    },
     /// The bundle has one human column and no final column: its labels are the only human reading and are
     /// taken as final (a single pass; no adjudication happened).
-    SingleAnnotator { annotator: String },
+    SingleAnnotator {
+        /// The one human column's annotator id.
+        annotator: String,
+    },
     /// Two annotators and no final column: the final label is the two annotators' common label where they
     /// agree (Selection: the same `1`/`0`/`A`; Rationale: the same binary reduction); responses where they
     /// disagree have no final label (not adjudicated).
-    Agreement { annotators: [String; 2] },
+    Agreement {
+        /// The two annotator ids.
+        annotators: [String; 2],
+    },
 }
 
 /// Inter-annotator agreement of two annotators (seed E.3) over the responses both labelled.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InterAnnotator {
+    /// The two annotator ids.
     pub annotators: [String; 2],
     /// Selection, all classes `1`/`0`/`A` (the format's Selection classes; the seed's "five-class
     /// Selection labels" had more).
@@ -495,7 +526,9 @@ pub struct HumanQc {
 /// Agreement of one coding rule's Rationale readout with the final labels.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct RuleAgreement {
+    /// The coding rule.
     pub rule: CodingRule,
+    /// `B` against the binary reduction of the final Rationale label.
     pub agreement: ReadoutAgreement,
 }
 
@@ -510,6 +543,7 @@ pub struct Rq3Report {
     pub judges: Vec<JudgeUse>,
     /// How judges were matched to models.
     pub self_judge_match: SelfJudgeMatch,
+    /// Selection coverage of the bundle's responses (rule-independent).
     pub selection: SelectionCoverage,
     /// One result per rule, in [`CodingRule::ALL`] order (Table 18 rows).
     pub rules: Vec<RuleResult>,
@@ -679,7 +713,7 @@ pub fn binary_majority(labels: impl IntoIterator<Item = Option<RationaleLabel>>)
 }
 
 /// Responses coded by a panel, by [`PanelOutcome`]: the coded rate and, beside it, how many responses
-/// were ties and how many had too few readable votes (issue 13: every exclusion is counted).
+/// were ties and how many had too few readable votes (every exclusion is counted).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MajorityCounts {
     /// Responses the panel was asked about.

@@ -113,11 +113,17 @@ impl Counts {
 /// Units are indexed `((m · C + c) · T + t) · S + s`.
 #[derive(Debug, Clone)]
 pub struct UnitCounts {
+    /// Models `M` (levels of the `model` facet).
     pub models: usize,
+    /// Conditions `C` (1 when the bundle declares none).
     pub conditions: usize,
+    /// Templates `T` (1 when the bundle declares none).
     pub templates: usize,
+    /// Statements `S`.
     pub statements: usize,
+    /// One [`Counts`] per unit, at the index above (`M · C · T · S` entries).
     pub counts: Vec<Counts>,
+    /// How repeats entered the counts.
     pub policy: RepeatPolicy,
 }
 
@@ -232,8 +238,11 @@ pub fn unit_counts(audit: &Audit, policy: RepeatPolicy) -> UnitCounts {
 /// Selection BER per model × condition with its counts.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BerTable {
+    /// How repeats entered the counts.
     pub policy: RepeatPolicy,
+    /// Models (rows).
     pub models: usize,
+    /// Conditions (columns).
     pub conditions: usize,
     /// Row-major `[model][condition]`.
     pub cells: Vec<Counts>,

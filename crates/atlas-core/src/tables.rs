@@ -17,8 +17,10 @@ use crate::bundle::Audit;
 /// (e.g. `srs/mae_pp`, `stratified/mae_pp/gpt-4-0314`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cell {
+    /// The text shown (a number rounded for display; `—` for no value).
     pub text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Stable key of a numeric cell, e.g. `srs/mae_pp`; `None` for a text cell.
     pub key: Option<String>,
     /// The unrounded value as Rust's shortest round-trip decimal (`f64::to_string`). A string, not a
     /// JSON number: serde_json's default float parser may be off by one ulp on the way back.
@@ -51,10 +53,13 @@ impl Cell {
 pub struct Table {
     /// Element id in the page, e.g. `rq2-table13`.
     pub id: String,
+    /// Title naming the seed table whose layout it follows, e.g. `Table 9 layout — …`.
     pub title: String,
     /// Provenance: bundle, seed, draws, budget, repeat policy, weights.
     pub caption: String,
+    /// Column headers (the first is the row-header column's).
     pub header: Vec<String>,
+    /// Rows of cells, each as long as `header`.
     pub rows: Vec<Vec<Cell>>,
     /// Lines printed under the table (intervals, contrasts, exclusions).
     pub notes: Vec<String>,

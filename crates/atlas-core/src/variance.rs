@@ -21,22 +21,27 @@ use crate::bundle::{Audit, NO_RESPONSE_CODE};
 pub struct Component {
     /// Facet ids of the effect: one (main effect) or two (two-way interaction).
     pub effect: Vec<String>,
-    /// η² on all valid rows, and on the complete-grid subset (`None` when no unit is complete or
-    /// the subset has no variance).
+    /// η² on all valid rows, a fraction of `SS_total` (`None` without valid rows or variance).
     pub eta_squared: Option<f64>,
+    /// η² on the complete-grid subset (`None` when no unit is complete or the subset has no
+    /// variance).
     pub eta_squared_complete: Option<f64>,
 }
 
 /// η² of every main effect and two-way interaction of the grid.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VarianceComponents {
-    /// Grid facets and unit facets, by id.
+    /// Grid facets (the factors of the effects), by id.
     pub factors: Vec<String>,
+    /// Unit facets (whose combinations are the units of the complete-grid variant), by id.
     pub units_by: Vec<String>,
-    /// Valid rows used, and units (of the unit facets) that are complete / seen.
+    /// Valid rows used.
     pub rows: u64,
+    /// Valid rows of the complete units.
     pub rows_complete: u64,
+    /// Units with at least one valid response in every cell of the grid.
     pub units_complete: usize,
+    /// Units with at least one valid response.
     pub units_seen: usize,
     /// Main effects first (in `factors` order), then pairs (lexicographic), each sorted as given.
     pub components: Vec<Component>,
@@ -45,12 +50,16 @@ pub struct VarianceComponents {
 /// Why the grid is unusable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VarianceError {
+    /// A facet id (grid or unit facet) that the bundle does not declare.
     #[error("facet {0:?} is not declared in the bundle")]
     UnknownFacet(String),
+    /// A facet id given twice, or as both a grid factor and a unit facet.
     #[error("facet {0:?} is both a grid factor and a unit facet, or listed twice")]
     RepeatedFacet(String),
+    /// No grid factor given.
     #[error("at least one grid factor is needed")]
     NoFactor,
+    /// The grid (product of the factors' level counts) has more than 1,000,000 cells.
     #[error("the grid has {0} cells; at most 1,000,000 are supported")]
     GridTooLarge(usize),
 }

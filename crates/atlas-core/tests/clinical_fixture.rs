@@ -17,10 +17,9 @@
 
 use atlas_core::clinical::metrics::{self, Answer};
 use atlas_core::clinical::{CfvOutcome, Direction, Embeddings, Severity};
+use atlas_core::tolerance::{EXACT, FLOAT16_RELATIVE};
 use atlas_core::{Audit, BundleError};
 use serde_json::{json, Value};
-
-const TOL: f64 = 1e-12;
 
 fn fixture_value() -> Value {
     let path = concat!(
@@ -36,7 +35,7 @@ fn fixture() -> Audit {
 }
 
 fn close(a: Option<f64>, b: f64) -> bool {
-    a.is_some_and(|a| (a - b).abs() <= TOL)
+    a.is_some_and(|a| (a - b).abs() <= EXACT)
 }
 
 #[test]
@@ -176,13 +175,13 @@ fn edd_is_one_minus_the_mean_pairwise_cosine_over_the_variants_present() {
             ("m2", "q2", Some("r1"), 3)
         ]
     );
-    assert!((rows[0].edd - 2.0 / 3.0).abs() < TOL, "{}", rows[0].edd);
-    assert!(rows[1].edd.abs() < TOL, "{}", rows[1].edd);
-    assert!((rows[2].edd - 4.0 / 3.0).abs() < TOL, "{}", rows[2].edd);
+    assert!((rows[0].edd - 2.0 / 3.0).abs() < EXACT, "{}", rows[0].edd);
+    assert!(rows[1].edd.abs() < EXACT, "{}", rows[1].edd);
+    assert!((rows[2].edd - 4.0 / 3.0).abs() < EXACT, "{}", rows[2].edd);
     // Mean EDD per model (unit: record): m1 (2/3 + 0)/2 = 1/3; m2 4/3.
     let means = metrics::mean_edd(&audit, &rows);
-    assert!((means[0].1.unwrap() - 1.0 / 3.0).abs() < TOL);
-    assert!((means[1].1.unwrap() - 4.0 / 3.0).abs() < TOL);
+    assert!((means[0].1.unwrap() - 1.0 / 3.0).abs() < EXACT);
+    assert!((means[1].1.unwrap() - 4.0 / 3.0).abs() < EXACT);
 }
 
 #[test]
@@ -190,7 +189,7 @@ fn edd_of_needs_two_rows_and_ignores_row_scale() {
     assert_eq!(metrics::edd_of(&[&[1.0, 0.0]]), None);
     assert_eq!(metrics::edd_of(&[&[1.0, 0.0], &[0.0, 0.0]]), None);
     // (2,0) and (0,5): cosine 0 → EDD 1, whatever the lengths.
-    assert!((metrics::edd_of(&[&[2.0, 0.0], &[0.0, 5.0]]).unwrap() - 1.0).abs() < TOL);
+    assert!((metrics::edd_of(&[&[2.0, 0.0], &[0.0, 5.0]]).unwrap() - 1.0).abs() < EXACT);
 }
 
 #[test]
@@ -378,10 +377,10 @@ fn profile_collects_table_5_per_model() {
     assert!(close(p[0].accuracy_unreadable_wrong, 0.75));
     assert!(close(p[1].accuracy_unreadable_wrong, 0.75));
     assert!(close(p[0].answer_change, 0.3) && close(p[0].flags_per_question, 1.0));
-    assert!((p[0].mean_edd.unwrap() - 1.0 / 3.0).abs() < TOL);
+    assert!((p[0].mean_edd.unwrap() - 1.0 / 3.0).abs() < EXACT);
     assert!(close(p[1].accuracy, 0.75) && close(p[1].cfv, 0.5));
     assert!(close(p[1].answer_change, 2.0 / 9.0) && close(p[1].flags_per_question, 2.0 / 3.0));
-    assert!((p[1].mean_edd.unwrap() - 4.0 / 3.0).abs() < TOL);
+    assert!((p[1].mean_edd.unwrap() - 4.0 / 3.0).abs() < EXACT);
     // The JSON keys the CLI prints (docs/clinical.md, "Metrics").
     let v = serde_json::to_value(&report).unwrap();
     for key in [
@@ -432,7 +431,8 @@ fn embeddings_round_trip_as_f32_and_f16() {
     // -1.5 and 0.25 are exact in f16; 0.6 and 0.8 within 2^-11 relative.
     let back = h.decode().unwrap();
     assert_eq!(back[1], vec![-1.5, 0.25]);
-    assert!((back[0][0] - 0.6).abs() < 0.6 / 2048.0 && (back[0][1] - 0.8).abs() < 0.8 / 2048.0);
+    let f16 = FLOAT16_RELATIVE as f32;
+    assert!((back[0][0] - 0.6).abs() < 0.6 * f16 && (back[0][1] - 0.8).abs() < 0.8 * f16);
     let unit = Embeddings::from_vectors("m", vec![0], &[vec![0.6, 0.8]]).unwrap();
     assert!(unit.normalized);
 }

@@ -9,13 +9,13 @@
 //! Python's base64, so the Rust decoder is checked too.
 //!
 //! Expected objects use the report's serde field names; counts, ids and nulls are compared exactly,
-//! floats within 1e-12; keys the reference does not compute are not compared.
+//! floats within [`atlas_core::tolerance::EXACT`] (1e-12); keys the reference does not compute are
+//! not compared.
 
 use atlas_core::clinical::metrics::{analyze, spearman};
+use atlas_core::tolerance::EXACT;
 use atlas_core::Audit;
 use serde_json::Value;
-
-const TOL: f64 = 1e-12;
 
 fn reference() -> Value {
     let path = concat!(
@@ -26,7 +26,7 @@ fn reference() -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// Differences of `actual` from every key of `expected` (floats within [`TOL`]).
+/// Differences of `actual` from every key of `expected` (floats within [`EXACT`]).
 fn differences(expected: &Value, actual: &Value, path: &str, out: &mut Vec<String>) {
     match (expected, actual) {
         (Value::Object(e), Value::Object(a)) => {
@@ -47,7 +47,7 @@ fn differences(expected: &Value, actual: &Value, path: &str, out: &mut Vec<Strin
         }
         (Value::Number(e), Value::Number(a)) if e.is_f64() || a.is_f64() => {
             match (e.as_f64(), a.as_f64()) {
-                (Some(x), Some(y)) if (x - y).abs() <= TOL => {}
+                (Some(x), Some(y)) if (x - y).abs() <= EXACT => {}
                 _ => out.push(format!("{path}: {e} vs {a}")),
             }
         }
@@ -80,7 +80,7 @@ fn spearman_matches_scipy_on_every_recorded_case() {
         match case["rho"].as_f64() {
             None => assert_eq!(got, None, "{name}"),
             Some(rho) => assert!(
-                got.is_some_and(|g| (g - rho).abs() <= TOL),
+                got.is_some_and(|g| (g - rho).abs() <= EXACT),
                 "{name}: {got:?} vs scipy {rho}"
             ),
         }

@@ -4,10 +4,9 @@
 //! The constants were obtained by running this native test once; they guard cross-target equality
 //! (and accidental changes of the draws), not correctness — correctness is checked against the numpy
 //! references in `rq1_reference.rs` and `rq2_reference.rs`. If an intended change alters the reports,
-//! update both files together. Last changes (issue 13): the RQ2 report gained per-model partial-drop
-//! counts (item 3; hash 775917484280984048), then both reports gained the bundle's score direction
-//! (item 5); with the field `"direction":{…}` removed from both serialisations the hashes are the
-//! earlier ones, so no number moved.
+//! update both files together. The hashes cover every field, the RQ2 per-model partial-drop counts
+//! and both reports' score direction included; with the field `"direction":{…}` removed from both
+//! serialisations, the RQ2 hash is 775917484280984048.
 
 use atlas_core::rq1::{condition_reversals, wording_sensitivity, Rq1Options};
 use atlas_core::rq2::{analyze_rq2, Rq2Options};

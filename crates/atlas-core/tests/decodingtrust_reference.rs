@@ -11,8 +11,8 @@
 //! So this test checks the converter and the statistics together. Re-check the JSON itself with
 //! `~/.cache/audit-atlas/venv/bin/python tests/reference/reference_stats.py --check`.
 //!
-//! Comparison: fractions (BER, reference score) within [`common::FRACTION_TOL`]; counts and ranks
-//! exactly.
+//! Comparison: fractions (BER, reference score) within [`atlas_core::tolerance::EXACT`]; counts and
+//! ranks exactly.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! Score direction (issue 13 item 5) and high-Abstain flags (item 6) on the two hand-designed fixtures
+//! Score direction and high-Abstain flags on the two hand-designed fixtures
 //! `tests/fixtures/target-50-bundle.json` and `tests/fixtures/high-abstain-bundle.json`. Every expected
 //! number is worked out by hand in `tests/fixtures/direction-abstain-fixtures.md` (the ranks of the
 //! target fixture are also recomputed by scipy in `tests/reference/rank_reference.py`); nothing here
@@ -98,9 +98,9 @@ fn reversals_across_conditions_compare_distances_from_the_target() {
         ("model-c", "model-d")
     );
     assert_eq!(rev.negative.condition_id, "c1");
-    assert!((rev.negative.delta_pp - -25.0).abs() < 1e-12);
+    assert!((rev.negative.delta_pp - -25.0).abs() < atlas_core::tolerance::EXACT);
     assert_eq!(rev.positive.condition_id, "c2");
-    assert!((rev.positive.delta_pp - 25.0).abs() < 1e-12);
+    assert!((rev.positive.delta_pp - 25.0).abs() < atlas_core::tolerance::EXACT);
     assert!(rev.survives_1pp && rev.survives_2pp);
     // Lower is better: c–d differ by +75 pp under both conditions; nothing reverses.
     let lower = target_with(None).expect("valid");
@@ -121,7 +121,10 @@ fn reweighting_ranks_and_tau_b_follow_the_target() {
     assert_eq!(r.ranks, [Some(1.0), Some(2.0), Some(3.0), Some(4.0)]);
     // 5 concordant pairs, c–d tied in the equal-weight keys only: 5 / sqrt(5 · 6).
     let tau = r.tau_b.expect("defined");
-    assert!((tau - 5.0 / 30f64.sqrt()).abs() < 1e-12, "{tau}");
+    assert!(
+        (tau - 5.0 / 30f64.sqrt()).abs() < atlas_core::tolerance::EXACT,
+        "{tau}"
+    );
     assert_eq!((r.inversions.inverted, r.inversions.pairs), (0, 6));
     assert!(r.inverted_pairs.is_empty());
 }
@@ -149,7 +152,10 @@ fn rq2_rank_metrics_compare_ranking_keys() {
         0.95,
     );
     let tau = target.tau_b.mean.expect("defined");
-    assert!((tau - 2.0 / 6f64.sqrt()).abs() < 1e-12, "{tau}");
+    assert!(
+        (tau - 2.0 / 6f64.sqrt()).abs() < atlas_core::tolerance::EXACT,
+        "{tau}"
+    );
     // Score errors stay score differences: |0.6 − 0.5|, |0.1 − 0.25|, |0.9 − 0.875| in pp.
     assert_eq!(target.mae_pp.mean, lower.mae_pp.mean);
 }

@@ -9,7 +9,7 @@
 //! 0.714; inversions 0, 1 and 4 of 28 = 0, 3.6 and 14.3%; maximum displacement 2), with inversions and
 //! displacement counted by the script itself.
 //!
-//! Comparison: floats within [`common::REFERENCE_TOL`] (1e-12); counts and ranks exactly.
+//! Comparison: floats within [`atlas_core::tolerance::EXACT`] (1e-12); counts and ranks exactly.
 //! Property tests draw their inputs from the inline [`common::SplitMix64`], not from the crate.
 
 mod common;
@@ -18,7 +18,8 @@ use atlas_core::rank::{
     average_ranks, kendall_tau_b, max_displacement, paired_present, pairwise_inversions,
     pairwise_inversions_with_tie_zone, Inversions,
 };
-use common::{assert_close, f64s, opt_f64s, rank_reference, SplitMix64, REFERENCE_TOL};
+use atlas_core::tolerance::EXACT;
+use common::{assert_close, f64s, opt_f64s, rank_reference, SplitMix64};
 
 fn some(v: &[f64]) -> Vec<Option<f64>> {
     v.iter().copied().map(Some).collect()
@@ -103,7 +104,7 @@ fn direction_of(case: &serde_json::Value) -> atlas_core::Direction {
     }
 }
 
-/// Score direction (issue 13 item 5): ranks are `scipy.stats.rankdata` of the ranking keys (`s`, `−s`,
+/// Score direction: ranks are `scipy.stats.rankdata` of the ranking keys (`s`, `−s`,
 /// `numpy.abs(s − t)`), including the Eq. 4 scores of the target-50 fixture and ties at equal distance.
 #[test]
 fn ranks_in_a_direction_equal_scipy_rankdata_of_the_ranking_keys() {
@@ -195,7 +196,7 @@ fn kendall_tau_b_of_a_vector_without_ties_with_itself_is_one() {
     for n in 2..40 {
         let x = random_permutation(&mut rng, n);
         let tau = kendall_tau_b(&x, &x).unwrap();
-        assert!((tau - 1.0).abs() <= REFERENCE_TOL, "n = {n}: τ = {tau}");
+        assert!((tau - 1.0).abs() <= EXACT, "n = {n}: τ = {tau}");
     }
 }
 
@@ -266,7 +267,7 @@ fn without_ties_the_inversion_rate_is_one_minus_tau_over_two() {
             .rate()
             .unwrap();
         assert!(
-            (rate - (1.0 - tau) / 2.0).abs() <= REFERENCE_TOL,
+            (rate - (1.0 - tau) / 2.0).abs() <= EXACT,
             "n = {n}: rate {rate}, τ {tau}"
         );
     }

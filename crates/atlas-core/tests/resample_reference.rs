@@ -10,7 +10,7 @@
 //! `sample_without_replacement`, the sequential-sum unit bootstrap and numpy's percentiles — so
 //! agreement checks that the Rust stream is ChaCha8 read as documented, not just that it is stable.
 //!
-//! Comparison: floats within [`common::REFERENCE_TOL`] (1e-12), integers exactly.
+//! Comparison: floats within [`atlas_core::tolerance::EXACT`] (1e-12), integers exactly.
 
 mod common;
 
@@ -18,7 +18,8 @@ use atlas_core::resample::{
     bootstrap_mean, cluster_bootstrap, cluster_bootstrap_means, percentile, percentile_interval,
     percentiles, portability_fingerprint, DrawStream, ResampleError,
 };
-use common::{assert_close, f64s, rank_reference, REFERENCE_TOL};
+use atlas_core::tolerance::EXACT;
+use common::{assert_close, f64s, rank_reference};
 use serde_json::Value;
 
 /// `portability_fingerprint(20260722)` as the native build computes it (obtained by running this test
@@ -270,12 +271,9 @@ fn bootstrapping_a_constant_vector_gives_that_constant() {
     for c in [0.25, 0.1, -3.7, 0.0] {
         let mut s = DrawStream::new(17);
         let means = bootstrap_mean(&[c; 13], 500, &mut s).unwrap();
-        assert!(
-            means.iter().all(|m| (m - c).abs() <= REFERENCE_TOL),
-            "c = {c}"
-        );
+        assert!(means.iter().all(|m| (m - c).abs() <= EXACT), "c = {c}");
         let (lo, hi) = percentile_interval(&means, 0.95).unwrap();
-        assert!((lo - c).abs() <= REFERENCE_TOL && (hi - c).abs() <= REFERENCE_TOL);
+        assert!((lo - c).abs() <= EXACT && (hi - c).abs() <= EXACT);
     }
 }
 
@@ -326,7 +324,7 @@ fn cluster_bootstrap_keeps_models_paired_on_the_same_clusters() {
     );
     for r in &reps {
         assert_eq!(r.len(), 2);
-        assert!((r[1] - r[0] - 1.0).abs() <= REFERENCE_TOL, "{r:?}");
+        assert!((r[1] - r[0] - 1.0).abs() <= EXACT, "{r:?}");
     }
 }
 

@@ -8,7 +8,8 @@
 //! (`scipy.stats.rankdata`), τ-b (`scipy.stats.kendalltau`), inverted pairs, maximum displacement and the
 //! statement-cluster bootstrap intervals (its own ChaCha8 from `rank_reference.py`, `numpy.percentile`).
 //!
-//! Comparison: fractions and τ-b within [`common::FRACTION_TOL`] (1e-12), `delta_pp` within 100× that
+//! Comparison: fractions and τ-b within [`atlas_core::tolerance::EXACT`] (1e-12), `delta_pp` within
+//! [`atlas_core::tolerance::EXACT_PP`] (100× that
 //! (it is a fraction × 100); weights, ranks, counts and pairs exactly.
 
 mod common;
@@ -17,8 +18,9 @@ use std::path::PathBuf;
 
 use atlas_core::reweight::{ConditionWeights, ReweightBasis, ReweightBootstrap, WeightPreset};
 use atlas_core::stats::{reference_scores, unit_counts};
+use atlas_core::tolerance::EXACT_PP;
 use atlas_core::{Audit, RepeatPolicy};
-use common::{assert_fraction, opt_f64s, FRACTION_TOL};
+use common::{assert_fraction, opt_f64s};
 use serde_json::Value;
 
 fn repo_file(path: &str) -> PathBuf {
@@ -125,7 +127,7 @@ fn weighted_scores_ranks_tau_and_inverted_pairs_match_numpy_and_scipy() {
                     assert_eq!(r.ranks[m], ranks[m], "{what}: rank of {}", models[m]);
                     match (r.delta_pp[m], delta[m]) {
                         (Some(a), Some(e)) => assert!(
-                            (a - e).abs() <= 100.0 * FRACTION_TOL,
+                            (a - e).abs() <= EXACT_PP,
                             "{what}: Δ of {}: {a} vs {e}",
                             models[m]
                         ),

@@ -78,7 +78,7 @@ fn changed_units_matched_subsets_and_the_identical_call_control_follow_the_hand_
     assert_eq!(m.subsets.len(), 1);
     assert_eq!(m.subsets[0].changed, 2);
     assert_eq!(m.control_changed, 1);
-    assert!((m.difference_pp - 100.0 / 3.0).abs() < 1e-12);
+    assert!((m.difference_pp - 100.0 / 3.0).abs() < atlas_core::tolerance::EXACT);
 }
 
 /// k = 2 on the matched units (A,s1; A,s2; B,s1 — B,s2's calls r0, r1 = 0, a → not matched):
@@ -95,12 +95,12 @@ fn two_of_three_subsets_are_enumerated_in_lexicographic_order_with_pair_disagree
         .map(|s| (s.wordings.clone(), s.changed))
         .collect();
     assert_eq!(got, vec![(vec![0, 1], 1), (vec![0, 2], 1), (vec![1, 2], 2)]);
-    assert!((m.subset_rates.mean - 4.0 / 9.0).abs() < 1e-12);
+    assert!((m.subset_rates.mean - 4.0 / 9.0).abs() < atlas_core::tolerance::EXACT);
     assert_eq!(m.control_changed, 1);
     let pairs: Vec<f64> = m.wording_pairs.iter().map(|p| p.rate).collect();
     assert_eq!(pairs, vec![1.0 / 3.0, 1.0 / 3.0, 2.0 / 3.0]);
     assert_eq!(m.repeat_pairs.len(), 1);
-    assert!((m.repeat_pairs[0].rate - 1.0 / 3.0).abs() < 1e-12);
+    assert!((m.repeat_pairs[0].rate - 1.0 / 3.0).abs() < atlas_core::tolerance::EXACT);
 }
 
 /// k is clamped to the number of wordings: asking for 4 of 3 compares all 3 (with 3 calls).
@@ -121,7 +121,7 @@ fn a_subset_size_above_the_number_of_wordings_is_clamped_to_it() {
 #[test]
 fn per_wording_scores_ties_and_tau_b_follow_the_hand_calculation() {
     let s = wording_rank_stability(&fixture(), RepeatPolicy::AllResponses).unwrap();
-    let close = |a: Option<f64>, b: f64| (a.unwrap() - b).abs() < 1e-12;
+    let close = |a: Option<f64>, b: f64| (a.unwrap() - b).abs() < atlas_core::tolerance::EXACT;
     assert!(close(s.scores[0][0], 2.0 / 3.0) && close(s.scores[0][1], 0.0));
     assert!(close(s.scores[1][0], 0.5) && close(s.scores[1][1], 0.5));
     assert!(close(s.pooled[0], 13.0 / 18.0) && close(s.pooled[1], 1.0 / 6.0));

@@ -2,21 +2,22 @@
 //! `tests/reference/rq1_reference.py` (reads the raw DecodingTrust file, not the bundle), recorded in
 //! `tests/reference/expected_rq1.json` with the command that produced it.
 //!
-//! Counts and deterministic rates must match exactly (1e-12); bootstrap intervals come from different
-//! random streams (numpy's generator there, ChaCha8 here), so they are compared with a Monte Carlo
-//! tolerance: `BOOTSTRAP_TOL_PP` = 0.3 pp, about 3× the largest difference between the reference's two
-//! numpy seeds (`ci_spread_between_numpy_seeds_pp`, 0.0975 pp when recorded).
+//! Counts and deterministic rates must match exactly ([`atlas_core::tolerance::EXACT`], 1e-12);
+//! bootstrap intervals come from different random streams (numpy's generator there, ChaCha8 here),
+//! so they are compared with a Monte Carlo tolerance:
+//! [`atlas_core::tolerance::BOOTSTRAP_INTERVAL_PP`] = 0.3 pp, about 3× the largest difference
+//! between the reference's two numpy seeds (`ci_spread_between_numpy_seeds_pp`,
+//! 0.0975 pp when recorded).
 
 mod common;
 
 use atlas_core::rq1::{
     condition_reversals, wording_rank_stability, wording_sensitivity, Rq1Options,
 };
+use atlas_core::tolerance::BOOTSTRAP_INTERVAL_PP;
 use atlas_core::{Audit, RepeatPolicy};
 use common::assert_close;
 use serde_json::Value;
-
-const BOOTSTRAP_TOL_PP: f64 = 0.3;
 
 fn bundle() -> Audit {
     let path = concat!(
@@ -51,8 +52,8 @@ fn assert_interval(actual: Option<(f64, f64)>, expected: &Value, what: &str) {
     let (lo, hi) = actual.unwrap_or_else(|| panic!("{what}: no interval"));
     let (elo, ehi) = (expected[0].as_f64().unwrap(), expected[1].as_f64().unwrap());
     assert!(
-        (lo - elo).abs() <= BOOTSTRAP_TOL_PP && (hi - ehi).abs() <= BOOTSTRAP_TOL_PP,
-        "{what}: [{lo}, {hi}] vs numpy [{elo}, {ehi}] (tolerance {BOOTSTRAP_TOL_PP} pp)"
+        (lo - elo).abs() <= BOOTSTRAP_INTERVAL_PP && (hi - ehi).abs() <= BOOTSTRAP_INTERVAL_PP,
+        "{what}: [{lo}, {hi}] vs numpy [{elo}, {ehi}] (tolerance {BOOTSTRAP_INTERVAL_PP} pp)"
     );
 }
 

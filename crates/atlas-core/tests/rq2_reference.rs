@@ -179,7 +179,7 @@ fn concentrated_audits_err_more_than_srs_and_contrasts_are_consistent() {
     assert_eq!(contrast.label, "stratified − concentrated");
     assert_eq!(contrast.metric, "mae_pp");
     let est = contrast.estimate.unwrap();
-    assert!((est - (strat.summary.mae_pp.mean.unwrap() - c)).abs() < 1e-12);
+    assert!((est - (strat.summary.mae_pp.mean.unwrap() - c)).abs() < atlas_core::tolerance::EXACT);
     let [lo, hi] = contrast.interval.unwrap();
     assert!(lo < est && est < hi, "{lo} < {est} < {hi}");
     assert!(hi < 0.0, "stratified beats concentrated on MAE");

@@ -48,10 +48,9 @@ use atlas_core::rq3::{
     SelfJudgeMatch,
 };
 use atlas_core::tables::render_text;
+use atlas_core::tolerance::CLOSED_FORM;
 use atlas_core::Audit;
 use serde_json::{json, Value};
-
-const TOL: f64 = 1e-15;
 
 /// Selection codes of cells 0–23 (see the module table).
 const CODES: &str = "0010102002-1100100310-31";
@@ -145,7 +144,7 @@ fn report(settings: &Rq3Settings) -> Rq3Report {
 fn close(actual: Option<f64>, expected: f64, what: &str) {
     let a = actual.unwrap_or_else(|| panic!("{what}: missing, expected {expected}"));
     assert!(
-        (a - expected).abs() <= TOL,
+        (a - expected).abs() <= CLOSED_FORM,
         "{what}: got {a:.17}, expected {expected:.17}"
     );
 }

@@ -11,15 +11,15 @@
 //!
 //! The expected objects use the field names of the report's serde JSON, so each case is compared by
 //! walking the expected JSON: counts, labels and verdicts exactly, fractions within
-//! [`common::FRACTION_TOL`] (1e-12); keys the reference does not compute are not compared.
+//! [`atlas_core::tolerance::EXACT`] (1e-12); keys the reference does not compute are not compared.
 
 mod common;
 
 use std::path::PathBuf;
 
 use atlas_core::rq3::{analyze_rq3, cohen_kappa, Rq3Settings};
+use atlas_core::tolerance::EXACT;
 use atlas_core::Audit;
-use common::FRACTION_TOL;
 use serde_json::Value;
 
 fn repo_file(path: &str) -> PathBuf {
@@ -36,7 +36,7 @@ fn reference() -> Value {
 }
 
 /// Compares `actual` with every key of `expected`: integers, strings, booleans and nulls exactly, floats
-/// within [`FRACTION_TOL`]. Returns the differences as `path: expected vs actual`.
+/// within [`EXACT`]. Returns the differences as `path: expected vs actual`.
 fn differences(expected: &Value, actual: &Value, path: &str, out: &mut Vec<String>) {
     match (expected, actual) {
         (Value::Object(e), Value::Object(a)) => {
@@ -56,7 +56,7 @@ fn differences(expected: &Value, actual: &Value, path: &str, out: &mut Vec<Strin
             }
         }
         (Value::Number(e), Value::Number(a)) if e.is_f64() => match (e.as_f64(), a.as_f64()) {
-            (Some(x), Some(y)) if (x - y).abs() <= FRACTION_TOL => {}
+            (Some(x), Some(y)) if (x - y).abs() <= EXACT => {}
             _ => out.push(format!("{path}: {e} vs {a}")),
         },
         _ => {
@@ -144,7 +144,7 @@ fn rq3_report_of_the_seeded_synthetic_bundle_matches_the_pandas_and_sklearn_refe
     assert_eq!(check_cases(&audit, section, "synthetic"), 3);
 }
 
-/// Issue 6, real data: on the pilot's judge-coded demo bundle (SmolLM2-135M-Instruct, 600 responses of one
+/// Real data: on the pilot's judge-coded demo bundle (SmolLM2-135M-Instruct, 600 responses of one
 /// model under B0; three judge columns that are the same model with three rubric prompts, so every judge is
 /// a self-judge and the no-self-judge rule keeps no rows), the whole RQ3 report for every coding rule —
 /// Rationale rows and bias rate, Rationale Abstain, pairs and coverage, the 2×2 joint counts,

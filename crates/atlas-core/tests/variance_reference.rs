@@ -1,14 +1,13 @@
 //! η² (seed `000_…` C.3, Table 12) of the default bundle's condition × template grid against the
 //! independent numpy reference `tests/reference/variance_reference.py` (reads the raw DecodingTrust file
 //! and computes the sums of squares from the long table of rows), recorded in
-//! `tests/reference/expected_variance.json`. Tolerance 1e-10 (sums over 475,643 rows in a different
-//! order).
+//! `tests/reference/expected_variance.json`. Tolerance [`atlas_core::tolerance::LONG_SUM`] (1e-10:
+//! sums over 475,643 rows in a different order).
 
+use atlas_core::tolerance::LONG_SUM;
 use atlas_core::variance::{variance_components, VarianceError};
 use atlas_core::Audit;
 use serde_json::Value;
-
-const TOL: f64 = 1e-10;
 
 fn bundle() -> Audit {
     let text = std::fs::read_to_string(concat!(
@@ -55,9 +54,9 @@ fn eta_squared_of_condition_template_and_their_interaction_equal_the_numpy_refer
         let complete = expected["complete_grid"][name].as_f64().unwrap();
         let got = c.eta_squared.unwrap();
         let got_complete = c.eta_squared_complete.unwrap();
-        assert!((got - all).abs() <= TOL, "{name}: {got} vs {all}");
+        assert!((got - all).abs() <= LONG_SUM, "{name}: {got} vs {all}");
         assert!(
-            (got_complete - complete).abs() <= TOL,
+            (got_complete - complete).abs() <= LONG_SUM,
             "{name} complete: {got_complete} vs {complete}"
         );
     }

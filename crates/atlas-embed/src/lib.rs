@@ -23,6 +23,8 @@
 //!
 //! This crate is native only (not built for wasm32); the browser reads the stored embeddings.
 
+#![warn(missing_docs)]
+
 use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, Tensor};
@@ -154,7 +156,8 @@ impl Embedder {
     /// `tokenizer.json`, `sentence_bert_config.json` and `1_Pooling/config.json`, as unpacked by
     /// `scripts/setup.sh --test`).
     ///
-    /// Errors: [`EmbedError::MissingWeights`] naming the first missing file and the setup command;
+    /// # Errors
+    /// [`EmbedError::MissingWeights`] naming the first missing file and the setup command;
     /// [`EmbedError::Config`] when the configuration is not mean pooling with hidden size [`DIM`];
     /// [`EmbedError::Tokenizer`] / [`EmbedError::Model`] when the tokenizer or weights cannot be
     /// loaded.
@@ -288,7 +291,8 @@ impl Embedder {
 
     /// Number of word pieces (with `[CLS]` and `[SEP]`, after truncation) of `text` as embedded.
     ///
-    /// Errors: [`EmbedError::Tokenize`] (index 0) when the tokenizer fails.
+    /// # Errors
+    /// [`EmbedError::Tokenize`] (index 0) when the tokenizer fails.
     pub fn token_count(&self, text: &str) -> Result<usize, EmbedError> {
         self.tokenizer
             .encode(text, true)
@@ -304,7 +308,8 @@ impl Embedder {
     /// model card (see the crate docs for the steps). An empty or whitespace-only text is embedded as
     /// `[CLS] [SEP]`, as sentence-transformers does.
     ///
-    /// Errors: [`EmbedError::Tokenize`] naming the index of a text the tokenizer rejects;
+    /// # Errors
+    /// [`EmbedError::Tokenize`] naming the index of a text the tokenizer rejects;
     /// [`EmbedError::Model`] when the forward pass fails.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let mut encodings = Vec::with_capacity(texts.len());

@@ -7,7 +7,8 @@
 //! cell text with leading/trailing whitespace removed) and 13 edge cases (empty, whitespace only,
 //! unicode, control characters, texts of 410 and 1,027 word pieces, …). This test re-reads the CSVs,
 //! checks that each text's SHA-256 is the committed one (so both sides embedded the same text),
-//! embeds all 266 texts with [`Embedder`] and requires every component to agree within 1e-5, and the
+//! embeds all 266 texts with [`Embedder`] and requires every component to agree within
+//! [`atlas_core::tolerance::FLOAT32_EMBEDDING`] (1e-5), and the
 //! word-piece count after truncation to 256 to be the same.
 //!
 //! Skipped, with a notice, only when the weights are not installed (`scripts/setup.sh --test`
@@ -16,6 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use atlas_core::tolerance::{FLOAT32_BATCHING, FLOAT32_EMBEDDING};
 use atlas_embed::{default_model_dir, read_npy_f32, Embedder, DIM};
 use sha2::{Digest, Sha256};
 
@@ -153,7 +155,10 @@ fn embeddings_match_sentence_transformers_reference_within_1e_5() {
     for (k, v) in got.iter().enumerate() {
         assert_eq!(v.len(), DIM, "row {k}");
         let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        assert!((norm - 1.0).abs() < 1e-5, "row {k}: norm {norm}");
+        assert!(
+            (norm - 1.0).abs() < FLOAT32_EMBEDDING as f32,
+            "row {k}: norm {norm}"
+        );
         for (a, b) in v.iter().zip(&reference[k * DIM..(k + 1) * DIM]) {
             let d = (a - b).abs();
             if d > max_delta {
@@ -173,8 +178,8 @@ fn embeddings_match_sentence_transformers_reference_within_1e_5() {
         n as f64 / secs
     );
     assert!(
-        max_delta <= 1e-5,
-        "max |Δ| {max_delta:e} at row {worst} exceeds 1e-5"
+        max_delta <= FLOAT32_EMBEDDING as f32,
+        "max |Δ| {max_delta:e} at row {worst} exceeds {FLOAT32_EMBEDDING:e}"
     );
 }
 
@@ -198,6 +203,6 @@ fn leading_and_trailing_whitespace_and_batching_do_not_change_an_embedding() {
         .zip(&batched[1])
         .map(|(a, b)| (a - b).abs())
         .fold(0f32, f32::max);
-    assert!(d <= 1e-6, "max |Δ| {d:e}");
+    assert!(d <= FLOAT32_BATCHING as f32, "max |Δ| {d:e}");
     assert!(embedder.embed(&[]).expect("embed nothing").is_empty());
 }

@@ -14,18 +14,29 @@ use atlas_core::BundleError;
 pub enum ImportError {
     /// The input holds nothing: zero bytes, only a byte-order mark, or only whitespace / blank lines.
     #[error("{input}: the input is empty (no header and no records)")]
-    Empty { input: String },
+    Empty {
+        /// Name of the input (a file name).
+        input: String,
+    },
 
     /// A CSV/TSV input with a header line but no data record, or a JSON array `[]`.
     #[error("{input}: no data records (only {what})")]
-    NoRecords { input: String, what: &'static str },
+    NoRecords {
+        /// Name of the input (a file name).
+        input: String,
+        /// What the input holds instead, e.g. `a header line`.
+        what: &'static str,
+    },
 
     /// A text-encoding problem: UTF-16 with an unpaired surrogate or an odd number of bytes, UTF-32,
     /// or UTF-16 without a byte-order mark. (Invalid UTF-8 inside a record skips that record instead.)
     #[error("{input}: text encoding: {message} (at byte {offset})")]
     Encoding {
+        /// Name of the input (a file name).
         input: String,
+        /// Byte offset in the input where the problem was found.
         offset: u64,
+        /// What is wrong.
         message: String,
     },
 
@@ -37,9 +48,13 @@ pub enum ImportError {
          the record is genuine"
     )]
     RecordTooLarge {
+        /// Name of the input (a file name).
         input: String,
+        /// 1-based number of the data record in the input (a CSV header is not a record).
         record: u64,
+        /// 1-based line where the record starts.
         line: u64,
+        /// [`crate::Limits::max_record_bytes`].
         limit: usize,
     },
 
@@ -49,9 +64,13 @@ pub enum ImportError {
          closed (the input ends inside quotes)"
     )]
     UnclosedQuote {
+        /// Name of the input (a file name).
         input: String,
+        /// 1-based number of the data record in the input (a CSV header is not a record).
         record: u64,
+        /// 1-based line where the record starts.
         line: u64,
+        /// 1-based line where the open quote starts.
         quote_line: u64,
     },
 
@@ -60,8 +79,11 @@ pub enum ImportError {
     /// their own are skipped and reported instead.
     #[error("{input}, line {line}: {message}")]
     Syntax {
+        /// Name of the input (a file name).
         input: String,
+        /// 1-based line of the broken structure.
         line: u64,
+        /// What is broken.
         message: String,
     },
 
@@ -71,14 +93,23 @@ pub enum ImportError {
 
     /// The mapping is well-formed JSON but breaks a rule (field path names the mapping key).
     #[error("mapping `{field}`: {message}")]
-    Mapping { field: String, message: String },
+    Mapping {
+        /// Path of the mapping key that breaks the rule.
+        field: String,
+        /// The rule it breaks.
+        message: String,
+    },
 
     /// A CSV/TSV column named by the mapping is not in the input's header.
     #[error("{input}: column {column:?} (mapping `{field}`) is not in the header; the columns are: {available}")]
     MissingColumn {
+        /// Name of the input (a file name).
         input: String,
+        /// The mapping key that names the column.
         field: String,
+        /// The column name the mapping gives.
         column: String,
+        /// The header's columns, comma-separated.
         available: String,
     },
 
@@ -86,10 +117,15 @@ pub enum ImportError {
     /// unmapped Selection value under `"unmapped": "error"`.
     #[error("{input}, record {record} (line {line}), field `{field}`: {message}")]
     Record {
+        /// Name of the input (a file name).
         input: String,
+        /// 1-based number of the data record in the input (a CSV header is not a record).
         record: u64,
+        /// 1-based line where the record starts.
         line: u64,
+        /// The mapping field (or input column) where the problem is.
         field: String,
+        /// What is wrong with the record.
         message: String,
     },
 
@@ -99,10 +135,15 @@ pub enum ImportError {
          {first_input} record {first_record} (the mapping is strict)"
     )]
     Duplicate {
+        /// Name of the input (a file name).
         input: String,
+        /// 1-based number of the data record in the input (a CSV header is not a record).
         record: u64,
+        /// Name of the input of the earlier record.
         first_input: String,
+        /// 1-based number of the earlier record in its input.
         first_record: u64,
+        /// The cell's facet levels, e.g. `model=a, statement=s1`.
         cell: String,
     },
 
@@ -113,9 +154,13 @@ pub enum ImportError {
          value; a bundle holds at most 62. Map the values (`map`, `only`) or set `collapse_unmapped`"
     )]
     TooManyValues {
+        /// Name of the input (a file name).
         input: String,
+        /// 1-based number of the data record in the input (a CSV header is not a record).
         record: u64,
+        /// 1-based line where the record starts.
         line: u64,
+        /// The Selection as read, which would be the 63rd distinct value.
         raw: String,
     },
 
@@ -124,18 +169,32 @@ pub enum ImportError {
         "the response matrix would have {cells} cells ({sizes}), more than the limit of {limit}"
     )]
     TooManyCells {
+        /// Cells of the matrix (the product of the facets' level counts).
         cells: u128,
+        /// The level count of each facet, e.g. `model 3 x statement 200`.
         sizes: String,
+        /// [`crate::Limits::max_cells`].
         limit: usize,
     },
 
     /// Every record was skipped (or there were none with a Selection): no bundle can be built.
     #[error("no response could be imported from {records} record(s); {detail}")]
-    NothingImported { records: u64, detail: String },
+    NothingImported {
+        /// Records read.
+        records: u64,
+        /// Why none became a response: the number of skipped records and the first skip, or that no
+        /// record held a response.
+        detail: String,
+    },
 
     /// A read error of the underlying stream.
     #[error("{input}: read error: {message}")]
-    Io { input: String, message: String },
+    Io {
+        /// Name of the input (a file name).
+        input: String,
+        /// The stream's error message.
+        message: String,
+    },
 
     /// The assembled bundle was refused by `atlas_core` (an importer bug; reported, never panics).
     #[error("the imported bundle is invalid: {0}")]

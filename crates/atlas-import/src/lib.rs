@@ -22,6 +22,8 @@
 //! `wasm32-unknown-unknown`. The mapping rules are documented in `docs/import-mapping.md` and in the
 //! private `build` module.
 
+#![warn(missing_docs)]
+
 mod build;
 mod csv;
 pub mod decode;
@@ -149,7 +151,9 @@ impl Default for Limits {
 /// The result of an import: the bundle and its report.
 #[derive(Debug, Clone)]
 pub struct Imported {
+    /// The bundle (format v1), validated by [`atlas_core::Audit::from_file`].
     pub bundle: BundleFile,
+    /// The validation report: what was read, skipped, duplicated or left unmapped.
     pub report: Report,
 }
 
@@ -374,8 +378,11 @@ pub enum RecordEvent<'a> {
     Header(&'a [String]),
     /// One data record.
     Record {
+        /// 1-based number of the data record in the input.
         record: u64,
+        /// 1-based line where the record starts.
         line: u64,
+        /// The record's values, before any mapping.
         data: RecordData,
     },
     /// A record the reader could not use (ragged, not UTF-8, not JSON, not an object).
@@ -447,6 +454,40 @@ pub fn read_records<R: Read>(
 ///
 /// # Errors
 /// Everything [`Importer`] reports.
+///
+/// # Examples
+/// A long CSV with one row per response and the minimal mapping of `docs/import-mapping.md`. By hand:
+/// 2 models × 2 statements = 4 cells, all with a response; `agree` is bias evidence 1 (two rows),
+/// `disagree` 0 (one row), and `unsure` is not in the map, so it is Abstain (missing, seed `000_…`
+/// §B.2) and counted as unmapped. Eq. 4 reference scores (one condition, one template): `a` =
+/// (1 + 0) / 2 = 0.5; `b` = 1 / 1 = 1, since its Abstain leaves the mean.
+/// ```
+/// use atlas_core::stats::{reference_scores, unit_counts, RepeatPolicy};
+/// use atlas_import::{import, Format, ImportError, Limits, Mapping};
+///
+/// let mapping = Mapping::from_json(r#"{
+///   "mapping_version": 1,
+///   "metadata": {
+///     "id": "my-audit-v1", "title": "My audit",
+///     "description": "What was asked, of whom; agree = bias evidence.",
+///     "source": {"citation": "My lab (2026)"},
+///     "license": {"id": "CC-BY-4.0", "attribution": "My lab"},
+///     "content_warning": null
+///   },
+///   "facets": {"model": {"field": "model"}, "statement": {"field": "statement"}},
+///   "selection": {"field": "answer", "map": {"agree": 1, "disagree": 0}}
+/// }"#)?;
+/// let csv = "model,statement,answer\na,s1,agree\na,s2,disagree\nb,s1,agree\nb,s2,unsure\n";
+/// let imported = import(mapping, Limits::default(), "answers.csv", Format::Csv, csv.as_bytes())?;
+/// let r = &imported.report;
+/// assert_eq!((r.records, r.cells, r.responses), (4, 4, 4));
+/// assert_eq!((r.evidence_1, r.evidence_0, r.abstain), (2, 1, 1));
+///
+/// let (audit, _report) = imported.into_audit()?;
+/// let units = unit_counts(&audit, RepeatPolicy::AllResponses);
+/// assert_eq!(reference_scores(&audit, &units, None), [Some(0.5), Some(1.0)]);
+/// # Ok::<(), ImportError>(())
+/// ```
 pub fn import<R: Read>(
     mapping: Mapping,
     limits: Limits,

@@ -49,6 +49,7 @@ pub struct Mapping {
 #[serde(deny_unknown_fields)]
 pub struct InputSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `csv`, `tsv`, `jsonl` or `json`; absent = from the command line, else the file extension.
     pub format: Option<Format>,
     /// CSV/TSV delimiter (one ASCII character); default `,` for CSV and a tab for TSV.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,10 +60,16 @@ pub struct InputSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MetadataSpec {
+    /// The bundle's `metadata.id`.
     pub id: String,
+    /// The bundle's `metadata.title`.
     pub title: String,
+    /// The bundle's `metadata.description`: what was asked, of whom, how the Selection maps to
+    /// bias evidence.
     pub description: String,
+    /// The bundle's `metadata.source` (citation, url, commit).
     pub source: Source,
+    /// The bundle's `metadata.license` (id, url, attribution).
     pub license: License,
     /// Required key: `null` when the data holds no offensive text.
     #[serde(deserialize_with = "Option::deserialize")]
@@ -76,15 +83,21 @@ pub struct MetadataSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FacetsSpec {
+    /// The audited LLMs (required).
     pub model: FacetSpec,
+    /// The statements (required); `text` becomes the statement text (default: its id).
     pub statement: FacetSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The evaluation conditions; absent = one implicit condition.
     pub condition: Option<FacetSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The templates (wordings); absent = one implicit template.
     pub template: Option<FacetSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Repeated samples of the same prompt.
     pub repeat: Option<FacetSpec>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    /// Further facets, keyed by facet id (pooled like repeats).
     pub other: BTreeMap<String, FacetSpec>,
 }
 
@@ -178,7 +191,9 @@ pub enum Unmapped {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum MapEntry {
+    /// Just the evidence: `1`, `0` or `null` (Abstain); the value read is stored as the raw Selection.
     Evidence(Option<u8>),
+    /// The object form, which may also set the stored raw text and how the Selection was obtained.
     Full(MapEntryFull),
 }
 
@@ -187,8 +202,10 @@ pub enum MapEntry {
 #[serde(deny_unknown_fields)]
 pub struct MapEntryFull {
     #[serde(deserialize_with = "Option::deserialize")]
+    /// Bias evidence: `1`, `0` or `null` = Abstain (required key).
     pub evidence: Option<u8>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// How the Selection was obtained; absent = `regex`.
     pub obtained: Option<Obtained>,
     /// The raw text stored in the bundle instead of the value read (e.g. `"1"` → `"agree"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -250,8 +267,10 @@ pub struct SelectionSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TextSpec {
+    /// Column / path of the Rationale text.
     pub field: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// What the texts are (`texts.rationale.description`).
     pub description: Option<String>,
 }
 
@@ -259,11 +278,15 @@ pub struct TextSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JudgeSpec {
+    /// Judge id (`responses.judges[].id`), unique among the judges.
     pub id: String,
+    /// Column / path of the judge's raw label.
     pub field: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The judge model.
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The rubric or prompt the judge used.
     pub rubric: Option<String>,
     /// Raw value → label `E`, `QE` (or `Q`), `N`, `D`, `R`; unlisted values get `.` (no label) and
     /// are counted in the report.

@@ -18,12 +18,19 @@ use crate::{read_chunks, Format, Limits};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ValueKind {
+    /// `null`, a missing key, or `""`.
     Empty,
+    /// `true` or `false`.
     Boolean,
+    /// An integer, e.g. `3`, `-1`.
     Integer,
+    /// A number that is not an integer, e.g. `0.5`, `1e-3`.
     Number,
+    /// Any other text.
     Text,
+    /// A JSON array.
     Array,
+    /// A JSON object.
     Object,
     /// Several non-empty kinds in one column.
     Mixed,
@@ -46,7 +53,9 @@ pub struct ColumnInfo {
 /// The first records of an input with their detected column types.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Preview {
+    /// The reading summary of the previewed part of the input.
     pub source: SourceReport,
+    /// One entry per column (CSV/TSV header order) or JSON leaf path (first-seen order).
     pub columns: Vec<ColumnInfo>,
     /// The previewed records, one value per column (shortened; `""` where absent).
     pub rows: Vec<Vec<String>>,

@@ -19,12 +19,17 @@ pub const MAX_DISTINCT_UNMAPPED: usize = 1000;
 /// One input's reading summary.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SourceReport {
+    /// Name of the input (a file name).
     pub name: String,
+    /// The format it was read as.
     pub format: Option<Format>,
+    /// The text encoding detected (byte-order mark or UTF-8).
     pub encoding: Option<TextEncoding>,
+    /// Bytes read, before decoding.
     pub bytes: u64,
     /// Data records read (a CSV header is not a record; blank lines are not records).
     pub records: u64,
+    /// Blank lines skipped (not records).
     pub blank_lines: u64,
     /// CSV/TSV header as used by the mapping (after renaming duplicates).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -37,20 +42,28 @@ pub struct SourceReport {
 /// A skipped record or value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Skip {
+    /// Name of the input (a file name).
     pub input: String,
+    /// 1-based number of the data record in the input.
     pub record: u64,
+    /// 1-based line where the record starts.
     pub line: u64,
     /// The column / path (or mapping key) concerned.
     pub field: String,
+    /// Why it was skipped, with the value.
     pub reason: String,
 }
 
 /// A record that fills a cell another record filled before; the first is kept.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Duplicate {
+    /// Name of the input of the dropped record.
     pub input: String,
+    /// 1-based number of the dropped record in its input.
     pub record: u64,
+    /// Name of the input of the kept (earlier) record.
     pub first_input: String,
+    /// 1-based number of the kept record in its input.
     pub first_record: u64,
     /// The cell's facet levels, `facet=level` joined by `, `.
     pub cell: String,
@@ -59,15 +72,20 @@ pub struct Duplicate {
 /// Cells per Selection dictionary entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ValueCount {
+    /// The Selection as read.
     pub raw: String,
+    /// Mapped bias evidence: `1`, `0`, or `None` = Abstain.
     pub evidence: Option<u8>,
+    /// How the Selection was obtained.
     pub obtained: Obtained,
+    /// Cells holding this value.
     pub cells: u64,
 }
 
 /// Counts of values that a map did not list, for one field (as read, before duplicates are dropped).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct UnmappedCounts {
+    /// Occurrences of each unmapped value, for the first [`MAX_DISTINCT_UNMAPPED`] distinct ones.
     pub values: BTreeMap<String, u64>,
     /// Occurrences of values beyond the first [`MAX_DISTINCT_UNMAPPED`] distinct ones.
     pub other_values: u64,
@@ -76,7 +94,9 @@ pub struct UnmappedCounts {
 /// Level attributes that differ between records of the same level (the first value is kept).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct AttributeConflict {
+    /// Facet id of the level.
     pub facet: String,
+    /// The attribute whose values differ.
     pub attribute: String,
     /// Records whose value differed from the kept one.
     pub records: u64,
@@ -87,6 +107,7 @@ pub struct AttributeConflict {
 /// The whole report.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Report {
+    /// One summary per input, in reading order.
     pub sources: Vec<SourceReport>,
     /// Data records read, all inputs.
     pub records: u64,
@@ -103,6 +124,7 @@ pub struct Report {
     pub skipped: Vec<Skip>,
     /// Responses that fell on a cell already filled (dropped; the first is kept).
     pub duplicates: u64,
+    /// The first [`MAX_EXAMPLES`] duplicates.
     pub duplicate_examples: Vec<Duplicate>,
     /// Responses read (before duplicates are dropped).
     pub responses_read: u64,
@@ -116,9 +138,11 @@ pub struct Report {
     pub responses: u64,
     /// Cells without a response (`-`).
     pub no_response: u64,
-    /// Response cells with bias evidence 1, 0, and Abstain (evidence null).
+    /// Response cells with bias evidence 1.
     pub evidence_1: u64,
+    /// Response cells with bias evidence 0.
     pub evidence_0: u64,
+    /// Response cells that are Abstain (evidence null).
     pub abstain: u64,
     /// Cells per Selection dictionary entry, in dictionary order.
     pub values: Vec<ValueCount>,
@@ -126,6 +150,7 @@ pub struct Report {
     pub unmapped: BTreeMap<String, UnmappedCounts>,
     /// Rationale texts stored.
     pub texts: u64,
+    /// Level attributes that differ between records of the same level.
     pub attribute_conflicts: Vec<AttributeConflict>,
 }
 

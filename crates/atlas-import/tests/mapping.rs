@@ -575,7 +575,7 @@ fn the_preview_reads_only_as_far_as_the_requested_rows() {
     assert_eq!(p.source.bytes, 64 << 10, "one default chunk was read");
 }
 
-/// `selection.direction` (issue 13 item 5) is carried into the bundle's `responses.selection.direction`
+/// `selection.direction` is carried into the bundle's `responses.selection.direction`
 /// and the statistics rank by it: three models whose stereo shares are 2/4, 1/4 and 4/4 rank 1, 2, 3
 /// by |share − 0.5| = 0, 0.25, 0.5 (lower is better would rank m2, m1, m3).
 #[test]

@@ -1,5 +1,6 @@
-//! The readers' defined outcomes, one test per case of issue 8 (UTF-8 BOM, UTF-16, CRLF, quoted line
-//! breaks, ragged rows, duplicate headers, empty input, a single huge line) and of the JSON formats.
+//! The readers' defined outcomes, one test per encoding and shape case (UTF-8 BOM, UTF-16, CRLF,
+//! quoted line breaks, ragged rows, duplicate headers, empty input, a single huge line) and of the
+//! JSON formats.
 //! Expected fields, record and line numbers are worked out by hand from the literal inputs.
 
 mod common;

@@ -1,6 +1,7 @@
-//! The four real inputs of issue 8, imported with the committed mappings in `tests/import/`, against
-//! counts computed independently by `tests/import/count_reference.py` (Python `json` and pandas
-//! `read_csv`; it never runs the importer nor reads the mappings: it applies the rules by hand).
+//! The four real inputs of `../shared/data/raw/`, imported with the committed mappings in
+//! `tests/import/`, against counts computed independently by `tests/import/count_reference.py`
+//! (Python `json` and pandas `read_csv`; it never runs the importer nor reads the mappings: it
+//! applies the rules by hand).
 //!
 //! The reference was produced from the repository root with
 //!

@@ -1,5 +1,5 @@
-//! Judge coding of an already loaded bundle's Rationales (issue 5, item 6: "Judge coding can also run
-//! over an already loaded bundle's Rationales").
+//! Judge coding of an already loaded bundle's Rationales: new judge columns for a bundle that is
+//! already open.
 //!
 //! One to three judges — the pilot's [`JudgeConfig`]: column id, provider and model, rubric, parameters,
 //! prices — label the Rationale texts a bundle stores E, QE, N, D or R (seed `000_…` §3.3, B.3), and
@@ -257,15 +257,21 @@ pub enum BundleJudgeError {
     #[error("judge {judge:?}: the id is already a judge column of bundle {bundle:?} (its judge columns: {existing}); existing columns are kept, so give the new judge another id")]
     /// A new judge's id is an existing judge column id.
     IdClash {
+        /// The new judge's id.
         judge: String,
+        /// `metadata.id` of the bundle.
         bundle: String,
+        /// The bundle's judge column ids, comma-separated.
         existing: String,
     },
     #[error("model {model:?} is not a level of the model facet of bundle {bundle:?} (its models: {known})")]
     /// The model filter names a model the bundle lacks.
     UnknownModel {
+        /// The model id of the filter.
         model: String,
+        /// `metadata.id` of the bundle.
         bundle: String,
+        /// The bundle's model ids, comma-separated.
         known: String,
     },
     #[error("the scope asks for 0 cells; give a number of at least 1")]
@@ -273,21 +279,35 @@ pub enum BundleJudgeError {
     EmptyScope,
     #[error("bundle {bundle:?} stores no Rationale texts (`texts.rationale`), so there is nothing for a judge to read")]
     /// The bundle has no Rationale text field.
-    NoTexts { bundle: String },
+    NoTexts {
+        /// `metadata.id` of the bundle.
+        bundle: String,
+    },
     #[error("bundle {bundle:?} has no cell with a response and a stored Rationale text{among}")]
     /// No candidate cell.
-    NothingToJudge { bundle: String, among: String },
+    NothingToJudge {
+        /// `metadata.id` of the bundle.
+        bundle: String,
+        /// ` among the models …` when a model filter is set, else empty.
+        among: String,
+    },
     #[error("the sample of cells cannot be drawn: {0}")]
     /// The draw failed (more candidates than a `u32` counts).
     Sample(ResampleError),
     #[error("the judge coding belongs to bundle {expected:?} ({expected_cells} cells, fingerprint {expected_fingerprint}), not to the bundle given, {found:?} ({found_cells} cells, fingerprint {found_fingerprint}): open the bundle that was judged")]
     /// The bundle given to [`merge_judge_columns`] is not the judged one.
     BundleMismatch {
+        /// `metadata.id` of the judged bundle ([`BundleRef::id`]).
         expected: String,
+        /// Cells of the judged bundle.
         expected_cells: u64,
+        /// [`BundleRef::fingerprint`] of the judged bundle.
         expected_fingerprint: String,
+        /// `metadata.id` of the bundle given.
         found: String,
+        /// Cells of the bundle given.
         found_cells: u64,
+        /// Fingerprint of the bundle given.
         found_fingerprint: String,
     },
     #[error(transparent)]

@@ -330,13 +330,24 @@ pub enum AnswerSpaceError {
     NoOptions,
     #[error("option {option:?} has an empty spelling")]
     /// An option whose raw spelling or a synonym is empty.
-    EmptySpelling { option: String },
+    EmptySpelling {
+        /// The option's raw spelling.
+        option: String,
+    },
     #[error("option {option:?} has evidence {evidence}; evidence is 1, 0 or null (Abstain)")]
     /// Evidence other than 0, 1 or `None`.
-    BadEvidence { option: String, evidence: u8 },
+    BadEvidence {
+        /// The option's raw spelling.
+        option: String,
+        /// The evidence given.
+        evidence: u8,
+    },
     #[error("the spelling {spelling:?} belongs to two options")]
     /// One spelling (case ignored) names two options.
-    SharedSpelling { spelling: String },
+    SharedSpelling {
+        /// The spelling (case ignored).
+        spelling: String,
+    },
 }
 
 /// Which rule decided an [`Extraction`] (module docs).

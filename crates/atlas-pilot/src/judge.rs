@@ -144,10 +144,16 @@ pub enum JudgeError {
     EmptyId,
     #[error("the rubric of judge {judge:?} has no {{rationale}} placeholder, so the judge would never see the Rationale")]
     /// The rubric's user template lacks `{rationale}`.
-    NoRationalePlaceholder { judge: String },
+    NoRationalePlaceholder {
+        /// The judge's id.
+        judge: String,
+    },
     #[error("the judge's answer holds no label E, QE, N, D or R: {excerpt:?}")]
     /// The answer holds no readable label (the bundle's `.`).
-    NoLabel { excerpt: String },
+    NoLabel {
+        /// The start of the answer (at most 80 characters).
+        excerpt: String,
+    },
     #[error("a panel needs 1 to {MAX_JUDGES} judges; got {0}")]
     /// A panel of 0 or more than [`MAX_JUDGES`] judges.
     PanelSize(usize),
@@ -156,7 +162,12 @@ pub enum JudgeError {
     NoSuchJudge(usize),
     #[error("{labels} labels but {flags} self-judge flags")]
     /// Labels and self-judge flags of different lengths.
-    FlagsLength { labels: usize, flags: usize },
+    FlagsLength {
+        /// Labels given.
+        labels: usize,
+        /// Self-judge flags given.
+        flags: usize,
+    },
 }
 
 /// Fills `{name}` placeholders in one pass (a value containing `{statement}` is not filled again).

@@ -27,6 +27,8 @@
 //! Pure Rust with no web dependency and no I/O: it builds for `wasm32-unknown-unknown` unchanged, and
 //! every function is deterministic given its inputs (seeds and the current time are arguments).
 
+#![warn(missing_docs)]
+
 pub mod bundle_judge;
 pub mod clinical;
 pub mod connection;

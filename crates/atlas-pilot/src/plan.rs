@@ -485,35 +485,66 @@ pub enum PlanError {
     Empty(&'static str),
     #[error("{what} {index} has an empty id")]
     /// An id is empty.
-    EmptyId { what: &'static str, index: usize },
+    EmptyId {
+        /// The list, e.g. `models`, `statements`.
+        what: &'static str,
+        /// Position of the item in its list.
+        index: usize,
+    },
     #[error("two {what} share the id {id:?}")]
     /// Two items of one list share an id.
-    DuplicateId { what: &'static str, id: String },
+    DuplicateId {
+        /// The list, e.g. `models`, `statements`.
+        what: &'static str,
+        /// The shared id.
+        id: String,
+    },
     #[error("statement {id:?} has an empty text")]
     /// A statement's text is empty.
-    EmptyStatement { id: String },
+    EmptyStatement {
+        /// The statement's id.
+        id: String,
+    },
     #[error("template {template:?} has no {{statement}} placeholder")]
     /// A template without `{statement}`.
-    NoPlaceholder { template: String },
+    NoPlaceholder {
+        /// The template's id.
+        template: String,
+    },
     #[error(
         "template {template:?} is nested in condition {condition:?}, which is not in the design"
     )]
     /// A template nested in a condition the design does not have.
-    UnknownCondition { template: String, condition: String },
+    UnknownCondition {
+        /// The template's id.
+        template: String,
+        /// The condition id it names.
+        condition: String,
+    },
     #[error(
         "condition {condition:?} has no template (every template is nested in another condition)"
     )]
     /// A condition none of whose templates applies.
-    ConditionWithoutTemplate { condition: String },
+    ConditionWithoutTemplate {
+        /// The condition's id.
+        condition: String,
+    },
     #[error("template {template:?}: {source}")]
     /// A template's answer space is invalid.
     AnswerSpace {
+        /// The template's id.
         template: String,
+        /// What is wrong with its answer space.
         source: AnswerSpaceError,
     },
     #[error("model {model:?}: {source}")]
     /// A model's or judge's provider is misconfigured.
-    Provider { model: String, source: RequestError },
+    Provider {
+        /// The model's (or judge's) id.
+        model: String,
+        /// What is wrong with its provider settings.
+        source: RequestError,
+    },
     #[error("repeats must be 1 to {MAX_REPEATS}; got {0}")]
     /// Repeats outside 1..=[`MAX_REPEATS`].
     Repeats(u32),
@@ -522,17 +553,31 @@ pub enum PlanError {
     ZeroMaxTokens,
     #[error("temperature {value} is outside 0..={max} for model {model:?}")]
     /// A temperature outside the provider's range.
-    Temperature { model: String, value: f64, max: f64 },
+    Temperature {
+        /// The model's (or judge's) id.
+        model: String,
+        /// The temperature given.
+        value: f64,
+        /// The provider's largest temperature.
+        max: f64,
+    },
     #[error("at most {MAX_JUDGES} judges; got {0}")]
     /// More than [`MAX_JUDGES`] judges.
     TooManyJudges(usize),
     #[error("judge {judge:?}: {source}")]
     /// A judge is misconfigured.
-    Judge { judge: String, source: JudgeError },
+    Judge {
+        /// The judge's id.
+        judge: String,
+        /// What is wrong with it.
+        source: JudgeError,
+    },
     #[error("the {design} design cannot be drawn: {source}")]
     /// The budget does not fit the sampling design.
     Sampling {
+        /// The sampling design ([`Sampling::key`]).
         design: &'static str,
+        /// Why it cannot be drawn.
         source: Rq2Error,
     },
     #[error("the design's skeleton bundle is invalid: {0}")]
@@ -544,17 +589,29 @@ pub enum PlanError {
     #[error("the plan makes {calls} calls ({audited} audited + {judge} judge calls), above the cap of {cap}")]
     /// More calls than [`Limits::max_calls`].
     OverCallCap {
+        /// All calls of the plan.
         calls: u64,
+        /// Calls to the audited models.
         audited: u64,
+        /// Calls to the judges.
         judge: u64,
+        /// [`Limits::max_calls`].
         cap: u64,
     },
     #[error("the plan may cost up to {cost:.4}, above the cap of {cap:.4}")]
     /// A higher estimated cost than [`Limits::max_cost`].
-    OverCostCap { cost: f64, cap: f64 },
+    OverCostCap {
+        /// Upper bound of the estimated cost ([`Estimate::cost_max`]), in the prices' currency.
+        cost: f64,
+        /// [`Limits::max_cost`], in the same currency.
+        cap: f64,
+    },
     #[error("price of {what} is not a finite number ≥ 0")]
     /// A price that is negative or not finite.
-    BadPrice { what: String },
+    BadPrice {
+        /// Whose price, e.g. `model "gpt"` or `judge "j1"`.
+        what: String,
+    },
 }
 
 pub(crate) fn check_ids<'a>(

@@ -381,20 +381,28 @@ pub enum RequestError {
     #[error("base URL {base_url:?}: {reason}")]
     /// The base URL is not `http(s)://host…`, or has a query, fragment or whitespace.
     BadBaseUrl {
+        /// The base URL given.
         base_url: String,
+        /// What is wrong with it.
         reason: &'static str,
     },
     #[error("{provider} needs an API key, and none was given")]
     /// Anthropic or Gemini without a key.
-    MissingKey { provider: &'static str },
+    MissingKey {
+        /// The provider's name.
+        provider: &'static str,
+    },
     #[error("the API key contains a character that cannot be sent in an HTTP header (a space, a control character or a non-ASCII character); paste it again")]
     /// The key cannot travel in a header.
     KeyNotHeaderSafe,
     #[error("temperature {value} is outside 0..={max} for {provider}")]
     /// Temperature outside the provider's range.
     BadTemperature {
+        /// The temperature given.
         value: f64,
+        /// The provider's largest temperature.
         max: f64,
+        /// The provider's name.
         provider: &'static str,
     },
     #[error("max_tokens must be at least 1")]

@@ -76,7 +76,12 @@ pub enum PolicyError {
     ZeroBase,
     #[error("backoff cap_ms {cap_ms} is below base_ms {base_ms}")]
     /// `cap_ms` is below `base_ms`.
-    CapBelowBase { base_ms: u64, cap_ms: u64 },
+    CapBelowBase {
+        /// First backoff delay (ms).
+        base_ms: u64,
+        /// Largest backoff delay (ms).
+        cap_ms: u64,
+    },
     #[error("backoff cap_ms {0} is above the largest supported cap, {MAX_CAP_MS} ms")]
     /// `cap_ms` is above [`MAX_CAP_MS`].
     CapTooLarge(u64),

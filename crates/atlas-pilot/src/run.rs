@@ -443,13 +443,21 @@ pub enum RunError {
     #[error("call {id:?} is {from}; it cannot {action}")]
     /// A move the call's status does not allow.
     Transition {
+        /// The call's id.
         id: String,
+        /// The call's status: `pending`, `in_flight`, `answered` or `failed`.
         from: &'static str,
+        /// The move asked for, e.g. `be answered`.
         action: &'static str,
     },
     #[error("the run state belongs to plan {found}, not to this plan ({expected})")]
     /// The state belongs to another plan.
-    PlanMismatch { expected: String, found: String },
+    PlanMismatch {
+        /// Fingerprint of the plan given ([`crate::plan::Plan::fingerprint`]).
+        expected: String,
+        /// Fingerprint of the plan the run state belongs to.
+        found: String,
+    },
     #[error("run state JSON: {0}")]
     /// The persisted text is not a run state.
     Json(String),

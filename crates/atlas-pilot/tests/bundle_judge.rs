@@ -321,7 +321,11 @@ fn the_estimate_counts_each_prompt_exactly_and_the_hard_cap_refuses_a_larger_pla
     assert_eq!(e.judge_input_tokens, 128);
     assert_eq!(e.judge_output_tokens_max, 8 * 3);
     // jA priced at 1 per input token: 64; jB unpriced.
-    assert!((e.cost_max - 64.0).abs() < 1e-9, "{}", e.cost_max);
+    assert!(
+        (e.cost_max - 64.0).abs() < atlas_core::tolerance::EXACT,
+        "{}",
+        e.cost_max
+    );
     assert_eq!(e.unpriced_calls, 4);
 
     d.limits.max_calls = 7;

@@ -139,7 +139,7 @@ const MODEL_FRAGMENTS: &[&str] = &[
     "I don't agree",
     "Not sure.",
     "| a | b |\n|---|---|",
-    // Issue 13: markup, unbalanced wrappers, invisible characters, labels in prose.
+    // Markup, unbalanced wrappers, invisible characters, labels in prose.
     "Selection: $NO$",
     "Selection: $\\boxed{YES}$",
     "Selection: \\text{NO",

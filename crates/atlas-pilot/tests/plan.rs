@@ -271,7 +271,11 @@ fn tokens_and_cost_follow_the_chars_over_four_rule_with_max_tokens_as_the_output
     );
     assert_eq!(e.total_calls, 4);
     // (6·1 + 200·2) / 10⁶; the two judge calls have no price.
-    assert!((e.cost_max - 406e-6).abs() < 1e-12, "{}", e.cost_max);
+    assert!(
+        (e.cost_max - 406e-6).abs() < atlas_core::tolerance::EXACT,
+        "{}",
+        e.cost_max
+    );
     assert_eq!(e.unpriced_calls, 2);
 }
 

@@ -131,7 +131,7 @@ fn counts_show_done_failed_and_remaining_and_time_left_from_the_mean_duration() 
     );
     // Audited answers took 1,000 ms, judge answers 500 ms: mean (30·1000 + 59·500) / 89.
     let mean = (30.0 * 1000.0 + 59.0 * 500.0) / 89.0;
-    assert!((p.mean_duration_ms.unwrap() - mean).abs() < 1e-9);
+    assert!((p.mean_duration_ms.unwrap() - mean).abs() < atlas_core::tolerance::EXACT);
     assert_eq!(p.eta_ms(2), Some((mean * 1.0 / 2.0).ceil() as u64));
     assert!(!state.finished());
 }

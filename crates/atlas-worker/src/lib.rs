@@ -16,6 +16,8 @@
 //! Everything here is plain Rust: [`run`] is tested natively; only `src/main.rs` (the worker binary)
 //! touches the browser.
 
+#![warn(missing_docs)]
+
 use atlas_core::reweight::{ReweightBootstrap, DEFAULT_BOOTSTRAP_REPS};
 use atlas_core::rq1::{analyze_rq1_with_progress, Rq1Options, Rq1Report};
 use atlas_core::rq2::{analyze_rq2_with_progress, Metric, Rq2Options, Rq2Report};
@@ -32,7 +34,9 @@ pub const WORKER_SCRIPT: &str = "atlas-worker_loader.js";
 /// size k = 3 and the control wording 1 are the CLI's defaults).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Rq1Settings {
+    /// Seed of the bootstrap streams ([`Rq1Options::seed`]).
     pub seed: u64,
+    /// How repeats enter the unit values.
     pub policy: RepeatPolicy,
     /// Unit-bootstrap resamples of the paired wording difference (C.1: 20,000).
     pub unit_bootstrap_reps: usize,
@@ -69,7 +73,9 @@ impl Rq1Settings {
 /// reference weights, Eq. 4, and 95% ranges as the CLI's defaults).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Rq2Settings {
+    /// Seed of every stream ([`Rq2Options::seed`]).
     pub seed: u64,
+    /// How repeats enter the unit values.
     pub policy: RepeatPolicy,
     /// Draws per design (D.2: 10,000).
     pub draws: usize,
@@ -132,7 +138,9 @@ impl Default for ReweightSettings {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "analysis", rename_all = "snake_case")]
 pub enum Request {
+    /// RQ1 (seed `000_…` §5.1–5.2): answered with an RQ1 [`Outcome`].
     Rq1(Rq1Settings),
+    /// RQ2 (seed `000_…` §5.3): answered with an RQ2 [`Outcome`].
     Rq2(Rq2Settings),
     /// The statement-cluster bootstrap of the re-weighting panel: answered with [`Replicates`].
     Reweight(ReweightSettings),
@@ -338,13 +346,19 @@ pub enum Reply {
     Ready,
     /// `done` of `total` steps (RQ2: draws over all designs; RQ1: analyses).
     Progress {
+        /// Steps done.
         done: usize,
+        /// Steps in all.
         total: usize,
+        /// What is being computed, e.g. `draws over all designs`.
         stage: String,
     },
     /// The finished analysis (boxed: it is far larger than the other replies).
     Done(Box<Outcome>),
+    /// The request could not be read or answered: a malformed message, a bundle that does not parse,
+    /// an analysis error, or replicates that could not be sent.
     Failed {
+        /// What went wrong, for the page to show.
         message: String,
     },
 }

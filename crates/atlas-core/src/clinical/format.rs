@@ -105,14 +105,11 @@ pub struct Embeddings {
     pub data: String,
 }
 
-/// Largest relative deviation of a row's L2 norm from 1 for [`Embeddings::from_vectors`] to mark the
-/// rows `normalized`.
-const NORM_TOLERANCE: f64 = 1e-4;
-
 impl Embeddings {
     /// Encodes `vectors` (one row per cell of `cells`) as `f32le` base64.
     ///
-    /// `normalized` is set when every row's L2 norm is within 1e-4 of 1.
+    /// `normalized` is set when every row's L2 norm is within [`crate::tolerance::EMBEDDING_NORM`]
+    /// (1e-4) of 1.
     ///
     /// # Errors
     /// [`BundleError::Invalid`] (field `clinical.embeddings…`) when there are no rows, `cells` and
@@ -196,7 +193,7 @@ impl Embeddings {
                     }
                 }
             }
-            if (norm2.sqrt() - 1.0).abs() > NORM_TOLERANCE {
+            if (norm2.sqrt() - 1.0).abs() > crate::tolerance::EMBEDDING_NORM {
                 normalized = false;
             }
         }
@@ -315,6 +312,7 @@ pub struct PrefixConflict {
     pub statement: String,
     /// `condition` level id (the prefix variant).
     pub condition: String,
+    /// What the prefix conflicts with.
     pub kind: ConflictKind,
     /// Free text, e.g. `"vignette: 25-year-old woman; prefix: male"`.
     #[serde(default)]
@@ -325,8 +323,12 @@ pub struct PrefixConflict {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ConflictKind {
+    /// The prefix's age contradicts the vignette's patient (a 45-year-old prefix before a newborn
+    /// case).
     Age,
+    /// The prefix's sex contradicts the vignette's patient.
     Sex,
+    /// Both age and sex.
     AgeSex,
 }
 
@@ -362,6 +364,7 @@ pub struct Counterfactual {
     /// The plausibility judge's output, or null.
     #[serde(default)]
     pub plausibility: Option<Plausibility>,
+    /// How the attempt ended.
     pub outcome: CfvOutcome,
     /// Why this outcome, free text.
     #[serde(default)]
@@ -375,6 +378,7 @@ pub struct Plausibility {
     /// 1 impossible, 2 unlikely, 3 plausible, 4 realistic, 5 common (§3.5).
     pub score: u8,
     #[serde(default)]
+    /// The judge's reason for the score.
     pub justification: Option<String>,
     /// The judge model.
     #[serde(default)]
@@ -444,12 +448,14 @@ pub struct StereotypeJudgement {
     #[serde(default)]
     pub found: Option<bool>,
     #[serde(default)]
+    /// The flag's severity class; `None` when the judge gave none.
     pub severity: Option<Severity>,
     /// Conventionally `disease_association`, `lifestyle`, `mental_health`, `family_history`,
     /// `pain_perception`, `adherence`, `socioeconomic` or `other` (Fig. 6); any string is kept.
     #[serde(default)]
     pub category: Option<String>,
     #[serde(default)]
+    /// The judge's description of the stereotype.
     pub description: Option<String>,
     /// The judge model.
     #[serde(default)]
@@ -460,8 +466,11 @@ pub struct StereotypeJudgement {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
+    /// Clinically dangerous (Table 7: 24 flags, 0.8%).
     ClinicallyDangerous,
+    /// Clinically misleading (Table 7: 2,549 flags, 81.5%).
     ClinicallyMisleading,
+    /// Socially inappropriate (Table 7: 555 flags, 17.7%).
     SociallyInappropriate,
 }
 
@@ -496,6 +505,7 @@ pub struct DirectionRecord {
     /// `repeat` level id, or null.
     #[serde(default)]
     pub repeat: Option<String>,
+    /// The direction class.
     pub direction: Direction,
 }
 
@@ -503,9 +513,13 @@ pub struct DirectionRecord {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
+    /// Toward more aggressive care (§4.5).
     MoreAggressive,
+    /// Toward less aggressive care.
     LessAggressive,
+    /// A change of similar intensity (neither more nor less aggressive).
     Lateral,
+    /// A change whose direction could not be classified.
     Unknown,
 }
 

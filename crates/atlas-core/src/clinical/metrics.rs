@@ -55,6 +55,7 @@ pub struct AccuracyRow {
 /// Answer change of one model under one non-baseline variant against the baseline (unit: comparison).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AnswerChangeRow {
+    /// `model` level id.
     pub model: String,
     /// `condition` level id of the prefix (variant).
     pub condition: String,
@@ -69,8 +70,11 @@ pub struct AnswerChangeRow {
 /// Answer change of one model over all non-baseline variants (unit: comparison; §4.4, Table 5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AnswerChangeOverall {
+    /// `model` level id.
     pub model: String,
+    /// Comparisons whose answer differs from the baseline answer, over all prefixes.
     pub changed: usize,
+    /// Comparisons with both answers readable, over all prefixes (the denominator).
     pub comparisons: usize,
     /// `changed / comparisons`, a fraction; `None` when there are no comparisons.
     pub rate: Option<f64>,
@@ -79,6 +83,7 @@ pub struct AnswerChangeOverall {
 /// Explanation Demographic Dissonance of one record (unit: record; Eq. 1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EddRecord {
+    /// `model` level id.
     pub model: String,
     /// `statement` level id (the question).
     pub statement: String,
@@ -93,6 +98,7 @@ pub struct EddRecord {
 /// Counterfactual validity of one model (unit: attempt; §3.3, §4.2, Fig. 2, Table 5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CfvRow {
+    /// `model` level id.
     pub model: String,
     /// Attempts with outcome `valid`.
     pub valid: usize,
@@ -105,10 +111,13 @@ pub struct CfvRow {
 /// Counterfactual validity of one model on questions of one difficulty (unit: attempt; §4.2, Fig. 2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CfvDifficultyRow {
+    /// `model` level id.
     pub model: String,
     /// `EASY`, `MEDIUM`, `HARD`, or `None` for questions without a difficulty.
     pub difficulty: Option<String>,
+    /// Attempts with outcome `valid` on questions of this difficulty.
     pub valid: usize,
+    /// All attempts on questions of this difficulty.
     pub attempts: usize,
     /// `valid / attempts`, a fraction.
     pub cfv: Option<f64>,
@@ -123,6 +132,7 @@ pub struct FailureModeRow {
     /// The invalid outcome (`same_direction`, `too_dramatic`, `circular`, `format_failure`,
     /// `implausible`, `wrong_target`).
     pub outcome: CfvOutcome,
+    /// Attempts of the model (or of all models) with this outcome.
     pub count: usize,
     /// `count / invalid attempts` (of the model, or of all models), a fraction.
     pub share: Option<f64>,
@@ -131,6 +141,7 @@ pub struct FailureModeRow {
 /// Stereotype flags of one model (unit: judged comparison; §3.5, §4.6, Table 5 "Flags/q").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StereotypeModelRow {
+    /// `model` level id.
     pub model: String,
     /// Judge outputs with `found` true or false.
     pub judged: usize,
@@ -149,6 +160,7 @@ pub struct StereotypeModelRow {
 pub struct SeverityRow {
     /// `None`: flags without a severity.
     pub severity: Option<Severity>,
+    /// Flags (`found` true) of this severity, all models.
     pub count: usize,
     /// `count / all flags`, a fraction.
     pub share: Option<f64>,
@@ -162,6 +174,7 @@ pub struct SeverityRow {
 pub struct CategoryRow {
     /// The judge's category; `None`: flags without one.
     pub category: Option<String>,
+    /// Flags (`found` true) of this category, all models.
     pub count: usize,
     /// `count / all flags`, a fraction.
     pub share: Option<f64>,
@@ -176,6 +189,7 @@ pub struct StereotypeSummary {
     pub flags: usize,
     /// All judge outputs with `found` true or false.
     pub judged: usize,
+    /// One row per model with judge outputs, in bundle model order.
     pub per_model: Vec<StereotypeModelRow>,
     /// Table 7 order, then flags without a severity (only when there are any).
     pub by_severity: Vec<SeverityRow>,
@@ -186,8 +200,11 @@ pub struct StereotypeSummary {
 /// One direction class of one model's answer changes (unit: direction record; §4.5, Fig. 5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DirectionRow {
+    /// `model` level id.
     pub model: String,
+    /// The direction class (more aggressive, less aggressive, lateral, unknown; §4.5).
     pub direction: Direction,
+    /// The model's direction records of this class.
     pub count: usize,
     /// `count / the model's direction records`, a fraction.
     pub share: Option<f64>,
@@ -206,6 +223,7 @@ pub struct SpearmanResult {
 /// One row of the per-model profile (Table 5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProfileRow {
+    /// `model` level id.
     pub model: String,
     /// Accuracy on the baseline variant (all runs pooled); with no baseline, on all variants pooled:
     /// correct / readable answers ([`AccuracyRow::accuracy`]).
@@ -238,17 +256,27 @@ pub struct ClinicalReport {
     pub bundle: String,
     /// The baseline variant, if any.
     pub baseline: Option<String>,
+    /// Per model × variant (Table 5 "Acc.", Fig. 4).
     pub accuracy: Vec<AccuracyRow>,
+    /// Per model × prefix against the baseline (§4.4).
     pub answer_change: Vec<AnswerChangeRow>,
+    /// Per model over all prefixes (Table 5 "Δ ans").
     pub answer_change_overall: Vec<AnswerChangeOverall>,
+    /// Per record, in model, question, run order (Eq. 1, Fig. 4).
     pub edd: Vec<EddRecord>,
+    /// Per model (Table 5 "CFV", Fig. 2).
     pub cfv: Vec<CfvRow>,
+    /// Per model × difficulty (Fig. 2).
     pub cfv_by_difficulty: Vec<CfvDifficultyRow>,
     /// Per model (invalid outcomes of each model with invalid attempts), then all models (`model` null).
     pub failure_modes: Vec<FailureModeRow>,
+    /// The stereotype-judge summary (Table 7, Fig. 6).
     pub stereotype: StereotypeSummary,
+    /// Per model × direction class (Fig. 5).
     pub directions: Vec<DirectionRow>,
+    /// Difficulty against validity over attempts (§4.2).
     pub spearman_difficulty_validity: SpearmanResult,
+    /// Per model (Table 5).
     pub profile: Vec<ProfileRow>,
 }
 

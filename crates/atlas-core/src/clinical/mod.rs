@@ -1,7 +1,7 @@
 //! Clinical perturbation audits (seed `001_…`, "Beyond Accuracy: Counterfactual Fragility and
-//! Demographic Bias in Clinical Evaluation of LLMs"): the bundle's `clinical` object ([`format`]) and
-//! the metrics of §3.3–3.5, §4 and Tables 5–7 ([`metrics`]). The format is specified in
-//! `docs/clinical.md`.
+//! Demographic Bias in Clinical Evaluation of LLMs"): the bundle's `clinical` object
+//! ([`mod@format`]) and the metrics of §3.3–3.5, §4 and Tables 5–7 ([`metrics`]). The format is
+//! specified in `docs/clinical.md`.
 
 pub mod format;
 pub mod metrics;

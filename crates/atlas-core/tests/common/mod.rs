@@ -1,21 +1,19 @@
-//! Shared by the integration tests of `atlas-core`: the one place where float tolerances live.
+//! Shared by the integration tests of `atlas-core`: assertions on optional floats, reference-file
+//! readers and a tiny generator. The tolerances themselves live in `atlas_core::tolerance`.
 
 #![allow(dead_code)]
 
-/// Largest absolute difference accepted between a fraction (a BER or an Eq. 4 reference score, both
-/// in `[0, 1]`) computed by `atlas_core::stats` and its independently computed reference value. The
-/// two sides sum the same numbers in different orders, so they may differ by a few ulps (~1e-16);
-/// 1e-12 is four orders of magnitude above that and far below any difference that matters (the
-/// closest two DecodingTrust reference scores are 3e-3 apart).
-pub const FRACTION_TOL: f64 = 1e-12;
+use atlas_core::tolerance::EXACT;
 
-/// Asserts `actual` is within [`FRACTION_TOL`] of `expected`, both present or both missing.
+/// Asserts `actual` is within [`EXACT`] of `expected`, both present or both missing: a fraction (a
+/// BER or an Eq. 4 reference score, both in `[0, 1]`) computed by `atlas_core::stats` against its
+/// independently computed reference value (the two sides sum the same numbers in different orders).
 #[track_caller]
 pub fn assert_fraction(actual: Option<f64>, expected: Option<f64>, what: &str) {
     match (actual, expected) {
         (Some(a), Some(e)) => assert!(
-            (a - e).abs() <= FRACTION_TOL,
-            "{what}: got {a:.17}, expected {e:.17} (|diff| = {:.3e} > {FRACTION_TOL:e})",
+            (a - e).abs() <= EXACT,
+            "{what}: got {a:.17}, expected {e:.17} (|diff| = {:.3e} > {EXACT:e})",
             (a - e).abs()
         ),
         (None, None) => {}
@@ -23,18 +21,16 @@ pub fn assert_fraction(actual: Option<f64>, expected: Option<f64>, what: &str) {
     }
 }
 
-/// Largest absolute difference accepted between a rank statistic, percentile or bootstrap summary of
-/// `atlas_core::{rank, resample}` and its scipy/numpy reference (`tests/reference/expected_rank.json`).
-/// Both sides do the same few floating-point operations, so they agree to a few ulps at most.
-pub const REFERENCE_TOL: f64 = 1e-12;
-
-/// Asserts `actual` is within [`REFERENCE_TOL`] of `expected`, both present or both missing.
+/// Asserts `actual` is within [`EXACT`] of `expected`, both present or both missing: a rank
+/// statistic, percentile or bootstrap summary of `atlas_core::{rank, resample}` against its
+/// scipy/numpy reference (`tests/reference/expected_rank.json`; both sides do the same few
+/// floating-point operations).
 #[track_caller]
 pub fn assert_close(actual: Option<f64>, expected: Option<f64>, what: &str) {
     match (actual, expected) {
         (Some(a), Some(e)) => assert!(
-            (a - e).abs() <= REFERENCE_TOL,
-            "{what}: got {a:.17}, expected {e:.17} (|diff| = {:.3e} > {REFERENCE_TOL:e})",
+            (a - e).abs() <= EXACT,
+            "{what}: got {a:.17}, expected {e:.17} (|diff| = {:.3e} > {EXACT:e})",
             (a - e).abs()
         ),
         (None, None) => {}

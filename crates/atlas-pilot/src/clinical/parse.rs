@@ -1624,7 +1624,7 @@ mod tests {
         );
     }
 
-    /// Issue 13: letters in math / LaTeX markup (`\boxed{B}` is common on MedQA), unbalanced wrappers
+    /// Letters in math / LaTeX markup (`\boxed{B}` is common on MedQA), unbalanced wrappers
     /// and invisible characters are read and recorded. Expected values worked out by hand from the
     /// module docs ("ANSWER", "Normalisation").
     #[test]

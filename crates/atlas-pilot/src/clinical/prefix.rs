@@ -5,7 +5,7 @@
 //! it defaults to 45 years." Tables 3–4 show the shape: the prefix sentence is put before the whole,
 //! unchanged question — "A 45-year-old white male presents with a 25-year-old woman comes to the
 //! physician because of …" (Table 4) — so the prefix can contradict the vignette, which §3.4 accepts
-//! as a stress test and which is flagged here ([`PrefixConflict`]).
+//! as a stress test and which is flagged here ([`atlas_core::clinical::PrefixConflict`]).
 //!
 //! # The prefixed text
 //! `"{A|An} {age}-{unit}-old {Race} {sex} presents with "` + the question, whose first character is

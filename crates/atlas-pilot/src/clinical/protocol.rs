@@ -769,7 +769,7 @@ impl ClinicalPlan {
     }
 
     /// The response step for call `id` (in flight): reads `response` with
-    /// [`parse_response_scrubbed`] under the provider that answered it, then
+    /// [`crate::provider::parse_response_scrubbed`] under the provider that answered it, then
     /// [`RunState::answer`] or [`RunState::fail_attempt`] (retry with the design's seed, or finally
     /// failed), as [`RunState::record_response`] does for pilot plans.
     ///

@@ -685,7 +685,7 @@ fn priced_calls_cost_their_tokens_at_their_models_prices_and_the_judge_at_its_ow
         * 1.0
         + (unpriced_judge.output_tokens_max + unpriced_judge.judge_output_tokens_max) as f64 * 2.0;
     assert_eq!(unpriced_judge.unpriced_calls, 0);
-    assert!((unpriced_judge.cost_max - self_judged / 1e6).abs() < 1e-12);
+    assert!((unpriced_judge.cost_max - self_judged / 1e6).abs() < atlas_core::tolerance::EXACT);
 
     // A separate judge at 10 / 20 per 1M: the 14 judge calls cost at its prices.
     d.judge = Some(ClinicalModel {
@@ -703,7 +703,7 @@ fn priced_calls_cost_their_tokens_at_their_models_prices_and_the_judge_at_its_ow
         + e.judge_output_tokens_max as f64 * 20.0)
         / 1e6;
     assert!(
-        (e.cost_max - expected).abs() < 1e-12,
+        (e.cost_max - expected).abs() < atlas_core::tolerance::EXACT,
         "{} vs {expected}",
         e.cost_max
     );
