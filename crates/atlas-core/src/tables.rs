@@ -15,6 +15,7 @@ use crate::rq2::{DesignResult, Metric, Rq2Report};
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::Audit;
+use crate::format::NO_VALUE;
 
 pub mod clinical;
 
@@ -51,27 +52,23 @@ impl Cell {
     }
 }
 
-/// The text of a cell without a value (an undefined rate, a missing row): the one rendering of "no
-/// value" in every table.
-pub const NO_VALUE: &str = "—";
-
 impl Cell {
     /// A count: its decimal text, and the count as its value.
     pub fn count(key: impl Into<String>, n: usize) -> Self {
         Cell::number(n.to_string(), key, Some(n as f64))
     }
 
-    /// A fraction in `[0, 1]` shown as a percentage with two decimals (`1/3` → `33.33`; the column
-    /// header says `(%)`), [`NO_VALUE`] for `None`; its value is the unrounded fraction.
+    /// A fraction in `[0, 1]` shown as percentage points with two decimals (`1/3` → `33.33`, the
+    /// column header says `(%)`; [`crate::format::points`]), [`NO_VALUE`] for `None`; its value is the
+    /// unrounded fraction.
     pub fn percent(key: impl Into<String>, fraction: Option<f64>) -> Self {
-        let text = fraction.map_or_else(|| NO_VALUE.to_string(), |v| format!("{:.2}", 100.0 * v));
-        Cell::number(text, key, fraction)
+        Cell::number(crate::format::points(fraction, 2), key, fraction)
     }
 
-    /// A number shown with `decimals` decimals, [`NO_VALUE`] for `None`; its value is unrounded.
+    /// A number shown with `decimals` decimals ([`crate::format::number`]), [`NO_VALUE`] for `None`;
+    /// its value is unrounded.
     pub fn decimal(key: impl Into<String>, value: Option<f64>, decimals: usize) -> Self {
-        let text = value.map_or_else(|| NO_VALUE.to_string(), |v| format!("{v:.decimals$}"));
-        Cell::number(text, key, value)
+        Cell::number(crate::format::number(value, decimals), key, value)
     }
 
     /// A cell without a value ([`NO_VALUE`]; no key).

@@ -10,7 +10,8 @@ use atlas_core::tables::clinical::{
     accuracy_by_variant, answer_change_by_variant, categories, cfv_by_difficulty, directions,
     edd_by_model, report, spearman_line, stereotype_by_model, table5, table6, table7, Unreadable,
 };
-use atlas_core::tables::{render_text, Cell, Table, NO_VALUE};
+use atlas_core::format::NO_VALUE;
+use atlas_core::tables::{render_text, Cell, Table};
 use atlas_core::Audit;
 use common::FRACTION_TOL;
 

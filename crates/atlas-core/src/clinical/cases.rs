@@ -134,6 +134,17 @@ pub fn cell_at(audit: &Audit, m: usize, q: usize, c: Option<usize>, r: usize) ->
     audit.cell_index(&levels)
 }
 
+/// The display name of model level `m`: its `label` attribute, else its id; empty when out of range.
+/// The row header of the clinical tables and figures.
+pub fn model_label(audit: &Audit, m: usize) -> String {
+    audit.levels(audit.model_facet).get(m).map_or_else(String::new, |l| {
+        l.attributes
+            .get("label")
+            .and_then(|v| v.as_str())
+            .map_or_else(|| l.id.clone(), str::to_string)
+    })
+}
+
 /// Level id of level `level` of facet `facet`; empty when out of range.
 fn level_id(audit: &Audit, facet: usize, level: usize) -> String {
     audit

@@ -6,20 +6,10 @@
 //! and a key (`MODEL/METRIC`, …) for the CSV and for readers' tools.
 
 use crate::bundle::Audit;
-use crate::clinical::cases::outcome_explanation;
+use crate::clinical::cases::{model_label, outcome_explanation};
 use crate::clinical::metrics::{AccuracyRow, ClinicalReport};
 use crate::clinical::{Direction, Severity};
 use crate::tables::{Cell, Table};
-
-/// The label of model level `m` (its `label` attribute, else its id; empty when out of range).
-fn model_label(audit: &Audit, m: usize) -> String {
-    audit.levels(audit.model_facet).get(m).map_or_else(String::new, |l| {
-        l.attributes
-            .get("label")
-            .and_then(|v| v.as_str())
-            .map_or_else(|| l.id.clone(), str::to_string)
-    })
-}
 
 fn strings<const N: usize>(cells: [&str; N]) -> Vec<String> {
     cells.map(String::from).to_vec()
@@ -224,7 +214,7 @@ pub enum Unreadable {
 }
 
 /// Accuracy per model × variant (unit: answer; §3.5, Table 5's accuracy per variant): a row per model
-/// (ids), a column per variant in percent ([`crate::tables::NO_VALUE`] where the model has no row),
+/// (ids), a column per variant in percent ([`crate::format::NO_VALUE`] where the model has no row),
 /// and a last column with the parse failures ([`Unreadable::LeftOut`]) or the asked questions
 /// ([`Unreadable::CountedWrong`]) over all variants. Id `clinical-accuracy` or
 /// `clinical-accuracy-unreadable-wrong`; keys `MODEL/VARIANT/accuracy` (or
@@ -411,7 +401,7 @@ pub fn spearman_line(report: &ClinicalReport) -> String {
 
 /// Counterfactual validity per model and difficulty tier (unit: attempt; §3.3, §4.2, Fig. 2): a row
 /// per model (ids) with its valid attempts, attempts and CFV (%), then per tier (EASY, MEDIUM, HARD,
-/// no difficulty) the CFV with its counts (`50.00 (1/2)`; [`crate::tables::NO_VALUE`] without
+/// no difficulty) the CFV with its counts (`50.00 (1/2)`; [`crate::format::NO_VALUE`] without
 /// attempts of that tier); the Spearman line ([`spearman_line`]) as a note. Id `clinical-cfv`; keys
 /// `MODEL/valid`, `MODEL/attempts`, `MODEL/cfv`, `MODEL/cfv/TIER` (`none` for no difficulty).
 /// Without attempts, a note says so.
