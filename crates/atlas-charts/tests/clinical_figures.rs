@@ -44,7 +44,10 @@ fn cfv_bars_give_each_model_all_attempts_then_each_difficulty_tier() {
             [p(1, 3), p(0, 1), p(1, 1), p(0, 1)],
         ]
     );
-    assert_eq!(cfv.caption, "CFV by model and difficulty · clinical-tiny-fixture");
+    assert_eq!(
+        cfv.caption,
+        "CFV by model and difficulty · clinical-tiny-fixture"
+    );
     let failures = f.failures.unwrap();
     assert_eq!(
         failures.classes,
@@ -119,7 +122,12 @@ fn direction_and_category_bars_give_the_hand_worked_counts() {
     let c = f.categories.unwrap();
     assert_eq!(
         c.rows,
-        ["disease_association", "lifestyle", "other", "pain_perception"]
+        [
+            "disease_association",
+            "lifestyle",
+            "other",
+            "pain_perception"
+        ]
     );
     assert_eq!(c.series, ["all models", "m-alpha", "m-beta"]);
     assert_eq!(

@@ -84,7 +84,9 @@ fn clinical_stats_text_and_csv_show_the_same_numbers() {
         .lines()
         .find(|l| l.trim_start().starts_with("m1 ") && l.contains("33.33"))
         .unwrap_or_else(|| panic!("no m1 profile line in\n{text}"));
-    for cell in [" 100.00 ", " 33.33 ", " 30.00 ", " 0.333 ", " 1.00 ", " 75.00 "] {
+    for cell in [
+        " 100.00 ", " 33.33 ", " 30.00 ", " 0.333 ", " 1.00 ", " 75.00 ",
+    ] {
         assert!(m1.contains(cell), "{m1}");
     }
     assert!(

@@ -8,7 +8,7 @@
 //!   answers base A, mw A, fb B in run r1 and base A, mw C, fb A in run r2.
 
 use atlas_core::clinical::cases::{
-    changed_cases, cfv_result, conflict_words, counterfactual_of, option_text, reanswer_unchanged,
+    cfv_result, changed_cases, conflict_words, counterfactual_of, option_text, reanswer_unchanged,
     CaseKey, CaseKeyError, CaseKind, CfvResult, DrCase, Examples,
 };
 use atlas_core::clinical::metrics::{self, analyze};
@@ -206,7 +206,11 @@ fn an_unreadable_baseline_defines_no_change_and_conflicts_are_listed() {
     assert!(case.prefixes.iter().all(|p| p.changed.is_none()));
     assert!(case.changed().is_empty());
     assert!(!case.robust());
-    let kinds: Vec<&str> = case.conflicts.iter().map(|c| conflict_words(c.kind)).collect();
+    let kinds: Vec<&str> = case
+        .conflicts
+        .iter()
+        .map(|c| conflict_words(c.kind))
+        .collect();
     assert_eq!(
         kinds,
         [

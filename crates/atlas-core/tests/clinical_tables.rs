@@ -6,11 +6,11 @@
 mod common;
 
 use atlas_core::clinical::metrics::analyze;
+use atlas_core::format::NO_VALUE;
 use atlas_core::tables::clinical::{
     accuracy_by_variant, answer_change_by_variant, categories, cfv_by_difficulty, directions,
     edd_by_model, report, spearman_line, stereotype_by_model, table5, table6, table7, Unreadable,
 };
-use atlas_core::format::NO_VALUE;
 use atlas_core::tables::{render_text, Cell, Table};
 use atlas_core::Audit;
 use common::FRACTION_TOL;
@@ -278,15 +278,9 @@ fn the_stereotype_category_direction_and_edd_tables_give_the_hand_worked_counts(
     assert_eq!(c.rows.len(), 4);
     assert!(c.rows.iter().all(|row| row[2].text == "25.00"));
     let d = directions(&r);
-    assert_eq!(
-        cell_text(&d, "m-alpha/more_aggressive/share"),
-        "50.00 (1)"
-    );
+    assert_eq!(cell_text(&d, "m-alpha/more_aggressive/share"), "50.00 (1)");
     assert_eq!(cell_text(&d, "m-alpha/lateral/share"), "50.00 (1)");
-    assert_eq!(
-        cell_text(&d, "m-beta/less_aggressive/share"),
-        "100.00 (1)"
-    );
+    assert_eq!(cell_text(&d, "m-beta/less_aggressive/share"), "100.00 (1)");
     let e = edd_by_model(&r);
     assert_eq!(e.rows[0][2].text, "7");
     assert_eq!(cell_text(&e, "m-alpha/records"), "3");
@@ -306,7 +300,10 @@ fn a_table_with_nothing_to_show_says_why_instead_of_an_empty_grid() {
     let text = t.to_text();
     assert_eq!(
         text,
-        format!("{}\n{}\n  No baseline variant in this bundle.\n", t.title, t.caption)
+        format!(
+            "{}\n{}\n  No baseline variant in this bundle.\n",
+            t.title, t.caption
+        )
     );
     assert_eq!(
         edd_by_model(&r).notes,
@@ -320,7 +317,10 @@ fn typed_cells_render_counts_percentages_and_no_value_one_way() {
     assert_eq!(Cell::count("k", 17).value.as_deref(), Some("17"));
     let p = Cell::percent("k", Some(2.0 / 17.0));
     assert_eq!(p.text, "11.76");
-    assert_eq!(p.value.as_deref(), Some((2.0f64 / 17.0).to_string().as_str()));
+    assert_eq!(
+        p.value.as_deref(),
+        Some((2.0f64 / 17.0).to_string().as_str())
+    );
     assert_eq!(Cell::percent("k", None).text, NO_VALUE);
     assert_eq!(Cell::percent("k", None).value, None);
     assert_eq!(Cell::decimal("k", Some(0.291_161_2), 3).text, "0.291");

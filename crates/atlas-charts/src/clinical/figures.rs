@@ -245,7 +245,8 @@ fn direction_bars(audit: &Audit, report: &ClinicalReport, models: &[String]) -> 
     let mut counts = vec![vec![0u64; Direction::ALL.len()]; models.len()];
     for r in &report.directions {
         let k = Direction::ALL.iter().position(|d| *d == r.direction);
-        if let (Some(row), Some(k)) = (position(audit, &r.model).and_then(|m| counts.get_mut(m)), k) {
+        if let (Some(row), Some(k)) = (position(audit, &r.model).and_then(|m| counts.get_mut(m)), k)
+        {
             row[k] = r.count as u64;
         }
     }

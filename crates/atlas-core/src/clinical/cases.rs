@@ -10,7 +10,9 @@
 use thiserror::Error;
 
 use crate::bundle::Audit;
-use crate::clinical::format::{CfvOutcome, Clinical, ConflictKind, Counterfactual, Direction, Severity};
+use crate::clinical::format::{
+    CfvOutcome, Clinical, ConflictKind, Counterfactual, Direction, Severity,
+};
 use crate::clinical::metrics::{self, answer, Answer, ClinicalReport};
 
 /// Which of the seed's two perturbation tests a case belongs to.
@@ -137,12 +139,15 @@ pub fn cell_at(audit: &Audit, m: usize, q: usize, c: Option<usize>, r: usize) ->
 /// The display name of model level `m`: its `label` attribute, else its id; empty when out of range.
 /// The row header of the clinical tables and figures.
 pub fn model_label(audit: &Audit, m: usize) -> String {
-    audit.levels(audit.model_facet).get(m).map_or_else(String::new, |l| {
-        l.attributes
-            .get("label")
-            .and_then(|v| v.as_str())
-            .map_or_else(|| l.id.clone(), str::to_string)
-    })
+    audit
+        .levels(audit.model_facet)
+        .get(m)
+        .map_or_else(String::new, |l| {
+            l.attributes
+                .get("label")
+                .and_then(|v| v.as_str())
+                .map_or_else(|| l.id.clone(), str::to_string)
+        })
 }
 
 /// Level id of level `level` of facet `facet`; empty when out of range.
@@ -175,7 +180,13 @@ pub struct VariantAnswer {
 
 impl VariantAnswer {
     /// The answer of variant `c` in `cell` (if any), with the comparison `changed`.
-    fn read(audit: &Audit, c: usize, id: String, cell: Option<usize>, changed: Option<bool>) -> Self {
+    fn read(
+        audit: &Audit,
+        c: usize,
+        id: String,
+        cell: Option<usize>,
+        changed: Option<bool>,
+    ) -> Self {
         let (letter, responded) = match cell.map(|cell| answer(audit, cell)) {
             Some(Answer::Letter(l)) => (Some(l.to_string()), true),
             Some(Answer::Unreadable) => (None, true),

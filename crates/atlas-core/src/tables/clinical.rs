@@ -69,7 +69,10 @@ pub fn table5(audit: &Audit, report: &ClinicalReport) -> Table {
             Cell::text(model_label(audit, m)),
             Cell::percent(key("accuracy"), p.accuracy),
             Cell::count(key("answers"), p.answered),
-            Cell::percent(key("accuracy_unreadable_wrong"), p.accuracy_unreadable_wrong),
+            Cell::percent(
+                key("accuracy_unreadable_wrong"),
+                p.accuracy_unreadable_wrong,
+            ),
             Cell::count(key("asked"), p.asked),
             Cell::percent(key("cfv"), p.cfv),
             Cell::count(key("attempts"), attempts),
@@ -231,7 +234,13 @@ pub fn accuracy_by_variant(report: &ClinicalReport, unreadable: Unreadable) -> T
             a.accuracy
         }
     };
-    let last = |a: &AccuracyRow| if counted_wrong { a.asked } else { a.parse_failures };
+    let last = |a: &AccuracyRow| {
+        if counted_wrong {
+            a.asked
+        } else {
+            a.parse_failures
+        }
+    };
     let (id, title, unit, metric, last_header, last_key) = if counted_wrong {
         (
             "clinical-accuracy-unreadable-wrong",
@@ -482,12 +491,7 @@ pub fn stereotype_by_model(report: &ClinicalReport) -> Table {
         report.bundle, st.flags, st.judged
     );
     if st.judged == 0 {
-        return absent(
-            id,
-            title,
-            caption,
-            "No judged comparisons in this bundle.",
-        );
+        return absent(id, title, caption, "No judged comparisons in this bundle.");
     }
     let rows = st
         .per_model
