@@ -92,6 +92,22 @@ pub struct Table {
 }
 
 impl Table {
+    /// A table of text cells only (no keys, no values; e.g. a chart's table alternative): `header`,
+    /// then `rows` whose first cell is the row header; `caption` as given, no id, title or notes.
+    pub fn from_texts(caption: String, header: Vec<String>, rows: Vec<Vec<String>>) -> Self {
+        Table {
+            id: String::new(),
+            title: String::new(),
+            caption,
+            header,
+            rows: rows
+                .into_iter()
+                .map(|r| r.into_iter().map(Cell::text).collect())
+                .collect(),
+            notes: Vec::new(),
+        }
+    }
+
     /// The table as CSV ([`table_csv`]): unrounded values, RFC 4180 quoting.
     pub fn to_csv(&self) -> String {
         table_csv(self)
@@ -106,7 +122,8 @@ impl Table {
         out.push('\n');
         out.push_str(&self.caption);
         out.push('\n');
-        let header = (!self.header.is_empty()).then(|| self.header.iter().map(String::as_str).collect());
+        let header =
+            (!self.header.is_empty()).then(|| self.header.iter().map(String::as_str).collect());
         let rows: Vec<Vec<&str>> = header
             .into_iter()
             .chain(
@@ -1098,5 +1115,19 @@ mod csv_tests {
             notes: Vec::new(),
         };
         assert_eq!(table_csv(&t), "Model,\"Score, %\"\nm1,12.345678\n");
+    }
+
+    #[test]
+    fn a_table_of_texts_writes_each_text_as_its_csv_field() {
+        let t = Table::from_texts(
+            "caption".into(),
+            vec!["model".into(), "rank: a, b".into()],
+            vec![
+                vec!["m \"1\"".into(), "2".into()],
+                vec!["m2".into(), String::new()],
+            ],
+        );
+        assert_eq!(t.rows[0][1], Cell::text("2"));
+        assert_eq!(t.to_csv(), "model,\"rank: a, b\"\n\"m \"\"1\"\"\",2\nm2,\n");
     }
 }
