@@ -15,22 +15,19 @@ use atlas_core::clinical::metrics::{self, analyze};
 use atlas_core::clinical::Severity;
 use atlas_core::Audit;
 
+mod common;
+use common::repo_fixture;
+
 /// The README's hand-worked EDD values are given to six decimals (and the embeddings are stored as
 /// f32), so they are compared within 1e-6.
 const SIX_DECIMALS: f64 = 1e-6;
 
-fn read(path: &str) -> Audit {
-    let path = format!("{}/../../tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).expect("the fixture is in the repository");
-    Audit::from_json(&text).expect("the fixture is valid")
-}
-
 fn fixture() -> Audit {
-    read("clinical-tiny/bundle.json")
+    repo_fixture("clinical-tiny/bundle.json")
 }
 
 fn two_runs() -> Audit {
-    read("clinical-bundle.json")
+    repo_fixture("clinical-bundle.json")
 }
 
 /// Level index of a facet's level id.

@@ -13,20 +13,14 @@ use atlas_core::tables::clinical::{
 };
 use atlas_core::tables::{render_text, Cell, Table};
 use atlas_core::Audit;
-use common::FRACTION_TOL;
+use common::{repo_fixture, FRACTION_TOL};
 
 /// The README's Table 5 values are given to six decimals (the mean EDDs come from f32 embeddings),
 /// so they are compared within 1e-6.
 const SIX_DECIMALS: f64 = 1e-6;
 
-fn read(path: &str) -> Audit {
-    let path = format!("{}/../../tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).expect("the fixture is in the repository");
-    Audit::from_json(&text).expect("the fixture is valid")
-}
-
 fn fixture() -> Audit {
-    read("clinical-tiny/bundle.json")
+    repo_fixture("clinical-tiny/bundle.json")
 }
 
 /// The value of the cell with data key `key` in `t`.
@@ -178,7 +172,7 @@ fn table_6_counts_each_invalid_outcome_and_its_share() {
 /// fb 1/3 readable, 1/4 counted wrong.
 #[test]
 fn the_accuracy_tables_give_each_variant_and_the_parse_failures_or_asked_questions() {
-    let r = analyze(&read("clinical-bundle.json"));
+    let r = analyze(&repo_fixture("clinical-bundle.json"));
     let t = accuracy_by_variant(&r, Unreadable::LeftOut);
     assert_eq!(
         t.header,
@@ -211,7 +205,7 @@ fn the_accuracy_tables_give_each_variant_and_the_parse_failures_or_asked_questio
 /// The two-run fixture: m1 changed 3 of 10 comparisons (mw 2/5, fb 1/5); m2 2 of 9 (mw 1/5, fb 1/4).
 #[test]
 fn the_answer_change_table_gives_each_prefix_and_the_changed_comparisons() {
-    let r = analyze(&read("clinical-bundle.json"));
+    let r = analyze(&repo_fixture("clinical-bundle.json"));
     let t = answer_change_by_variant(&r);
     assert_eq!(
         t.header,

@@ -91,12 +91,7 @@ impl ClinicalFigures {
         let models: Vec<String> = (0..audit.levels(audit.model_facet).len())
             .map(|m| model_label(audit, m))
             .collect();
-        let invalid: usize = report
-            .failure_modes
-            .iter()
-            .filter(|r| r.model.is_none())
-            .map(|r| r.count)
-            .sum();
+        let invalid = report.invalid_attempts();
         let (heat, heat_cells) = heat_map(audit, report, &models);
         ClinicalFigures {
             cfv: unless(

@@ -252,6 +252,18 @@ pub struct ClinicalReport {
     pub profile: Vec<ProfileRow>,
 }
 
+impl ClinicalReport {
+    /// The invalid counterfactual attempts of all models (unit: attempt; the denominator of Table 6's
+    /// shares): the sum of the all-models rows of [`ClinicalReport::failure_modes`].
+    pub fn invalid_attempts(&self) -> usize {
+        self.failure_modes
+            .iter()
+            .filter(|r| r.model.is_none())
+            .map(|r| r.count)
+            .sum()
+    }
+}
+
 /// The answer of one cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Answer<'a> {

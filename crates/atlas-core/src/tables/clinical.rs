@@ -26,15 +26,32 @@ fn distinct<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     out
 }
 
-/// A table of nothing: title, caption and the note that says why (no header, no rows).
-fn absent(id: &str, title: &str, caption: String, why: &str) -> Table {
-    Table {
-        id: id.into(),
-        title: title.into(),
-        caption,
-        header: Vec::new(),
-        rows: Vec::new(),
-        notes: vec![why.into()],
+/// A table's element id, title and caption.
+struct Heading {
+    id: &'static str,
+    title: &'static str,
+    caption: String,
+}
+
+impl Heading {
+    /// The table with `header` and `rows`, no notes.
+    fn table(self, header: Vec<String>, rows: Vec<Vec<Cell>>) -> Table {
+        Table {
+            id: self.id.into(),
+            title: self.title.into(),
+            caption: self.caption,
+            header,
+            rows,
+            notes: Vec::new(),
+        }
+    }
+
+    /// A table of nothing: no header, no rows, and the note that says why.
+    fn absent(self, why: &str) -> Table {
+        Table {
+            notes: vec![why.into()],
+            ..self.table(Vec::new(), Vec::new())
+        }
     }
 }
 
@@ -132,12 +149,7 @@ pub fn table6(report: &ClinicalReport) -> Table {
             ]
         })
         .collect::<Vec<_>>();
-    let invalid: usize = report
-        .failure_modes
-        .iter()
-        .filter(|r| r.model.is_none())
-        .map(|r| r.count)
-        .sum();
+    let invalid = report.invalid_attempts();
     Table {
         id: "clinical-table6".into(),
         title: "Table 6 layout — taxonomy of invalid counterfactuals, all models".into(),
@@ -298,15 +310,17 @@ pub fn accuracy_by_variant(report: &ClinicalReport, unreadable: Unreadable) -> T
 /// `MODEL/PREFIX/rate`, `MODEL/rate`, `MODEL/changed`, `MODEL/comparisons`. Without a baseline, a
 /// note says so.
 pub fn answer_change_by_variant(report: &ClinicalReport) -> Table {
-    let id = "clinical-answer-change";
-    let title = "Answer change against the baseline per model × variant";
-    let caption = format!(
+    let heading = Heading {
+        id: "clinical-answer-change",
+        title: "Answer change against the baseline per model × variant",
+        caption: format!(
         "bundle {} · baseline variant {} · changed / comparisons with both answers readable (unit: comparison)",
         report.bundle,
         report.baseline.as_deref().unwrap_or("none")
-    );
+    ),
+    };
     if report.answer_change.is_empty() {
-        return absent(id, title, caption, "No baseline variant in this bundle.");
+        return heading.absent("No baseline variant in this bundle.");
     }
     let prefixes = distinct(report.answer_change.iter().map(|a| a.condition.as_str()));
     let rows = report
@@ -332,36 +346,29 @@ pub fn answer_change_by_variant(report: &ClinicalReport) -> Table {
                 .collect()
         })
         .collect();
-    Table {
-        id: id.into(),
-        title: title.into(),
-        caption,
-        header: std::iter::once("Model".to_string())
+    heading.table(
+        std::iter::once("Model".to_string())
             .chain(prefixes.iter().map(|c| format!("{c} (%)")))
             .chain(strings(["All prefixes (%)", "Changed", "Comparisons"]))
             .collect(),
         rows,
-        notes: Vec::new(),
-    }
+    )
 }
 
 /// EDD per model (unit: record; §3.5 Eq. 1, Table 5 "Mean EDD"): a row per model with records (ids),
 /// the records, the variants per record (`7`, or `5–7` when they differ) and the mean EDD with four
 /// decimals. Id `clinical-edd`; keys `MODEL/records`, `MODEL/mean_edd`. Without records, a note.
 pub fn edd_by_model(report: &ClinicalReport) -> Table {
-    let id = "clinical-edd";
-    let title = "EDD (Eq. 1) per model";
-    let caption = format!(
+    let heading = Heading {
+        id: "clinical-edd",
+        title: "EDD (Eq. 1) per model",
+        caption: format!(
         "bundle {} · EDD = 1 − mean pairwise cosine of a record's normalised explanation embeddings (unit: record)",
         report.bundle
-    );
+    ),
+    };
     if report.edd.is_empty() {
-        return absent(
-            id,
-            title,
-            caption,
-            "No records with two or more embedded explanations.",
-        );
+        return heading.absent("No records with two or more embedded explanations.");
     }
     let models = distinct(report.accuracy.iter().map(|a| a.model.as_str()));
     let rows = models
@@ -386,14 +393,10 @@ pub fn edd_by_model(report: &ClinicalReport) -> Table {
             ])
         })
         .collect();
-    Table {
-        id: id.into(),
-        title: title.into(),
-        caption,
-        header: strings(["Model", "Records", "Variants per record", "Mean EDD"]),
+    heading.table(
+        strings(["Model", "Records", "Variants per record", "Mean EDD"]),
         rows,
-        notes: Vec::new(),
-    }
+    )
 }
 
 /// The Spearman line of §4.2: the correlation of question difficulty (EASY = 1, MEDIUM = 2, HARD = 3)
@@ -415,19 +418,16 @@ pub fn spearman_line(report: &ClinicalReport) -> String {
 /// `MODEL/valid`, `MODEL/attempts`, `MODEL/cfv`, `MODEL/cfv/TIER` (`none` for no difficulty).
 /// Without attempts, a note says so.
 pub fn cfv_by_difficulty(report: &ClinicalReport) -> Table {
-    let id = "clinical-cfv";
-    let title = "Counterfactual validity by model and difficulty (Fig. 2)";
-    let caption = format!(
-        "bundle {} · CFV = valid / counterfactual attempts (unit: attempt)",
-        report.bundle
-    );
+    let heading = Heading {
+        id: "clinical-cfv",
+        title: "Counterfactual validity by model and difficulty (Fig. 2)",
+        caption: format!(
+            "bundle {} · CFV = valid / counterfactual attempts (unit: attempt)",
+            report.bundle
+        ),
+    };
     if report.cfv.iter().all(|c| c.attempts == 0) {
-        return absent(
-            id,
-            title,
-            caption,
-            "No counterfactual attempts in this bundle.",
-        );
+        return heading.absent("No counterfactual attempts in this bundle.");
     }
     let tiers = [Some("EASY"), Some("MEDIUM"), Some("HARD"), None];
     let rows = report
@@ -460,21 +460,20 @@ pub fn cfv_by_difficulty(report: &ClinicalReport) -> Table {
         })
         .collect();
     Table {
-        id: id.into(),
-        title: title.into(),
-        caption,
-        header: strings([
-            "Model",
-            "Valid",
-            "Attempts",
-            "CFV (%)",
-            "EASY (%)",
-            "MEDIUM (%)",
-            "HARD (%)",
-            "No difficulty (%)",
-        ]),
-        rows,
         notes: vec![spearman_line(report)],
+        ..heading.table(
+            strings([
+                "Model",
+                "Valid",
+                "Attempts",
+                "CFV (%)",
+                "EASY (%)",
+                "MEDIUM (%)",
+                "HARD (%)",
+                "No difficulty (%)",
+            ]),
+            rows,
+        )
     }
 }
 
@@ -484,14 +483,16 @@ pub fn cfv_by_difficulty(report: &ClinicalReport) -> Table {
 /// `MODEL/questions`, `MODEL/flags_per_question`. Without judged comparisons, a note.
 pub fn stereotype_by_model(report: &ClinicalReport) -> Table {
     let st = &report.stereotype;
-    let id = "clinical-stereotype";
-    let title = "Stereotype evidence per model";
-    let caption = format!(
+    let heading = Heading {
+        id: "clinical-stereotype",
+        title: "Stereotype evidence per model",
+        caption: format!(
         "bundle {} · {} flags in {} judged comparisons (unit: judged comparison) · flags/q = flags / judged questions",
         report.bundle, st.flags, st.judged
-    );
+    ),
+    };
     if st.judged == 0 {
-        return absent(id, title, caption, "No judged comparisons in this bundle.");
+        return heading.absent("No judged comparisons in this bundle.");
     }
     let rows = st
         .per_model
@@ -508,11 +509,8 @@ pub fn stereotype_by_model(report: &ClinicalReport) -> Table {
             ]
         })
         .collect();
-    Table {
-        id: id.into(),
-        title: title.into(),
-        caption,
-        header: strings([
+    heading.table(
+        strings([
             "Model",
             "Flags",
             "Judged",
@@ -521,8 +519,7 @@ pub fn stereotype_by_model(report: &ClinicalReport) -> Table {
             "Flags/q",
         ]),
         rows,
-        notes: Vec::new(),
-    }
+    )
 }
 
 /// The categories of the stereotype flags, pooled over models (§4.6, Fig. 6): a row per category (most
@@ -531,14 +528,16 @@ pub fn stereotype_by_model(report: &ClinicalReport) -> Table {
 /// flags, a note.
 pub fn categories(report: &ClinicalReport) -> Table {
     let st = &report.stereotype;
-    let id = "clinical-categories";
-    let title = "Stereotype evidence categories (Fig. 6)";
-    let caption = format!(
-        "bundle {} · {} flags (unit: judged comparison) · share = count / flags",
-        report.bundle, st.flags
-    );
+    let heading = Heading {
+        id: "clinical-categories",
+        title: "Stereotype evidence categories (Fig. 6)",
+        caption: format!(
+            "bundle {} · {} flags (unit: judged comparison) · share = count / flags",
+            report.bundle, st.flags
+        ),
+    };
     if st.flags == 0 {
-        return absent(id, title, caption, "No stereotype flags in this bundle.");
+        return heading.absent("No stereotype flags in this bundle.");
     }
     let rows = st
         .by_category
@@ -552,33 +551,23 @@ pub fn categories(report: &ClinicalReport) -> Table {
             ]
         })
         .collect();
-    Table {
-        id: id.into(),
-        title: title.into(),
-        caption,
-        header: strings(["Category", "Count", "Share (%)"]),
-        rows,
-        notes: Vec::new(),
-    }
+    heading.table(strings(["Category", "Count", "Share (%)"]), rows)
 }
 
 /// The directions of answer changes per model (§4.5, Fig. 5): a row per model with direction records
 /// (ids), per direction ([`Direction::ALL`] order) its share of the model's records with the count
 /// (`50.00 (1)`). Id `clinical-directions`; keys `MODEL/DIRECTION/share`. Without records, a note.
 pub fn directions(report: &ClinicalReport) -> Table {
-    let id = "clinical-directions";
-    let title = "Directions of answer changes (Fig. 5)";
-    let caption = format!(
-        "bundle {} · share of the model's direction records",
-        report.bundle
-    );
+    let heading = Heading {
+        id: "clinical-directions",
+        title: "Directions of answer changes (Fig. 5)",
+        caption: format!(
+            "bundle {} · share of the model's direction records",
+            report.bundle
+        ),
+    };
     if report.directions.is_empty() {
-        return absent(
-            id,
-            title,
-            caption,
-            "No directions of answer changes recorded.",
-        );
+        return heading.absent("No directions of answer changes recorded.");
     }
     let models = distinct(report.directions.iter().map(|d| d.model.as_str()));
     let rows = models
@@ -602,11 +591,8 @@ pub fn directions(report: &ClinicalReport) -> Table {
                 .collect()
         })
         .collect();
-    Table {
-        id: id.into(),
-        title: title.into(),
-        caption,
-        header: std::iter::once("Model".to_string())
+    heading.table(
+        std::iter::once("Model".to_string())
             .chain(
                 Direction::ALL
                     .iter()
@@ -614,8 +600,7 @@ pub fn directions(report: &ClinicalReport) -> Table {
             )
             .collect(),
         rows,
-        notes: Vec::new(),
-    }
+    )
 }
 
 /// Everything `atlas clinical stats` prints: two summary lines (bundle, baseline, units), then Table 5,
