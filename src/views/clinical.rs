@@ -26,6 +26,7 @@
 use std::sync::Arc;
 
 use atlas_charts::clinical::figures::ClinicalFigures;
+use atlas_core::cases::level_id;
 use atlas_core::clinical::cases::{
     cfv_result, changed_cases, conflict_words, counterfactual_of, option_text, options_line,
     outcome_explanation, plausibility_word, question_text, reanswer_unchanged, CaseKey, CaseKind,
@@ -46,14 +47,6 @@ use crate::ui::chart::{ChartPanel, ChartSpec, Spec};
 use crate::ui::format::level_label;
 
 // ------------------------------------------------------------------------------------------ text
-
-fn level_id(audit: &Audit, facet: usize, level: usize) -> String {
-    audit
-        .levels(facet)
-        .get(level)
-        .map(|l| l.id.clone())
-        .unwrap_or_default()
-}
 
 fn statement_attr(audit: &Audit, q: usize, key: &str) -> Option<String> {
     atlas_core::clinical::metrics::statement_attr(audit, q, key).map(str::to_string)

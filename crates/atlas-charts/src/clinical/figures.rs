@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use atlas_core::clinical::cases::model_label;
+use atlas_core::cases::level_label;
 use atlas_core::clinical::metrics::{baseline_index, ClinicalReport};
 use atlas_core::clinical::{CfvOutcome, Direction};
 use atlas_core::Audit;
@@ -89,7 +89,7 @@ impl ClinicalFigures {
     /// Builds the figures of `audit` from its report ([`atlas_core::clinical::metrics::analyze`]).
     pub fn new(audit: &Audit, report: &ClinicalReport) -> Self {
         let models: Vec<String> = (0..audit.levels(audit.model_facet).len())
-            .map(|m| model_label(audit, m))
+            .map(|m| level_label(audit, audit.model_facet, m))
             .collect();
         let invalid = report.invalid_attempts();
         let (heat, heat_cells) = heat_map(audit, report, &models);

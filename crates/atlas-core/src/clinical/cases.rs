@@ -10,6 +10,7 @@
 use thiserror::Error;
 
 use crate::bundle::Audit;
+use crate::cases::level_id;
 use crate::clinical::format::{
     CfvOutcome, Clinical, ConflictKind, Counterfactual, Direction, Severity,
 };
@@ -134,29 +135,6 @@ pub fn cell_at(audit: &Audit, m: usize, q: usize, c: Option<usize>, r: usize) ->
         *levels.get_mut(f)? = r;
     }
     audit.cell_index(&levels)
-}
-
-/// The display name of model level `m`: its `label` attribute, else its id; empty when out of range.
-/// The row header of the clinical tables and figures.
-pub fn model_label(audit: &Audit, m: usize) -> String {
-    audit
-        .levels(audit.model_facet)
-        .get(m)
-        .map_or_else(String::new, |l| {
-            l.attributes
-                .get("label")
-                .and_then(|v| v.as_str())
-                .map_or_else(|| l.id.clone(), str::to_string)
-        })
-}
-
-/// Level id of level `level` of facet `facet`; empty when out of range.
-fn level_id(audit: &Audit, facet: usize, level: usize) -> String {
-    audit
-        .levels(facet)
-        .get(level)
-        .map(|l| l.id.clone())
-        .unwrap_or_default()
 }
 
 /// One variant's answer in a demographic case.

@@ -6,7 +6,8 @@
 //! and a key (`MODEL/METRIC`, …) for the CSV and for readers' tools.
 
 use crate::bundle::Audit;
-use crate::clinical::cases::{model_label, outcome_explanation};
+use crate::cases::level_label;
+use crate::clinical::cases::outcome_explanation;
 use crate::clinical::metrics::{AccuracyRow, ClinicalReport};
 use crate::clinical::{Direction, Severity};
 use crate::tables::{Cell, Table};
@@ -83,7 +84,7 @@ pub fn table5(audit: &Audit, report: &ClinicalReport) -> Table {
             .map_or((0, 0), |r| (r.flags, r.questions));
         let key = |metric: &str| format!("{id}/{metric}");
         rows.push(vec![
-            Cell::text(model_label(audit, m)),
+            Cell::text(level_label(audit, audit.model_facet, m)),
             Cell::percent(key("accuracy"), p.accuracy),
             Cell::count(key("answers"), p.answered),
             Cell::percent(
