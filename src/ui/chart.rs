@@ -1,7 +1,7 @@
 //! One chart panel for every chart of the app: [`ChartSpec`] (the data of one panel: an atlas panel of
 //! seed `000_…` Figure 4 or a clinical figure of seed `001_…`), drawn by its `atlas_charts` function on a
 //! `<canvas>` (plotters-canvas), with the value under the pointer or keyboard focus in a tooltip
-//! (`role=status`), a table alternative ([`DataTable`]) and PNG / SVG / CSV exports ([`ChartPanel`]).
+//! (`role=status`), a table alternative ([`ChartSpec::table`], shown by [`crate::ui::table::table_grid`]) and PNG / SVG / CSV exports ([`ChartPanel`]).
 
 use atlas_charts::atlas::{
     draw_coverage_curve, draw_design_distributions, draw_pair_flips, draw_rank_paths,
@@ -13,7 +13,7 @@ use atlas_charts::clinical::{
     draw_heat_map, draw_rate_bars, draw_stacked_bars, HeatMap, Proportion, RateBars, StackedBars,
 };
 use atlas_charts::{hit_index, hit_test, HitRegion, HitResult};
-use atlas_core::tables::csv_field;
+use atlas_core::tables::Table;
 use leptos::prelude::*;
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
@@ -49,33 +49,14 @@ pub enum ChartSpec {
     HeatMap(HeatMap),
 }
 
-/// A chart's table alternative (and CSV export): a header and rows of text.
+/// The columns of a chart's table alternative, before they become the one table model
+/// ([`ChartSpec::table`]): a header and rows of text.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DataTable {
+struct DataTable {
     /// Column headings.
-    pub header: Vec<String>,
+    header: Vec<String>,
     /// One row per line of the table; the first cell is the row header.
-    pub rows: Vec<Vec<String>>,
-}
-
-impl DataTable {
-    /// The table as CSV (RFC 4180 quoting).
-    pub fn csv(&self) -> String {
-        let line = |fields: &[String]| {
-            let mut l = fields
-                .iter()
-                .map(|f| csv_field(f))
-                .collect::<Vec<_>>()
-                .join(",");
-            l.push('\n');
-            l
-        };
-        let mut out = line(&self.header);
-        for row in &self.rows {
-            out.push_str(&line(row));
-        }
-        out
-    }
+    rows: Vec<Vec<String>>,
 }
 
 fn pct(v: Option<f64>) -> String {
@@ -162,8 +143,15 @@ impl ChartSpec {
         }
     }
 
-    /// The values the chart shows, as a table.
-    pub fn table(&self) -> DataTable {
+    /// The values the chart shows, as a table of text cells (its table alternative and CSV export;
+    /// the caption is the chart's).
+    pub fn table(&self) -> Table {
+        let DataTable { header, rows } = self.columns();
+        Table::from_texts(self.caption().to_string(), header, rows)
+    }
+
+    /// The table's columns, per chart.
+    fn columns(&self) -> DataTable {
         match self {
             ChartSpec::WordingScores(d) => {
                 let mut header = vec!["model".to_string()];
@@ -596,38 +584,7 @@ fn ChartCanvas(
     };
     let table = move || {
         spec.with(|s| s.as_ref().ok().map(ChartSpec::table))
-            .map(|t| {
-                let header = t
-                    .header
-                    .iter()
-                    .map(|h| view! { <th scope="col">{h.clone()}</th> })
-                    .collect_view();
-                let rows = t
-                    .rows
-                    .iter()
-                    .map(|row| {
-                        let cells = row
-                            .iter()
-                            .enumerate()
-                            .map(|(i, c)| {
-                                if i == 0 {
-                                    view! { <th scope="row">{c.clone()}</th> }.into_any()
-                                } else {
-                                    view! { <td>{c.clone()}</td> }.into_any()
-                                }
-                            })
-                            .collect_view();
-                        view! { <tr>{cells}</tr> }
-                    })
-                    .collect_view();
-                let id = format!("{panel}-table");
-                view! {
-                    <table id=id>
-                        <thead><tr>{header}</tr></thead>
-                        <tbody>{rows}</tbody>
-                    </table>
-                }
-            })
+            .map(|t| crate::ui::table::table_grid(&t, format!("{panel}-table"), None))
     };
     let (stem_png, stem_svg, stem_csv) = (stem.clone(), stem.clone(), stem);
     let png = move |_| {
@@ -652,14 +609,17 @@ fn ChartCanvas(
         }
     };
     let csv = move |_| {
-        let result = spec.get_untracked().map(|s| s.table().csv()).and_then(|t| {
-            download_text(
-                &t,
-                "text/csv;charset=utf-8",
-                &format!("{stem_csv}-{panel}.csv"),
-            )
-            .map_err(|e| e.to_string())
-        });
+        let result = spec
+            .get_untracked()
+            .map(|s| s.table().to_csv())
+            .and_then(|t| {
+                download_text(
+                    &t,
+                    "text/csv;charset=utf-8",
+                    &format!("{stem_csv}-{panel}.csv"),
+                )
+                .map_err(|e| e.to_string())
+            });
         if let Err(e) = result {
             error.set(Some(format!("The CSV export failed: {e}")));
         }

@@ -12,6 +12,8 @@
 //! Rates arrive as counts ([`Proportion`]: `k` of `n`) and are drawn in percent (0–100), so every hover
 //! label can say both the rate and its denominator in the seed's unit (attempts, comparisons). Every
 //! draw function returns the [`HitRegion`]s of its marks in backend pixels, as the atlas panels do.
+//!
+//! [`figures`] builds each figure's data from the clinical metrics ([`figures::ClinicalFigures`]).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -22,6 +24,8 @@ use crate::atlas::{
 };
 pub use crate::atlas::{draw_stacked_bars, StackScale, StackedBars};
 use crate::PALETTE;
+
+pub mod figures;
 
 /// `k` of `n`: a count and its denominator (e.g. valid counterfactuals of attempts, changed answers of
 /// comparisons).

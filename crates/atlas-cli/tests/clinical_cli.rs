@@ -75,16 +75,25 @@ fn clinical_stats_text_and_csv_show_the_same_numbers() {
     let text = atlas(&["clinical", "stats", fixture.to_str().unwrap()]);
     assert!(text.status.success());
     let text = String::from_utf8(text.stdout).unwrap();
-    assert!(text.contains("Profile (Table 5)"), "{text}");
-    // m1: accuracy 100.0%, CFV 33.3%, answer change 30.0%, mean EDD 0.333, flags/q 1.00.
+    assert!(
+        text.contains("Table 5 layout — model-level summary"),
+        "{text}"
+    );
+    // m1 in the Table 5 layout of the app: accuracy 100.00, CFV 1/3 = 33.33, answer change 3/10 =
+    // 30.00, mean EDD 0.333, flags/q 1.00, accuracy with unreadable answers counted wrong 3/4 = 75.00.
     let m1 = text
         .lines()
-        .find(|l| l.starts_with("m1 ") && l.contains("33.3%"))
+        .find(|l| l.trim_start().starts_with("m1 ") && l.contains("33.33"))
         .unwrap_or_else(|| panic!("no m1 profile line in\n{text}"));
-    for cell in ["100.0%", "33.3%", "30.0%", "0.333", "1.00", "75.0%"] {
+    for cell in [
+        " 100.00 ", " 33.33 ", " 30.00 ", " 0.333 ", " 1.00 ", " 75.00 ",
+    ] {
         assert!(m1.contains(cell), "{m1}");
     }
-    assert!(text.contains("accuracy (unreadable = wrong)"), "{text}");
+    assert!(
+        text.contains("Accuracy, unreadable counted wrong (%)"),
+        "{text}"
+    );
     assert!(
         text.contains("Accuracy per model × variant with unreadable answers counted wrong"),
         "{text}"

@@ -6,12 +6,18 @@
 //!
 //! CSV: [`table_csv`] writes any table with its unrounded values; [`reweight_csv`] is the re-weighting
 //! table, written identically by the app's export and by `atlas reweight --format csv`.
+//!
+//! The clinical audit's tables (seed `001_…` Tables 5–7 and the CLI's other clinical tables) are in
+//! [`clinical`].
 
 use crate::rq1::Rq1Report;
 use crate::rq2::{DesignResult, Metric, Rq2Report};
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::Audit;
+use crate::format::NO_VALUE;
+
+pub mod clinical;
 
 /// One table cell: the text shown, and for a number its unrounded value and a stable key
 /// (e.g. `srs/mae_pp`, `stratified/mae_pp/gpt-4-0314`).
@@ -48,6 +54,31 @@ impl Cell {
     }
 }
 
+impl Cell {
+    /// A count: its decimal text, and the count as its value.
+    pub fn count(key: impl Into<String>, n: usize) -> Self {
+        Cell::number(n.to_string(), key, Some(n as f64))
+    }
+
+    /// A fraction in `[0, 1]` shown as percentage points with two decimals (`1/3` → `33.33`, the
+    /// column header says `(%)`; [`crate::format::points`]), [`NO_VALUE`] for `None`; its value is the
+    /// unrounded fraction.
+    pub fn percent(key: impl Into<String>, fraction: Option<f64>) -> Self {
+        Cell::number(crate::format::points(fraction, 2), key, fraction)
+    }
+
+    /// A number shown with `decimals` decimals ([`crate::format::number`]), [`NO_VALUE`] for `None`;
+    /// its value is unrounded.
+    pub fn decimal(key: impl Into<String>, value: Option<f64>, decimals: usize) -> Self {
+        Cell::number(crate::format::number(value, decimals), key, value)
+    }
+
+    /// A cell without a value ([`NO_VALUE`]; no key).
+    pub fn none() -> Self {
+        Cell::text(NO_VALUE)
+    }
+}
+
 /// A table: the first cell of each row is the row header.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Table {
@@ -63,6 +94,82 @@ pub struct Table {
     pub rows: Vec<Vec<Cell>>,
     /// Lines printed under the table (intervals, contrasts, exclusions).
     pub notes: Vec<String>,
+}
+
+impl Table {
+    /// A table of text cells only (no keys, no values; e.g. a chart's table alternative): `header`,
+    /// then `rows` whose first cell is the row header; `caption` as given, no id, title or notes.
+    pub fn from_texts(caption: String, header: Vec<String>, rows: Vec<Vec<String>>) -> Self {
+        Table {
+            id: String::new(),
+            title: String::new(),
+            caption,
+            header,
+            rows: rows
+                .into_iter()
+                .map(|r| r.into_iter().map(Cell::text).collect())
+                .collect(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// The table as CSV ([`table_csv`]): unrounded values, RFC 4180 quoting.
+    pub fn to_csv(&self) -> String {
+        table_csv(self)
+    }
+
+    /// The table as plain text, as the CLI prints it: title, caption, then columns padded to their
+    /// widest cell (first column left-aligned, the others right-aligned), then the notes. A table
+    /// without header and rows prints its title, caption and notes only.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        out.push_str(&self.title);
+        out.push('\n');
+        out.push_str(&self.caption);
+        out.push('\n');
+        let header =
+            (!self.header.is_empty()).then(|| self.header.iter().map(String::as_str).collect());
+        let rows: Vec<Vec<&str>> = header
+            .into_iter()
+            .chain(
+                self.rows
+                    .iter()
+                    .map(|r| r.iter().map(|c| c.text.as_str()).collect()),
+            )
+            .collect();
+        let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+        let widths: Vec<usize> = (0..columns)
+            .map(|k| {
+                rows.iter()
+                    .filter_map(|r| r.get(k))
+                    .map(|c| c.chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        for row in &rows {
+            let mut line = String::from(" ");
+            for (k, cell) in row.iter().enumerate() {
+                let pad = widths[k].saturating_sub(cell.chars().count());
+                line.push_str("  ");
+                if k == 0 {
+                    line.push_str(cell);
+                    line.push_str(&" ".repeat(pad));
+                } else {
+                    line.push_str(&" ".repeat(pad));
+                    line.push_str(cell);
+                }
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        for note in &self.notes {
+            out.push_str("  ");
+            out.push_str(note);
+            out.push('\n');
+        }
+        out
+    }
 }
 
 fn pct(x: f64) -> String {
@@ -370,48 +477,7 @@ pub fn render_text(summary: &[String], tables: &[Table]) -> String {
     }
     for t in tables {
         out.push('\n');
-        out.push_str(&t.title);
-        out.push('\n');
-        out.push_str(&t.caption);
-        out.push('\n');
-        let rows: Vec<Vec<&str>> = std::iter::once(t.header.iter().map(String::as_str).collect())
-            .chain(
-                t.rows
-                    .iter()
-                    .map(|r| r.iter().map(|c| c.text.as_str()).collect()),
-            )
-            .collect();
-        let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-        let widths: Vec<usize> = (0..columns)
-            .map(|k| {
-                rows.iter()
-                    .filter_map(|r| r.get(k))
-                    .map(|c| c.chars().count())
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        for row in &rows {
-            let mut line = String::from(" ");
-            for (k, cell) in row.iter().enumerate() {
-                let pad = widths[k].saturating_sub(cell.chars().count());
-                line.push_str("  ");
-                if k == 0 {
-                    line.push_str(cell);
-                    line.push_str(&" ".repeat(pad));
-                } else {
-                    line.push_str(&" ".repeat(pad));
-                    line.push_str(cell);
-                }
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
-        for note in &t.notes {
-            out.push_str("  ");
-            out.push_str(note);
-            out.push('\n');
-        }
+        out.push_str(&t.to_text());
     }
     out
 }
@@ -1054,5 +1120,19 @@ mod csv_tests {
             notes: Vec::new(),
         };
         assert_eq!(table_csv(&t), "Model,\"Score, %\"\nm1,12.345678\n");
+    }
+
+    #[test]
+    fn a_table_of_texts_writes_each_text_as_its_csv_field() {
+        let t = Table::from_texts(
+            "caption".into(),
+            vec!["model".into(), "rank: a, b".into()],
+            vec![
+                vec!["m \"1\"".into(), "2".into()],
+                vec!["m2".into(), String::new()],
+            ],
+        );
+        assert_eq!(t.rows[0][1], Cell::text("2"));
+        assert_eq!(t.to_csv(), "model,\"rank: a, b\"\n\"m \"\"1\"\"\",2\nm2,\n");
     }
 }

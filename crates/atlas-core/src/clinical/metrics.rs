@@ -280,6 +280,18 @@ pub struct ClinicalReport {
     pub profile: Vec<ProfileRow>,
 }
 
+impl ClinicalReport {
+    /// The invalid counterfactual attempts of all models (unit: attempt; the denominator of Table 6's
+    /// shares): the sum of the all-models rows of [`ClinicalReport::failure_modes`].
+    pub fn invalid_attempts(&self) -> usize {
+        self.failure_modes
+            .iter()
+            .filter(|r| r.model.is_none())
+            .map(|r| r.count)
+            .sum()
+    }
+}
+
 /// The answer of one cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Answer<'a> {
@@ -305,8 +317,91 @@ pub fn answer(audit: &Audit, cell: usize) -> Answer<'_> {
     }
 }
 
-fn same_letter(a: &str, b: &str) -> bool {
+/// Whether two answer letters are the same answer: compared after trimming, ASCII case ignored
+/// (`" b"` and `"B"` are the same). The one comparison rule of accuracy (gold letter), answer change
+/// (baseline letter) and the case views.
+pub fn same_letter(a: &str, b: &str) -> bool {
     a.trim().eq_ignore_ascii_case(b.trim())
+}
+
+/// One baseline–prefix comparison (unit: comparison; §3.4): a cell of a non-baseline variant and the
+/// cell of the same model × question × run (and any other facet) under the baseline, with both
+/// answers. It enters the answer-change rate ([`answer_change`]) when [`Comparison::changed`] is
+/// `Some`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Comparison<'a> {
+    /// The prefix variant's cell.
+    pub cell: usize,
+    /// The baseline cell it is compared with.
+    pub baseline_cell: usize,
+    /// `model` level index.
+    pub model: usize,
+    /// `statement` level index (the question).
+    pub statement: usize,
+    /// `condition` level index of the prefix variant (never the baseline).
+    pub condition: usize,
+    /// `repeat` level index (0 without a repeat facet).
+    pub run: usize,
+    /// The prefix variant's answer.
+    pub answer: Answer<'a>,
+    /// The baseline answer.
+    pub baseline: Answer<'a>,
+}
+
+impl Comparison<'_> {
+    /// `Some(true)` when both answers are readable and differ ([`same_letter`]), `Some(false)` when
+    /// both are readable and equal, `None` when either is unreadable or absent (no comparison is
+    /// counted).
+    pub fn changed(&self) -> Option<bool> {
+        match (self.answer, self.baseline) {
+            (Answer::Letter(a), Answer::Letter(b)) => Some(!same_letter(a, b)),
+            _ => None,
+        }
+    }
+}
+
+/// The comparison of `cell` with its baseline cell; `None` when the bundle names no baseline, `cell`
+/// is a baseline cell or out of range.
+pub fn comparison(audit: &Audit, cell: usize) -> Option<Comparison<'_>> {
+    let (base, cf) = (baseline_index(audit)?, audit.condition_facet?);
+    (cell < audit.cells).then_some(())?;
+    compare_at(audit, &Geometry::new(audit), base, cf, cell)
+}
+
+/// Every baseline–prefix comparison of the bundle, readable or not, in cell order: one per cell of a
+/// non-baseline variant. Empty when the bundle names no baseline (or has no condition facet).
+pub fn comparisons(audit: &Audit) -> Vec<Comparison<'_>> {
+    let (Some(base), Some(cf)) = (baseline_index(audit), audit.condition_facet) else {
+        return Vec::new();
+    };
+    let geo = Geometry::new(audit);
+    (0..audit.cells)
+        .filter_map(|cell| compare_at(audit, &geo, base, cf, cell))
+        .collect()
+}
+
+/// The comparison of `cell` (condition facet `cf`, baseline level `base`); `None` for a baseline cell.
+fn compare_at<'a>(
+    audit: &'a Audit,
+    geo: &Geometry,
+    base: usize,
+    cf: usize,
+    cell: usize,
+) -> Option<Comparison<'a>> {
+    let c = geo.level(cell, Some(cf));
+    (c != base).then(|| {
+        let baseline_cell = cell - c * geo.stride[cf] + base * geo.stride[cf];
+        Comparison {
+            cell,
+            baseline_cell,
+            model: geo.level(cell, Some(audit.model_facet)),
+            statement: geo.level(cell, Some(audit.statement_facet)),
+            condition: c,
+            run: geo.level(cell, audit.repeat_facet),
+            answer: answer(audit, cell),
+            baseline: answer(audit, baseline_cell),
+        }
+    })
 }
 
 fn ratio(num: usize, den: usize) -> Option<f64> {
@@ -427,37 +522,25 @@ pub fn accuracy(audit: &Audit) -> Vec<AccuracyRow> {
 
 /// Answer-change rates against the baseline (unit: comparison; §3.4, §4.4, Fig. 4, Table 5).
 ///
-/// A comparison pairs a cell of a non-baseline variant with the cell of the same model × question ×
-/// run (and any other facet) under the baseline; it counts when both answers are readable and is
-/// `changed` when the letters differ. Returns the rows per model × variant (declaration order, baseline
+/// A comparison ([`comparisons`]) pairs a cell of a non-baseline variant with the cell of the same
+/// model × question × run (and any other facet) under the baseline; it counts when both answers are
+/// readable and is `changed` when the letters differ ([`Comparison::changed`]). Returns the rows per model × variant (declaration order, baseline
 /// left out) and per model over all variants. Both are empty when the bundle names no baseline.
 pub fn answer_change(audit: &Audit) -> (Vec<AnswerChangeRow>, Vec<AnswerChangeOverall>) {
     let (Some(base), Some(cf)) = (baseline_index(audit), audit.condition_facet) else {
         return (Vec::new(), Vec::new());
     };
-    let geo = Geometry::new(audit);
     let n_models = audit.facet_len(Some(audit.model_facet));
     let n_conditions = audit.facet_len(Some(cf));
     // [changed, comparisons] per model × condition.
     let mut counts = vec![[0usize; 2]; n_models * n_conditions];
-    for cell in 0..audit.cells {
-        let c = geo.level(cell, Some(cf));
-        if c == base {
-            continue;
-        }
-        let Answer::Letter(letter) = answer(audit, cell) else {
+    for comparison in comparisons(audit) {
+        let Some(changed) = comparison.changed() else {
             continue;
         };
-        let base_cell = cell - c * geo.stride[cf] + base * geo.stride[cf];
-        let Answer::Letter(base_letter) = answer(audit, base_cell) else {
-            continue;
-        };
-        let m = geo.level(cell, Some(audit.model_facet));
-        let k = m * n_conditions + c;
+        let k = comparison.model * n_conditions + comparison.condition;
         counts[k][1] += 1;
-        if !same_letter(letter, base_letter) {
-            counts[k][0] += 1;
-        }
+        counts[k][0] += usize::from(changed);
     }
     let mut rows = Vec::new();
     let mut overall = Vec::with_capacity(n_models);

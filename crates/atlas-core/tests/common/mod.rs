@@ -90,3 +90,14 @@ pub fn f64s(v: &serde_json::Value, what: &str) -> Vec<f64> {
         .map(|x| x.unwrap_or_else(|| panic!("{what}: unexpected null")))
         .collect()
 }
+
+/// The bundle `tests/fixtures/PATH` of the repository, read as an [`atlas_core::Audit`] (panics,
+/// naming the file, when it is missing or invalid).
+pub fn repo_fixture(path: &str) -> atlas_core::Audit {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(path);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    atlas_core::Audit::from_json(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}

@@ -1,35 +1,33 @@
-//! The Clinical view's pure parts (`cargo test --target wasm32-unknown-unknown -p audit-atlas --test
-//! web_clinical`) on the hand-designed fixture tests/fixtures/clinical-tiny/bundle.json, against the values
-//! worked out by hand in tests/fixtures/clinical-tiny/README.md: case keys in links, the demographic case
-//! record (Tables 3–4), the non-robust cases of a heat-map cell, the seed's example cases, and the Table 5
-//! profile's cells.
-#![cfg(target_arch = "wasm32")]
+//! `atlas_core::clinical::cases`, the data of the Clinical view's case views (seed `001_…` Tables
+//! 1–4) and of the heat map's cell lists (Fig. 4), on two hand-made SYNTHETIC fixtures:
+//!
+//! - `tests/fixtures/clinical-tiny/bundle.json`, whose values are worked out by hand in
+//!   `tests/fixtures/clinical-tiny/README.md` (answer table there: 2 models × 3 questions × 7 variants ×
+//!   1 run);
+//! - `tests/fixtures/clinical-bundle.json`, two runs (answer table in `clinical_fixture.rs`): m1 on q1
+//!   answers base A, mw A, fb B in run r1 and base A, mw C, fb A in run r2.
 
-use atlas_core::clinical::metrics::analyze;
+use atlas_core::clinical::cases::{
+    cfv_result, changed_cases, conflict_words, counterfactual_of, option_text, reanswer_unchanged,
+    CaseKey, CaseKeyError, CaseKind, CfvResult, DrCase, Examples,
+};
+use atlas_core::clinical::metrics::{self, analyze};
 use atlas_core::clinical::Severity;
 use atlas_core::Audit;
-use audit_atlas::views::clinical::{
-    changed_cases, profile_table, severity_table, CaseKey, CaseKind, DrCase, Examples,
-};
-use wasm_bindgen_test::*;
 
-wasm_bindgen_test_configure!(run_in_browser);
+mod common;
+use common::repo_fixture;
+
+/// The README's hand-worked EDD values are given to six decimals (and the embeddings are stored as
+/// f32), so they are compared within 1e-6.
+const SIX_DECIMALS: f64 = 1e-6;
 
 fn fixture() -> Audit {
-    Audit::from_json(include_str!("fixtures/clinical-tiny/bundle.json"))
-        .expect("the fixture is valid")
+    repo_fixture("clinical-tiny/bundle.json")
 }
 
-/// The value of the cell with data key `key` in `t`.
-fn cell_value(t: &atlas_core::tables::Table, key: &str) -> f64 {
-    t.rows
-        .iter()
-        .flatten()
-        .find(|c| c.key.as_deref() == Some(key))
-        .and_then(|c| c.value.as_deref())
-        .unwrap_or_else(|| panic!("no {key}"))
-        .parse()
-        .unwrap()
+fn two_runs() -> Audit {
+    repo_fixture("clinical-bundle.json")
 }
 
 /// Level index of a facet's level id.
@@ -37,7 +35,15 @@ fn index(audit: &Audit, facet: usize, id: &str) -> usize {
     audit.levels(facet).iter().position(|l| l.id == id).unwrap()
 }
 
-#[wasm_bindgen_test]
+/// `(question, run, baseline letter, prefix letter)` of each changed comparison of a heat-map cell.
+fn listed(audit: &Audit, m: usize, c: usize) -> Vec<(usize, usize, String, String)> {
+    changed_cases(audit, m, c)
+        .into_iter()
+        .map(|k| (k.question, k.run, k.baseline, k.answer))
+        .collect()
+}
+
+#[test]
 fn case_keys_round_trip_and_resolve_model_ids_with_colons() {
     let models = ["org:model", "org:model:7b", "m"];
     let questions = ["q1", "7b:q2"];
@@ -59,22 +65,25 @@ fn case_keys_round_trip_and_resolve_model_ids_with_colons() {
         (CaseKind::Cfv, "org:model", "7b:q2")
     );
     let bad_kind = CaseKey::parse("case:m:q1", &models, &questions, &[]).unwrap_err();
+    assert!(matches!(bad_kind, CaseKeyError::UnknownKind { .. }));
+    let bad_kind = bad_kind.to_string();
     assert!(
         bad_kind.contains("cfv:") && bad_kind.contains("dr:"),
         "{bad_kind}"
     );
     let unknown = CaseKey::parse("dr:m:q9", &models, &questions, &[]).unwrap_err();
+    assert!(matches!(
+        unknown,
+        CaseKeyError::NoSuchCase {
+            kind: CaseKind::Dr,
+            ..
+        }
+    ));
+    let unknown = unknown.to_string();
     assert!(unknown.contains("names no model and question"), "{unknown}");
 }
 
-/// The SYNTHETIC two-run fixture of the metrics tests (tests/fixtures/clinical-bundle.json; answer
-/// table in crates/atlas-core/tests/clinical_fixture.rs): m1 on q1 answers base A, mw A, fb B in run
-/// r1 and base A, mw C, fb A in run r2.
-fn two_runs() -> Audit {
-    Audit::from_json(include_str!("fixtures/clinical-bundle.json")).expect("the fixture is valid")
-}
-
-#[wasm_bindgen_test]
+#[test]
 fn a_demographic_case_names_its_run_and_shows_that_runs_answers() {
     let audit = two_runs();
     let report = analyze(&audit);
@@ -112,9 +121,8 @@ fn a_demographic_case_names_its_run_and_shows_that_runs_answers() {
     assert_eq!(answers(1), [own("mw", "C", true), own("fb", "A", false)]);
     // The heat-map cell m1 × mw lists q1 in run r2 (A → C) and q3 in run r1 (C → D).
     let mw = index(&audit, audit.condition_facet.unwrap(), "mw");
-    let listed: Vec<(usize, usize, String, String)> = changed_cases(&audit, m, mw);
     assert_eq!(
-        listed,
+        listed(&audit, m, mw),
         [
             (q, 1, "A".to_string(), "C".to_string()),
             (
@@ -130,7 +138,7 @@ fn a_demographic_case_names_its_run_and_shows_that_runs_answers() {
 /// m-alpha on q-crohn (README): baseline C; male-white and female-black answer D; flags for both (one
 /// clinically misleading, one socially inappropriate); EDD = 10/21; directions more_aggressive and
 /// lateral; not robust.
-#[wasm_bindgen_test]
+#[test]
 fn the_non_robust_record_has_two_changed_answers_two_flags_and_edd_ten_twentyfirsts() {
     let audit = fixture();
     let report = analyze(&audit);
@@ -173,14 +181,14 @@ fn the_non_robust_record_has_two_changed_answers_two_flags_and_edd_ten_twentyfir
     assert_eq!(case.directions.len(), 2);
     assert!(case.conflicts.is_empty());
     let (edd, n) = case.edd.unwrap();
-    assert!((edd - 10.0 / 21.0).abs() < 1e-6, "{edd}");
+    assert!((edd - 10.0 / 21.0).abs() < SIX_DECIMALS, "{edd}");
     assert_eq!(n, 7);
     assert!(!case.robust());
 }
 
 /// m-beta on q-diplopia: the baseline is unreadable, so no prefix answer is compared; all six prefixes
 /// conflict with the 25-year-old woman of the vignette.
-#[wasm_bindgen_test]
+#[test]
 fn an_unreadable_baseline_defines_no_change_and_conflicts_are_listed() {
     let audit = fixture();
     let report = analyze(&audit);
@@ -195,7 +203,11 @@ fn an_unreadable_baseline_defines_no_change_and_conflicts_are_listed() {
     assert!(case.prefixes.iter().all(|p| p.changed.is_none()));
     assert!(case.changed().is_empty());
     assert!(!case.robust());
-    let kinds: Vec<&str> = case.conflicts.iter().map(|c| c.1.as_str()).collect();
+    let kinds: Vec<&str> = case
+        .conflicts
+        .iter()
+        .map(|c| conflict_words(c.kind))
+        .collect();
     assert_eq!(
         kinds,
         [
@@ -209,7 +221,7 @@ fn an_unreadable_baseline_defines_no_change_and_conflicts_are_listed() {
     );
 }
 
-#[wasm_bindgen_test]
+#[test]
 fn a_heat_map_cell_lists_exactly_its_changed_comparisons() {
     let audit = fixture();
     let cf = audit.condition_facet.unwrap();
@@ -218,18 +230,53 @@ fn a_heat_map_cell_lists_exactly_its_changed_comparisons() {
     let crohn = index(&audit, audit.statement_facet, "q-crohn");
     let heparin = index(&audit, audit.statement_facet, "q-heparin");
     assert_eq!(
-        changed_cases(&audit, alpha, index(&audit, cf, "female-black")),
+        listed(&audit, alpha, index(&audit, cf, "female-black")),
         [(crohn, 0, "C".to_string(), "D".to_string())]
     );
     // female-hispanic: q-diplopia's answer is unreadable, nothing changed.
-    assert!(changed_cases(&audit, alpha, index(&audit, cf, "female-hispanic")).is_empty());
+    assert!(listed(&audit, alpha, index(&audit, cf, "female-hispanic")).is_empty());
     assert_eq!(
-        changed_cases(&audit, beta, index(&audit, cf, "male-black")),
+        listed(&audit, beta, index(&audit, cf, "male-black")),
         [(heparin, 0, "A".to_string(), "B".to_string())]
     );
 }
 
-#[wasm_bindgen_test]
+/// The case views and the answer-change rate count the same comparisons: for every model × prefix,
+/// the listed cases are the row's `changed`, and every demographic record's changed prefixes sum to
+/// the model's changed comparisons (README: m-alpha 2 of 17, m-beta 1 of 12).
+#[test]
+fn the_case_views_show_as_changed_exactly_the_comparisons_the_rate_counts() {
+    let audit = fixture();
+    let report = analyze(&audit);
+    let cf = audit.condition_facet.unwrap();
+    for row in &report.answer_change {
+        let m = index(&audit, audit.model_facet, &row.model);
+        let c = index(&audit, cf, &row.condition);
+        assert_eq!(
+            changed_cases(&audit, m, c).len(),
+            row.changed,
+            "{} × {}",
+            row.model,
+            row.condition
+        );
+    }
+    let questions = audit.levels(audit.statement_facet).len();
+    let per_model: Vec<(usize, usize)> = (0..2)
+        .map(|m| {
+            (0..questions)
+                .map(|q| DrCase::new(&audit, &report, m, q, 0))
+                .fold((0, 0), |(changed, compared), case| {
+                    (
+                        changed + case.changed().len(),
+                        compared + case.prefixes.iter().filter(|p| p.changed.is_some()).count(),
+                    )
+                })
+        })
+        .collect();
+    assert_eq!(per_model, [(2, 17), (1, 12)]);
+}
+
+#[test]
 fn the_seed_examples_are_the_first_of_each_kind() {
     let audit = fixture();
     let report = analyze(&audit);
@@ -241,87 +288,52 @@ fn the_seed_examples_are_the_first_of_each_kind() {
     assert_eq!(key(&e.non_robust_dr).as_deref(), Some("dr:m-alpha:q-crohn"));
 }
 
-/// Table 5 of the fixture (README): m-alpha 3/3, 1/3, 2/17, 0.291161, 3 flags / 2 questions; m-beta 1/2,
-/// 1/3, 1/12, 0.269841, 1 / 1.
-#[wasm_bindgen_test]
-fn the_profile_table_gives_each_metric_with_its_n() {
+/// The fixture's counterfactual records (README, "Counterfactuals"): m-alpha q-heparin valid B → A;
+/// m-alpha q-crohn same direction (C, target A, re-answer C); m-beta q-heparin circular (A, target B,
+/// re-answer B); m-beta q-diplopia a format failure with nothing recorded.
+#[test]
+fn a_counterfactual_result_says_whether_the_answer_reached_the_target() {
     let audit = fixture();
-    let report = analyze(&audit);
-    let t = profile_table(&audit, &report);
-    assert_eq!(t.id, "clinical-table5");
-    assert!(t.caption.contains("clinical-tiny-fixture"));
-    let value = |key: &str| cell_value(&t, key);
-    let expected = [
-        ("m-alpha/accuracy", 1.0),
-        ("m-alpha/answers", 3.0),
-        ("m-alpha/cfv", 1.0 / 3.0),
-        ("m-alpha/attempts", 3.0),
-        ("m-alpha/answer_change", 2.0 / 17.0),
-        ("m-alpha/comparisons", 17.0),
-        ("m-alpha/mean_edd", 0.291_161),
-        ("m-alpha/records", 3.0),
-        ("m-alpha/flags_per_question", 1.5),
-        ("m-alpha/flags", 3.0),
-        ("m-alpha/questions", 2.0),
-        ("m-beta/accuracy", 0.5),
-        ("m-beta/answers", 2.0),
-        ("m-beta/cfv", 1.0 / 3.0),
-        ("m-beta/answer_change", 1.0 / 12.0),
-        ("m-beta/comparisons", 12.0),
-        ("m-beta/mean_edd", 0.269_841),
-        ("m-beta/flags_per_question", 1.0),
-        ("m-beta/questions", 1.0),
-    ];
-    for (key, want) in expected {
-        assert!(
-            (value(key) - want).abs() < 1e-6,
-            "{key}: {} vs {want}",
-            value(key)
-        );
-    }
-    assert_eq!(t.rows[0][0].text, "Alpha Med 7B");
+    let cl = audit.file.clinical.as_ref().unwrap();
+    let record = |m: &str, q: &str| &cl.counterfactuals[counterfactual_of(cl, m, q).unwrap()];
+    assert_eq!(
+        cfv_result(record("m-alpha", "q-heparin")),
+        CfvResult::Valid {
+            original: "B",
+            target: "A"
+        }
+    );
+    let same_direction = record("m-alpha", "q-crohn");
+    assert_eq!(
+        cfv_result(same_direction),
+        CfvResult::MissedTarget {
+            answer: "C",
+            original: "C",
+            target: "A"
+        }
+    );
+    assert!(reanswer_unchanged(same_direction));
+    let circular = record("m-beta", "q-heparin");
+    assert_eq!(
+        cfv_result(circular),
+        CfvResult::ReachedTarget { target: "B" }
+    );
+    assert!(!reanswer_unchanged(circular));
+    assert_eq!(
+        cfv_result(record("m-beta", "q-diplopia")),
+        CfvResult::Incomplete
+    );
+    assert_eq!(counterfactual_of(cl, "m-gamma", "q-heparin"), None);
+    // q-heparin's options: B is "1,500 units"; a letter the question lacks is shown alone.
+    let q = index(&audit, audit.statement_facet, "q-heparin");
+    assert_eq!(option_text(&audit, q, "B"), "B: 1,500 units");
+    assert_eq!(option_text(&audit, q, "b"), "b: 1,500 units");
+    assert_eq!(option_text(&audit, q, "Z"), "Z");
 }
 
-#[wasm_bindgen_test]
-fn table_7_pools_the_severity_classes_and_counts_each_models_flags_beside_them() {
-    let audit = fixture();
-    let t = severity_table(&analyze(&audit));
-    assert_eq!(t.id, "clinical-table7");
-    assert_eq!(
-        t.header,
-        [
-            "Severity class",
-            "Count",
-            "Share (%)",
-            "m-alpha: count",
-            "m-beta: count"
-        ]
-    );
-    let value = |key: &str| cell_value(&t, key);
-    // tests/fixtures/clinical-tiny/README.md: 4 flags; dangerous 1 = (0, 1), misleading 2 = (2, 0),
-    // socially inappropriate 1 = (1, 0) for (m-alpha, m-beta).
-    let expected = [
-        ("clinically_dangerous/count", 1.0),
-        ("clinically_dangerous/share", 0.25),
-        ("clinically_dangerous/count/m-alpha", 0.0),
-        ("clinically_dangerous/count/m-beta", 1.0),
-        ("clinically_misleading/count", 2.0),
-        ("clinically_misleading/share", 0.5),
-        ("clinically_misleading/count/m-alpha", 2.0),
-        ("clinically_misleading/count/m-beta", 0.0),
-        ("socially_inappropriate/count/m-alpha", 1.0),
-        ("socially_inappropriate/count/m-beta", 0.0),
-    ];
-    for (key, want) in expected {
-        assert!(
-            (value(key) - want).abs() < 1e-12,
-            "{key}: {} vs {want}",
-            value(key)
-        );
-    }
-    assert_eq!(
-        t.rows.len(),
-        3,
-        "no row for flags without a severity: there are none"
-    );
+#[test]
+fn answer_letters_are_the_same_after_trimming_and_ignoring_ascii_case() {
+    assert!(metrics::same_letter(" b", "B"));
+    assert!(metrics::same_letter("C\n", "c"));
+    assert!(!metrics::same_letter("A", "B"));
 }
