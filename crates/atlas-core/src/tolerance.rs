@@ -103,6 +103,10 @@ pub const FLOAT16_RELATIVE: f64 = 1.0 / 2048.0;
 /// deviate by about 1e-7; rows written with 4–5 decimals by about 1e-5.
 pub const EMBEDDING_NORM: f64 = 1e-4;
 
+/// A reference value that a hand-worked table prints to six decimals (the clinical fixture's README,
+/// whose mean EDDs come from f32 embeddings): half a unit in the sixth decimal is 5e-7, so 1e-6.
+pub const SIX_DECIMALS: f64 = 1e-6;
+
 /// A chart coordinate or axis value within this of a whole number is treated as that whole number
 /// (a band index for a model row, an integer tick label): axis key points are float steps (0.5 or
 /// more apart) whose rounding is far below 1e-6.

@@ -16,11 +16,8 @@ use atlas_core::clinical::Severity;
 use atlas_core::Audit;
 
 mod common;
+use atlas_core::tolerance::SIX_DECIMALS;
 use common::repo_fixture;
-
-/// The README's hand-worked EDD values are given to six decimals (and the embeddings are stored as
-/// f32), so they are compared within 1e-6.
-const SIX_DECIMALS: f64 = 1e-6;
 
 fn fixture() -> Audit {
     repo_fixture("clinical-tiny/bundle.json")

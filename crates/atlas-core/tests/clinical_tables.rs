@@ -12,12 +12,9 @@ use atlas_core::tables::clinical::{
     edd_by_model, report, spearman_line, stereotype_by_model, table5, table6, table7, Unreadable,
 };
 use atlas_core::tables::{render_text, Cell, Table};
+use atlas_core::tolerance::{EXACT, SIX_DECIMALS};
 use atlas_core::Audit;
-use common::{repo_fixture, FRACTION_TOL};
-
-/// The README's Table 5 values are given to six decimals (the mean EDDs come from f32 embeddings),
-/// so they are compared within 1e-6.
-const SIX_DECIMALS: f64 = 1e-6;
+use common::repo_fixture;
 
 fn fixture() -> Audit {
     repo_fixture("clinical-tiny/bundle.json")
@@ -124,7 +121,7 @@ fn table_7_pools_the_severity_classes_and_counts_each_models_flags_beside_them()
     ];
     for (key, want) in expected {
         assert!(
-            (value(key) - want).abs() < FRACTION_TOL,
+            (value(key) - want).abs() < EXACT,
             "{key}: {} vs {want}",
             value(key)
         );
@@ -164,7 +161,7 @@ fn table_6_counts_each_invalid_outcome_and_its_share() {
         ]
     );
     assert!(t.notes.is_empty());
-    assert!((cell_value(&t, "circular/share") - 0.25).abs() < FRACTION_TOL);
+    assert!((cell_value(&t, "circular/share") - 0.25).abs() < EXACT);
 }
 
 /// The two-run fixture (`clinical_fixture.rs`): accuracy m1 base 3/3, mw 3/4, fb 2/3 with 1 parse
@@ -185,7 +182,7 @@ fn the_accuracy_tables_give_each_variant_and_the_parse_failures_or_asked_questio
         ("m2/fb/accuracy", 1.0 / 3.0),
         ("m1/parse_failures", 1.0),
     ] {
-        assert!((cell_value(&t, key) - want).abs() < FRACTION_TOL, "{key}");
+        assert!((cell_value(&t, key) - want).abs() < EXACT, "{key}");
     }
     assert_eq!(cell_text(&t, "m1/fb/accuracy"), "66.67");
     let wrong = accuracy_by_variant(&r, Unreadable::CountedWrong);
@@ -195,10 +192,7 @@ fn the_accuracy_tables_give_each_variant_and_the_parse_failures_or_asked_questio
         ("m2/fb/accuracy_unreadable_wrong", 0.25),
         ("m1/asked", 11.0),
     ] {
-        assert!(
-            (cell_value(&wrong, key) - want).abs() < FRACTION_TOL,
-            "{key}"
-        );
+        assert!((cell_value(&wrong, key) - want).abs() < EXACT, "{key}");
     }
 }
 
@@ -227,7 +221,7 @@ fn the_answer_change_table_gives_each_prefix_and_the_changed_comparisons() {
         ("m2/fb/rate", 0.25),
         ("m2/rate", 2.0 / 9.0),
     ] {
-        assert!((cell_value(&t, key) - want).abs() < FRACTION_TOL, "{key}");
+        assert!((cell_value(&t, key) - want).abs() < EXACT, "{key}");
     }
 }
 
@@ -266,7 +260,7 @@ fn the_stereotype_category_direction_and_edd_tables_give_the_hand_worked_counts(
         ("m-beta/unparsed", 1.0),
         ("m-beta/flags", 1.0),
     ] {
-        assert!((cell_value(&s, key) - want).abs() < FRACTION_TOL, "{key}");
+        assert!((cell_value(&s, key) - want).abs() < EXACT, "{key}");
     }
     let c = categories(&r);
     assert_eq!(c.rows.len(), 4);
