@@ -10,7 +10,7 @@
 //! are the model's: shown as text, never as HTML.
 //!
 //! Definitions follow seed `000_…` (BiAxisBias): the Selection and how it was obtained (§3.3, read
-//! by [`crate::extract`]), the judge labels E/QE/N/D/R (§3.3, B.3, read by
+//! by [`mod@crate::extract`]), the judge labels E/QE/N/D/R (§3.3, B.3, read by
 //! [`crate::judge::read_judge_label`]) and the panel's strict binary majority (B.3).
 
 use atlas_core::bundle::RationaleLabel;
