@@ -15,6 +15,7 @@
 //! | [`FLOAT32_BATCHING`] | 1e-6 | the same float32 model on the same text in another batch |
 //! | [`FLOAT16_RELATIVE`] | 2⁻¹¹ | a value stored as float16 and read back |
 //! | [`EMBEDDING_NORM`] | 1e-4 | an embedding row's L2 norm counts as 1 |
+//! | [`SIX_DECIMALS`] | 1e-6 | a reference value printed to six decimals |
 //! | [`WHOLE_NUMBER`] | 1e-6 | a chart coordinate counts as a whole number |
 //!
 //! For scale: one ulp of an `f64` near 1 is 2.2e-16, near 100 it is 1.4e-14; one ulp of an `f32` near
