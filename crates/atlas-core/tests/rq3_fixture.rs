@@ -894,7 +894,10 @@ fn one_judge_against_the_selection_per_model_counts_the_rq3_pairs_by_hand() {
         (j.selection_ber[1], 4.0 / 7.0),
         (j.rationale_ber[1], 3.0 / 7.0),
     ] {
-        assert!((got.unwrap() - expected).abs() < TOL, "{got:?} vs {expected}");
+        assert!(
+            (got.unwrap() - expected).abs() < TOL,
+            "{got:?} vs {expected}"
+        );
     }
     // The same pairs as RQ3 with the one-judge panel: its model × condition cells summed per model.
     let settings = Rq3Settings {
