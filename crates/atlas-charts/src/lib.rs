@@ -13,7 +13,7 @@ pub mod panels;
 pub mod spec;
 
 pub use atlas::{hit_index, hit_test, HitRegion, HitResult};
-pub use spec::{ChartSpec, DataTable};
+pub use spec::ChartSpec;
 
 use atlas_core::summary::Summary;
 use plotters::coord::Shift;

@@ -1,11 +1,11 @@
 //! Chart specs: the data of one chart panel ([`ChartSpec`]) with everything the app's chart panel
 //! needs besides the canvas — the draw function it dispatches to, the caption, the canvas size, the
-//! table alternative ([`DataTable`], also the CSV export) and the SVG export. Values in the tables are
-//! percentages with two decimals (fractions × 100), ranks, counts, or percentage points where a header
-//! says `pp`; a high-Abstain value carries its flag as text (`12.34 ⚠ Abstain 80.8 %`,
-//! `atlas_core::abstain`).
+//! table alternative ([`ChartSpec::table`], a text-cell `atlas_core::tables::Table`, also the CSV
+//! export) and the SVG export. Values in the tables are percentages with two decimals (fractions ×
+//! 100), ranks, counts, or percentage points where a header says `pp`; a high-Abstain value carries
+//! its flag as text (`12.34 ⚠ Abstain 80.8 %`, `atlas_core::abstain`).
 
-use atlas_core::tables::csv_field;
+use atlas_core::tables::Table;
 use plotters::coord::Shift;
 use plotters::prelude::{
     DrawingArea, DrawingAreaErrorKind, DrawingBackend, IntoDrawingArea, SVGBackend,
@@ -51,33 +51,14 @@ pub enum ChartSpec {
     HeatMap(HeatMap),
 }
 
-/// A chart's table alternative (and CSV export): a header and rows of text.
+/// The columns of a chart's table alternative, before they become the one table model
+/// ([`ChartSpec::table`]): a header and rows of text.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DataTable {
+struct DataTable {
     /// Column headings.
-    pub header: Vec<String>,
+    header: Vec<String>,
     /// One row per line of the table; the first cell is the row header.
-    pub rows: Vec<Vec<String>>,
-}
-
-impl DataTable {
-    /// The table as CSV (RFC 4180 quoting).
-    pub fn csv(&self) -> String {
-        let line = |fields: &[String]| {
-            let mut l = fields
-                .iter()
-                .map(|f| csv_field(f))
-                .collect::<Vec<_>>()
-                .join(",");
-            l.push('\n');
-            l
-        };
-        let mut out = line(&self.header);
-        for row in &self.rows {
-            out.push_str(&line(row));
-        }
-        out
-    }
+    rows: Vec<Vec<String>>,
 }
 
 fn pct(v: Option<f64>) -> String {
@@ -164,8 +145,15 @@ impl ChartSpec {
         }
     }
 
-    /// The values the chart shows, as a table.
-    pub fn table(&self) -> DataTable {
+    /// The values the chart shows, as a table of text cells (its table alternative and CSV export,
+    /// `Table::to_csv`; the caption is the chart's).
+    pub fn table(&self) -> Table {
+        let DataTable { header, rows } = self.columns();
+        Table::from_texts(self.caption().to_string(), header, rows)
+    }
+
+    /// The table's columns, per chart.
+    fn columns(&self) -> DataTable {
         match self {
             ChartSpec::WordingScores(d) => {
                 let mut header = vec!["model".to_string()];

@@ -8,11 +8,12 @@ use atlas_charts::panels::{
     keep, pair_flips, rank_paths, rationale_composition, score_ranges, selection_vs_rationale,
     shorten, wording_scores,
 };
-use atlas_charts::{BerByModelCondition, ChartSpec, DataTable};
+use atlas_charts::{BerByModelCondition, ChartSpec};
 use atlas_core::abstain::AbstainThreshold;
 use atlas_core::reweight::{ConditionWeights, ReweightBasis};
 use atlas_core::rq3::JudgeByModel;
 use atlas_core::summary::summarize;
+use atlas_core::tables::Table;
 use atlas_core::{Audit, RepeatPolicy};
 
 /// 3 models × 2 conditions (both in the reference) × 2 statements, one response per cell; `0` agree
@@ -52,6 +53,14 @@ fn three() -> (Audit, ReweightBasis) {
     let audit = Audit::from_json(THREE).expect("the fixture is valid");
     let basis = ReweightBasis::from_audit(&audit, RepeatPolicy::AllResponses);
     (audit, basis)
+}
+
+/// The text of every cell of a table, row by row.
+fn texts(t: &Table) -> Vec<Vec<String>> {
+    t.rows
+        .iter()
+        .map(|r| r.iter().map(|c| c.text.clone()).collect())
+        .collect()
 }
 
 fn fixture(name: &str) -> Audit {
@@ -102,7 +111,7 @@ fn the_pair_flip_panel_reindexes_the_inverted_pair_among_the_shown_models() {
     assert!(d.pairs.is_empty());
     let table = ChartSpec::PairFlips(d, names).table();
     assert_eq!(
-        table.rows,
+        texts(&table),
         vec![vec!["model-b", "model-c", "stable", ""]],
         "one unordered pair of the two shown models, stable"
     );
@@ -190,7 +199,7 @@ fn the_judge_panels_show_the_judges_rates_and_counts_of_the_shown_models() {
     );
     // 5/7 = 71.43 %, 3/7 = 42.86 %; no pairs: empty cells.
     assert_eq!(
-        g.table().rows,
+        texts(&g.table()),
         vec![vec!["a", "71.43", "42.86"], vec!["c", "", ""]]
     );
     let ChartSpec::Composition(h) = rationale_composition(&ids, &judge, &[false, true, true])
@@ -202,21 +211,26 @@ fn the_judge_panels_show_the_judges_rates_and_counts_of_the_shown_models() {
     assert_eq!(h.caption, "(h) Rationale classes · judge j1");
     let table = ChartSpec::Composition(h).table();
     assert_eq!(table.header, ["model", "E", "QE", "N", "D", "R", "labels"]);
-    assert_eq!(table.rows[0], ["b", "3", "1", "1", "4", "2", "11"]);
+    assert_eq!(texts(&table)[0], ["b", "3", "1", "1", "4", "2", "11"]);
+    assert_eq!(
+        table.caption, "(h) Rationale classes · judge j1",
+        "the chart's caption"
+    );
 }
 
 #[test]
-fn a_chart_table_as_csv_quotes_fields_with_commas_quotes_and_line_breaks() {
-    let t = DataTable {
-        header: vec!["model".into(), "score, Eq. 4 (%)".into()],
-        rows: vec![
-            vec!["a \"quoted\" id".into(), "12.50".into()],
-            vec!["two\nlines".into(), String::new()],
-        ],
+fn a_chart_tables_csv_is_its_header_and_rows_with_quoted_fields() {
+    let judge = JudgeByModel {
+        judge: "j1".into(),
+        pairs: vec![4],
+        selection_ber: vec![Some(0.5)],
+        rationale_ber: vec![Some(0.25)],
+        label_counts: vec![[1, 0, 3, 0, 0]],
     };
+    let spec = selection_vs_rationale(&["a, \"quoted\"".to_string()], &judge, &[]);
     assert_eq!(
-        t.csv(),
-        "model,\"score, Eq. 4 (%)\"\n\"a \"\"quoted\"\" id\",12.50\n\"two\nlines\",\n"
+        spec.table().to_csv(),
+        "model,Selection BER (%),Rationale BER (%)\n\"a, \"\"quoted\"\"\",50.00,25.00\n"
     );
 }
 

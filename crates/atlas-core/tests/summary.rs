@@ -1,6 +1,6 @@
 //! `atlas_core::summary` — the table of `atlas stats` and of the app's summary — on hand-calculated
-//! bundles: the two-model loader fixture (hand calculation below, the numbers the browser test of the
-//! loader checked), and the high-Abstain and target fixtures of
+//! bundles: the two-model loader fixture (hand calculation below; the browser test of the loader checks
+//! the same numbers in wasm32), and the high-Abstain and target fixtures of
 //! `tests/fixtures/direction-abstain-fixtures.md` (every number worked out by hand there). Nothing here
 //! comes from the crate's own output.
 
@@ -11,32 +11,13 @@ use atlas_core::summary::summarize;
 use atlas_core::{Audit, RepeatPolicy};
 use common::assert_fraction;
 
-/// 2 models × 2 conditions × 2 statements × 2 repeats. Condition c2 has no Selection readout (like
-/// Explain), so it has no responses (`-`) and stays out of the reference score.
+/// `tests/fixtures/loader-tiny-bundle.json` (the loader's browser tests read it too): 2 models × 2
+/// conditions × 2 statements × 2 repeats. Condition c2 has no Selection readout (like Explain), so it
+/// has no responses (`-`) and stays out of the reference score.
 /// Codes, axes model, condition, statement, repeat (last fastest):
 ///   model a: c1 = s1:[agree, disagree] s2:[agree, neither]   c2 = ----
 ///   model b: c1 = s1:[disagree, disagree] s2:[neither, neither]   c2 = ----
-const TINY: &str = r#"{
- "format": "audit-atlas-bundle", "version": 1,
- "metadata": {"id": "tiny", "title": "Tiny", "description": "wasm loader fixture",
-   "source": {"citation": "hand-made"}, "license": {"id": "CC0-1.0", "attribution": "none"},
-   "content_warning": null, "produced_by": {"tool": "hand"}},
- "facets": [
-   {"id": "model", "levels": [{"id": "a"}, {"id": "b"}]},
-   {"id": "condition", "levels": [{"id": "c1", "has_selection": true}, {"id": "c2", "has_selection": false}]},
-   {"id": "statement", "levels": [{"id": "s1", "text": "S one"}, {"id": "s2", "text": "S two"}]},
-   {"id": "repeat", "levels": [{"id": "1"}, {"id": "2"}]}
- ],
- "responses": {
-   "axes": ["model", "condition", "statement", "repeat"],
-   "selection": {
-     "values": [{"raw": "agree", "evidence": 1, "obtained": "regex"},
-                {"raw": "disagree", "evidence": 0, "obtained": "regex"},
-                {"raw": "neither", "evidence": null, "obtained": "parser_failure"}],
-     "codes": "0102----1122----"
-   }
- }
-}"#;
+const TINY: &str = include_str!("../../../tests/fixtures/loader-tiny-bundle.json");
 
 fn fixture(name: &str) -> Audit {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

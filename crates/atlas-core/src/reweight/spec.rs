@@ -343,6 +343,15 @@ impl WeightEntry {
         }
     }
 
+    /// The weight if the entry holds one: a number as set, a text that [`WEIGHT`] reads; `None` for
+    /// a text it refuses (the field then shows why).
+    pub fn weight(&self) -> Option<f64> {
+        match self {
+            WeightEntry::Text(t) => WEIGHT.read(t).ok().flatten(),
+            WeightEntry::Value(w) => Some(*w),
+        }
+    }
+
     /// Whether this is an empty (or all-space) typed text.
     pub fn is_blank(&self) -> bool {
         matches!(self, WeightEntry::Text(t) if t.trim().is_empty())
