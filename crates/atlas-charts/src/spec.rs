@@ -306,49 +306,24 @@ impl ChartSpec {
                     .collect(),
             },
             ChartSpec::Composition(d) => {
-                let mut header = vec!["model".to_string()];
-                header.extend(d.classes.iter().cloned());
-                header.push("labels".into());
-                let rows = d
-                    .models
-                    .iter()
-                    .enumerate()
-                    .map(|(m, id)| {
-                        let counts = d.counts.get(m).cloned().unwrap_or_default();
-                        let mut row = vec![id.clone()];
-                        row.extend(counts.iter().map(u64::to_string));
-                        row.push(counts.iter().sum::<u64>().to_string());
-                        row
-                    })
-                    .collect();
-                DataTable { header, rows }
+                count_table("model", "labels", &d.models, &d.classes, |m| {
+                    let counts = d.counts.get(m).cloned().unwrap_or_default();
+                    let total = counts.iter().sum();
+                    (counts, total)
+                })
             }
             ChartSpec::RateBars(d) => {
                 proportion_table(&d.rows, d.series.iter().cloned(), |r, s| {
                     d.values.get(r).and_then(|v| v.get(s)).copied().flatten()
                 })
             }
-            ChartSpec::Stacked(d) => {
-                let mut header = vec![String::new()];
-                header.extend(d.classes.iter().cloned());
-                header.push("total".into());
-                let rows = d
-                    .rows
-                    .iter()
-                    .enumerate()
-                    .map(|(r, id)| {
-                        let counts = d.counts.get(r).cloned().unwrap_or_default();
-                        let mut row = vec![id.clone()];
-                        row.extend(
-                            (0..d.classes.len())
-                                .map(|k| counts.get(k).copied().unwrap_or(0).to_string()),
-                        );
-                        row.push(counts.iter().sum::<u64>().to_string());
-                        row
-                    })
+            ChartSpec::Stacked(d) => count_table("", "total", &d.rows, &d.classes, |r| {
+                let counts = d.counts.get(r).cloned().unwrap_or_default();
+                let cells = (0..d.classes.len())
+                    .map(|k| counts.get(k).copied().unwrap_or(0))
                     .collect();
-                DataTable { header, rows }
-            }
+                (cells, counts.iter().sum())
+            }),
             ChartSpec::HeatMap(d) => proportion_table(
                 &d.rows,
                 d.columns.iter().map(|c| format!("{c}: {}", d.measure)),
@@ -393,6 +368,32 @@ impl ChartSpec {
         }
         Ok(out)
     }
+}
+
+/// A table of counts by class: a header `corner`, the classes and `total`; per row its label, the
+/// cells and the total that `row(r)` gives.
+fn count_table(
+    corner: &str,
+    total: &str,
+    labels: &[String],
+    classes: &[String],
+    row: impl Fn(usize) -> (Vec<u64>, u64),
+) -> DataTable {
+    let mut header = vec![corner.to_string()];
+    header.extend(classes.iter().cloned());
+    header.push(total.into());
+    let rows = labels
+        .iter()
+        .enumerate()
+        .map(|(r, label)| {
+            let (cells, sum) = row(r);
+            let mut line = vec![label.clone()];
+            line.extend(cells.iter().map(u64::to_string));
+            line.push(sum.to_string());
+            line
+        })
+        .collect();
+    DataTable { header, rows }
 }
 
 /// A table of proportions: per row its label, then for each column named in `headers` the rate in

@@ -293,3 +293,26 @@ fn the_summary_chart_has_the_summarys_ber_and_flags_only_the_cells_above_the_thr
     assert_eq!(d.flag_note, "⚠ = Abstain share above 50 %");
     assert_eq!(d.caption, "high-abstain — repeat policy all_responses");
 }
+
+#[test]
+fn a_stacked_bar_table_has_a_cell_per_class_missing_counts_as_zero_and_the_row_total() {
+    use atlas_charts::atlas::{StackScale, StackedBars};
+    let spec = ChartSpec::Stacked(StackedBars {
+        rows: vec!["model-a".into(), "model-b".into()],
+        classes: vec!["kept".into(), "changed".into(), "refused".into()],
+        colors: Vec::new(),
+        counts: vec![vec![5, 2], vec![]],
+        scale: StackScale::Count,
+        axis_label: "answers".into(),
+        caption: "failure modes".into(),
+    });
+    let t = spec.table();
+    assert_eq!(t.header, ["", "kept", "changed", "refused", "total"]);
+    assert_eq!(
+        texts(&t),
+        vec![
+            vec!["model-a", "5", "2", "0", "7"],
+            vec!["model-b", "0", "0", "0", "0"]
+        ]
+    );
+}

@@ -137,6 +137,16 @@ fn fixture() -> Audit {
     audit_from(&fixture_json(true))
 }
 
+/// The fixture without its judge columns (and without the final human column).
+fn without_judges() -> Value {
+    let mut no_judges = fixture_json(false);
+    no_judges["responses"]
+        .as_object_mut()
+        .unwrap()
+        .remove("judges");
+    no_judges
+}
+
 fn report(settings: &Rq3Settings) -> Rq3Report {
     analyze_rq3(&fixture(), settings).expect("RQ3 runs on the fixture")
 }
@@ -680,11 +690,7 @@ fn judge_settings_that_name_judges_or_models_the_bundle_lacks_are_errors() {
             model: "qwen".into()
         }
     );
-    let mut no_judges = fixture_json(false);
-    no_judges["responses"]
-        .as_object_mut()
-        .unwrap()
-        .remove("judges");
+    let no_judges = without_judges();
     assert_eq!(
         analyze_rq3(&audit_from(&no_judges), &Rq3Settings::default()).unwrap_err(),
         Rq3Error::NoJudges
@@ -934,11 +940,7 @@ fn one_judge_per_model_names_a_missing_judge_and_a_bundle_without_judges() {
         judge_by_model(&fixture(), "nosuch").unwrap_err(),
         Rq3Error::UnknownJudge("nosuch".into())
     );
-    let mut no_judges = fixture_json(false);
-    no_judges["responses"]
-        .as_object_mut()
-        .unwrap()
-        .remove("judges");
+    let no_judges = without_judges();
     assert_eq!(
         judge_by_model(&audit_from(&no_judges), "j1").unwrap_err(),
         Rq3Error::NoJudges
