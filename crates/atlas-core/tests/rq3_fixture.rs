@@ -901,7 +901,7 @@ fn one_judge_against_the_selection_per_model_counts_the_rq3_pairs_by_hand() {
         (j.rationale_ber[1], 3.0 / 7.0),
     ] {
         assert!(
-            (got.unwrap() - expected).abs() < TOL,
+            (got.unwrap() - expected).abs() < CLOSED_FORM,
             "{got:?} vs {expected}"
         );
     }
