@@ -2,9 +2,11 @@
 //! numbers come from `atlas_core::stats`, so the browser and the native CLI compute the same values.
 
 use crate::state::{AtlasState, Loaded, DEFAULT_BUNDLE};
-use crate::views::overview::{summarize, BerChart, BerTableView, LoadPanel, Metadata, PolicyPanel};
+use crate::views::overview::{BerChart, BerTableView, LoadPanel, Metadata, PolicyPanel};
 use std::sync::Arc;
 
+use atlas_core::summary::summarize;
+use atlas_core::AbstainThreshold;
 use leptos::prelude::*;
 
 use crate::views::analyses::Analyses;
@@ -48,7 +50,14 @@ pub fn App() -> impl IntoView {
 fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
     let state = expect_context::<AtlasState>();
     let for_summary = loaded.clone();
-    let summary = Memo::new(move |_| summarize(&for_summary.audit, state.policy.get()));
+    // The default Abstain threshold, as `atlas stats`.
+    let summary = Memo::new(move |_| {
+        summarize(
+            &for_summary.audit,
+            state.policy.get(),
+            AbstainThreshold::default(),
+        )
+    });
     provide_context(crate::state::reweighting::AnalysisResults::new());
     crate::state::reweighting::ExplorerModel::new(loaded.clone());
     let clinical = loaded.audit.file.clinical.is_some().then(|| {

@@ -5,11 +5,11 @@
 #![cfg(target_arch = "wasm32")]
 
 use atlas_core::stats::RepeatPolicy;
-use atlas_core::{Audit, BundleError};
+use atlas_core::summary::summarize;
+use atlas_core::{AbstainThreshold, Audit, BundleError};
 use audit_atlas::browser::loader::{fetch_bytes_with_signal, read_blob, read_response, LoadError};
 use audit_atlas::state::load_gate::LoadGate;
 use audit_atlas::state::{AtlasState, LoadStatus};
-use audit_atlas::views::overview::summarize;
 use leptos::prelude::*;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -26,27 +26,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 /// Codes, axes model, condition, statement, repeat (last fastest):
 ///   model a: c1 = s1:[agree, disagree] s2:[agree, neither]   c2 = ----
 ///   model b: c1 = s1:[disagree, disagree] s2:[neither, neither]   c2 = ----
-const TINY: &str = r#"{
- "format": "audit-atlas-bundle", "version": 1,
- "metadata": {"id": "tiny", "title": "Tiny", "description": "wasm loader fixture",
-   "source": {"citation": "hand-made"}, "license": {"id": "CC0-1.0", "attribution": "none"},
-   "content_warning": null, "produced_by": {"tool": "hand"}},
- "facets": [
-   {"id": "model", "levels": [{"id": "a"}, {"id": "b"}]},
-   {"id": "condition", "levels": [{"id": "c1", "has_selection": true}, {"id": "c2", "has_selection": false}]},
-   {"id": "statement", "levels": [{"id": "s1", "text": "S one"}, {"id": "s2", "text": "S two"}]},
-   {"id": "repeat", "levels": [{"id": "1"}, {"id": "2"}]}
- ],
- "responses": {
-   "axes": ["model", "condition", "statement", "repeat"],
-   "selection": {
-     "values": [{"raw": "agree", "evidence": 1, "obtained": "regex"},
-                {"raw": "disagree", "evidence": 0, "obtained": "regex"},
-                {"raw": "neither", "evidence": null, "obtained": "parser_failure"}],
-     "codes": "0102----1122----"
-   }
- }
-}"#;
+const TINY: &str = include_str!("fixtures/loader-tiny-bundle.json");
 
 fn response_of(bytes: &[u8]) -> web_sys::Response {
     let array = js_sys::Uint8Array::from(bytes);
@@ -68,31 +48,29 @@ async fn a_streamed_response_arrives_whole_and_reports_progress() {
     );
 }
 
-/// Hand calculation (policy all_responses):
-///   a/c1: valid = agree, disagree, agree = 3, bias 2, Abstain 1 → BER 2/3.
-///   b/c1: valid = disagree, disagree = 2, bias 0, Abstain 2 → BER 0.
-///   Eq. 4 over c1 only (c2 has no Selection): a = mean(s1 1/2, s2 1/1) = 0.75; b = mean(s1 0) = 0
-///   (s2 all Abstain → missing, not 0). Ranks: b = 1, a = 2.
-/// first_repeat: a/c1 = agree, agree → 1.0 (2 valid); b/c1 = disagree, neither → 0/1, Abstain 1.
+/// The same core in the browser: the bytes read through a `Response` give the hand-calculated summary
+/// of `crates/atlas-core/tests/summary.rs` (same fixture; the hand calculation is there): a/c1 (bias,
+/// valid, Abstain) = (2, 3, 1), b/c1 = (0, 2, 2); Eq. 4 a 0.75, b 0; ranks a 2, b 1; first_repeat a/c1
+/// BER 1.
 #[wasm_bindgen_test]
 async fn the_browser_computes_the_hand_calculated_numbers() {
     let bytes = read_response(&response_of(TINY.as_bytes()), None, |_, _| {})
         .await
         .unwrap();
     let audit = Audit::from_bytes(&bytes).expect("the fixture is valid");
-    let s = summarize(&audit, RepeatPolicy::AllResponses);
-    let a = s.table.get(0, 0);
-    assert_eq!((a.bias, a.valid, a.abstain), (2, 3, 1));
-    assert!((a.ber().unwrap() - 2.0 / 3.0).abs() < 1e-15);
-    let b = s.table.get(1, 0);
-    assert_eq!((b.bias, b.valid, b.abstain), (0, 2, 2));
-    assert_eq!(s.table.get(0, 1).ber(), None, "no Selection under c2");
-    assert_eq!(s.reference, vec![Some(0.75), Some(0.0)]);
-    assert_eq!(s.ranks, vec![Some(2.0), Some(1.0)]);
-    let f = summarize(&audit, RepeatPolicy::FirstRepeat);
+    let threshold = AbstainThreshold::default();
+    let s = summarize(&audit, RepeatPolicy::AllResponses, threshold);
+    let counts = |m| {
+        let k = s.table.get(m, 0);
+        (k.bias, k.valid, k.abstain)
+    };
+    assert_eq!([counts(0), counts(1)], [(2, 3, 1), (0, 2, 2)]);
+    assert_eq!(
+        (s.reference, s.ranks),
+        (vec![Some(0.75), Some(0.0)], vec![Some(2.0), Some(1.0)])
+    );
+    let f = summarize(&audit, RepeatPolicy::FirstRepeat, threshold);
     assert_eq!(f.table.get(0, 0).ber(), Some(1.0));
-    let fb = f.table.get(1, 0);
-    assert_eq!((fb.bias, fb.valid, fb.abstain), (0, 1, 1));
 }
 
 #[wasm_bindgen_test]

@@ -13,8 +13,9 @@ use std::sync::Arc;
 use atlas_core::cases::level_label;
 use atlas_core::number::WholeRule;
 use atlas_core::reweight::{
-    ConditionWeights, ReweightBasis, ReweightBootstrap, ReweightError, Reweighted, ScoreInterval,
-    WeightPreset, BOOTSTRAP_STREAM, DEFAULT_BOOTSTRAP_REPS, DEFAULT_SEED, WEIGHT,
+    format_weight, weights_from_entries, ConditionWeights, PresetKind, ReweightBasis,
+    ReweightBootstrap, Reweighted, ScoreInterval, WeightEntry, WeightPreset, WeightSpecError,
+    BOOTSTRAP_STREAM, DEFAULT_BOOTSTRAP_REPS, DEFAULT_SEED,
 };
 use atlas_core::tables::{reweight_csv, reweight_json, ReweightIntervals};
 use atlas_core::RepeatPolicy;
@@ -73,68 +74,6 @@ impl AnalysisResults {
 impl Default for AnalysisResults {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-/// Which preset the weights come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PresetKind {
-    /// Eq. 4: equal weights on the reference conditions.
-    Equal,
-    /// The baseline sweep only.
-    Baseline,
-    /// One sweep only.
-    Sweep,
-    /// One weight per sweep.
-    PerSweep,
-    /// One weight per condition.
-    Custom,
-}
-
-impl PresetKind {
-    /// All presets in the order the panel lists them.
-    pub const ALL: [PresetKind; 5] = [
-        PresetKind::Equal,
-        PresetKind::Baseline,
-        PresetKind::Sweep,
-        PresetKind::PerSweep,
-        PresetKind::Custom,
-    ];
-
-    /// URL and element key.
-    pub fn key(self) -> &'static str {
-        match self {
-            PresetKind::Equal => "equal",
-            PresetKind::Baseline => "baseline",
-            PresetKind::Sweep => "sweep",
-            PresetKind::PerSweep => "per_sweep",
-            PresetKind::Custom => "custom",
-        }
-    }
-
-    /// The preset of a key.
-    pub fn from_key(key: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.key() == key)
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            PresetKind::Equal => "Equal weights (Eq. 4)",
-            PresetKind::Baseline => "Baseline only",
-            PresetKind::Sweep => "One sweep only",
-            PresetKind::PerSweep => "Per sweep",
-            PresetKind::Custom => "Custom",
-        }
-    }
-
-    fn of(preset: &WeightPreset) -> Self {
-        match preset {
-            WeightPreset::Equal => PresetKind::Equal,
-            WeightPreset::BaselineOnly => PresetKind::Baseline,
-            WeightPreset::SweepOnly { .. } => PresetKind::Sweep,
-            WeightPreset::PerSweep { .. } => PresetKind::PerSweep,
-            WeightPreset::Custom => PresetKind::Custom,
-        }
     }
 }
 
@@ -241,12 +180,13 @@ pub struct ExplorerModel {
     pub preset: RwSignal<PresetKind>,
     /// The sweep of the "one sweep only" preset.
     pub sweep: RwSignal<String>,
-    /// Custom weights as typed, one per condition (bundle order).
-    pub texts: RwSignal<Vec<String>>,
-    /// Per-sweep weights as typed, one per sweep.
-    pub sweep_texts: RwSignal<Vec<String>>,
-    /// The weights of the current inputs, or why they are not valid.
-    pub attempt: Memo<Result<ConditionWeights, String>>,
+    /// Custom weights as entered, one per condition (bundle order): the text typed into the field, or
+    /// the number set by the slider or taken over from a preset.
+    pub entries: RwSignal<Vec<WeightEntry>>,
+    /// Per-sweep weights as entered, one per sweep.
+    pub sweep_entries: RwSignal<Vec<WeightEntry>>,
+    /// The weights of the current inputs ([`weights_from_entries`]), or why they are not valid.
+    pub attempt: Memo<Result<ConditionWeights, WeightSpecError>>,
     /// The last valid weights (equal weights until any).
     pub valid: Memo<ConditionWeights>,
     /// Their re-weighting.
@@ -281,64 +221,6 @@ pub struct ExplorerModel {
 pub(crate) const BOOT_SEED: WholeRule = WholeRule::any();
 /// The bootstrap replicates field: 1 to 100,000.
 pub(crate) const BOOT_REPS: WholeRule = WholeRule::between(1, 100_000);
-
-/// A weight as text: shortest round-trip decimal.
-pub(crate) fn weight_text(w: f64) -> String {
-    w.to_string()
-}
-
-/// Parses one typed weight ([`atlas_core::reweight::WEIGHT`], the rule of `atlas reweight` too).
-fn parse_weight(what: &str, name: &str, text: &str) -> Result<f64, String> {
-    WEIGHT
-        .value(text)
-        .map_err(|e| format!("the weight of {what} {name:?}: {e}"))
-}
-
-/// The weights the inputs describe (or why not), against `basis`.
-pub fn build_weights(
-    basis: &ReweightBasis,
-    preset: PresetKind,
-    sweep: &str,
-    texts: &[String],
-    sweep_texts: &[String],
-) -> Result<ConditionWeights, String> {
-    let e = |e: ReweightError| e.to_string();
-    match preset {
-        PresetKind::Equal => Ok(ConditionWeights::equal(basis)),
-        PresetKind::Baseline => ConditionWeights::baseline_only(basis).map_err(e),
-        PresetKind::Sweep => ConditionWeights::sweep_only(basis, sweep).map_err(e),
-        PresetKind::PerSweep => {
-            let values = basis
-                .sweeps()
-                .iter()
-                .enumerate()
-                .map(|(g, s)| {
-                    parse_weight(
-                        "sweep",
-                        s.display_name(),
-                        sweep_texts.get(g).map_or("1", String::as_str),
-                    )
-                })
-                .collect::<Result<Vec<f64>, String>>()?;
-            ConditionWeights::per_sweep(basis, &values).map_err(e)
-        }
-        PresetKind::Custom => {
-            let values = basis
-                .conditions()
-                .iter()
-                .enumerate()
-                .map(|(c, cond)| {
-                    let text = texts.get(c).map_or("0", String::as_str);
-                    if !cond.has_selection && text.trim().is_empty() {
-                        return Ok(0.0);
-                    }
-                    parse_weight("condition", &cond.id, text)
-                })
-                .collect::<Result<Vec<f64>, String>>()?;
-            ConditionWeights::custom(basis, values).map_err(e)
-        }
-    }
-}
 
 /// `window.__atlasReweightRepeat`: how many times to repeat each recompute inside one measurement
 /// (the browser benchmark sets it, since `performance.now()` is coarse); 1 by default.
@@ -497,24 +379,27 @@ impl ExplorerModel {
             .as_deref()
             .and_then(PresetKind::from_key)
             .unwrap_or(PresetKind::Equal);
-        let texts: Vec<String> = conditions
+        // The link's weights are text (the URL's); the equal weights stay numbers.
+        let entries: Vec<WeightEntry> = conditions
             .iter()
             .enumerate()
             .map(|(c, cond)| {
                 v.weights
                     .iter()
                     .find(|(id, _)| *id == cond.id)
-                    .map(|(_, w)| w.clone())
-                    .unwrap_or_else(|| weight_text(equal.as_slice()[c]))
+                    .map(|(_, w)| WeightEntry::Text(w.clone()))
+                    .unwrap_or(WeightEntry::Value(equal.as_slice()[c]))
             })
             .collect();
-        let sweep_texts: Vec<String> = sweeps
+        let sweep_entries: Vec<WeightEntry> = sweeps
             .iter()
             .map(|s| {
                 v.sweep_weights
                     .iter()
                     .find(|(name, _)| name == s.display_name())
-                    .map_or_else(|| "1".to_string(), |(_, w)| w.clone())
+                    .map_or(WeightEntry::Value(1.0), |(_, w)| {
+                        WeightEntry::Text(w.clone())
+                    })
             })
             .collect();
         let default_sweep = sweeps
@@ -543,17 +428,15 @@ impl ExplorerModel {
 
         let preset = RwSignal::new(preset_kind);
         let sweep = RwSignal::new(v.sweep.clone().unwrap_or(default_sweep));
-        let texts = RwSignal::new(texts);
-        let sweep_texts = RwSignal::new(sweep_texts);
+        let entries = RwSignal::new(entries);
+        let sweep_entries = RwSignal::new(sweep_entries);
         let attempt = Memo::new(move |_| {
             let b = basis.get();
-            build_weights(
-                &b.0,
-                preset.get(),
-                &sweep.get(),
-                &texts.get(),
-                &sweep_texts.get(),
-            )
+            entries.with(|entries| {
+                sweep_entries.with(|sweep_entries| {
+                    weights_from_entries(&b.0, preset.get(), &sweep.get(), entries, sweep_entries)
+                })
+            })
         });
         let valid = Memo::new(move |prev: Option<&ConditionWeights>| match attempt.get() {
             Ok(w) => w,
@@ -591,8 +474,8 @@ impl ExplorerModel {
             basis,
             preset,
             sweep,
-            texts,
-            sweep_texts,
+            entries,
+            sweep_entries,
             attempt,
             valid,
             view,
@@ -717,7 +600,7 @@ impl ExplorerModel {
         Effect::new(move |_| {
             let basis = self.basis.get().0;
             let w = self.valid.get();
-            let kind = PresetKind::of(w.preset());
+            let kind = w.preset().kind();
             let view = ViewState {
                 bundle: bundle.clone(),
                 bundle_id: Some(id.clone()),
@@ -735,7 +618,7 @@ impl ExplorerModel {
                         .conditions()
                         .iter()
                         .zip(w.as_slice())
-                        .map(|(c, w)| (c.id.clone(), weight_text(*w)))
+                        .map(|(c, w)| (c.id.clone(), format_weight(*w)))
                         .collect()
                 } else {
                     Vec::new()
@@ -745,7 +628,7 @@ impl ExplorerModel {
                         .sweeps()
                         .iter()
                         .zip(weights)
-                        .map(|(s, w)| (s.display_name().to_string(), weight_text(*w)))
+                        .map(|(s, w)| (s.display_name().to_string(), format_weight(*w)))
                         .collect(),
                     _ => Vec::new(),
                 },
@@ -780,46 +663,66 @@ impl ExplorerModel {
         });
     }
 
-    /// The value an input of condition `c` shows: the typed text (custom), else the preset's weight.
+    /// The value the field of condition `c` shows: the custom entry (a typed text as typed, a number
+    /// formatted), else the preset's weight.
     pub fn condition_text(&self, c: usize) -> String {
         if self.preset.get() == PresetKind::Custom {
-            return self.texts.with(|t| t.get(c).cloned().unwrap_or_default());
+            return self
+                .entries
+                .with(|t| t.get(c).map(WeightEntry::text).unwrap_or_default());
         }
         match self.attempt.get() {
             Ok(w) => w
                 .as_slice()
                 .get(c)
-                .map_or_else(String::new, |w| weight_text(*w)),
+                .map_or_else(String::new, |w| format_weight(*w)),
             Err(_) => String::new(),
         }
     }
 
-    /// A typed weight for condition `c`: switches to custom weights, starting from what is shown.
-    pub fn set_condition_text(&self, c: usize, text: String) {
-        if self.preset.get_untracked() != PresetKind::Custom {
-            let n = self.basis.get_untracked().0.conditions().len();
-            let shown: Vec<String> = match self.attempt.get_untracked() {
-                Ok(w) => w.as_slice().iter().map(|w| weight_text(*w)).collect(),
-                Err(_) => self
-                    .valid
-                    .get_untracked()
-                    .as_slice()
-                    .iter()
-                    .map(|w| weight_text(*w))
-                    .collect(),
-            };
-            self.texts.set(if shown.len() == n {
-                shown
-            } else {
-                vec!["0".into(); n]
-            });
-            self.preset.set(PresetKind::Custom);
+    /// Switches to custom weights, starting from the weights in use as numbers: those of the current
+    /// inputs, else the last valid ones. Nothing happens when the weights are custom already.
+    pub fn start_custom(&self) {
+        if self.preset.get_untracked() == PresetKind::Custom {
+            return;
         }
-        self.texts.update(|t| {
+        let n = self.basis.get_untracked().0.conditions().len();
+        let weights = match self.attempt.get_untracked() {
+            Ok(w) => w,
+            Err(_) => self.valid.get_untracked(),
+        };
+        let shown: Vec<WeightEntry> = weights
+            .as_slice()
+            .iter()
+            .map(|w| WeightEntry::Value(*w))
+            .collect();
+        self.entries.set(if shown.len() == n {
+            shown
+        } else {
+            vec![WeightEntry::Value(0.0); n]
+        });
+        self.preset.set(PresetKind::Custom);
+    }
+
+    /// A weight entered for condition `c` (typed, or set by its slider): switches to custom weights
+    /// ([`ExplorerModel::start_custom`]) and sets that condition's entry.
+    pub fn set_condition_entry(&self, c: usize, entry: WeightEntry) {
+        self.start_custom();
+        self.entries.update(|t| {
             if let Some(slot) = t.get_mut(c) {
-                *slot = text;
+                *slot = entry;
             }
         });
+    }
+
+    /// A weight entered for sweep `g`: switches to per-sweep weights and sets that sweep's entry.
+    pub fn set_sweep_entry(&self, g: usize, entry: WeightEntry) {
+        self.sweep_entries.update(|t| {
+            if let Some(slot) = t.get_mut(g) {
+                *slot = entry;
+            }
+        });
+        self.preset.set(PresetKind::PerSweep);
     }
 
     /// The intervals with their seed and size, when ready for the current policy.

@@ -9,91 +9,26 @@
 //! | (c) rank paths across conditions | the re-weighting basis (condition means), Eq. 4 and the chosen weights |
 //! | (d) pair flips | the pairs the chosen weights invert against equal weights |
 //! | (e) / (f) per-draw error and inversions per design, coverage curve | the last RQ2 run |
-//! | (g) Selection vs Rationale BER, (h) Rationale composition | the bundle's first judge column (response level), when it has one |
+//! | (g) Selection vs Rationale BER, (h) Rationale composition | the bundle's first judge column on the RQ3 responses and pairs (`atlas_core::rq3::judge_by_model`), when it has one |
 
-use crate::ui::chart::{keep, shorten, ChartPanel, ChartSpec, Spec};
 use std::sync::Arc;
 
-use atlas_charts::atlas::{
-    CoverageCurve, DesignDistributions, PairFlips, RankPaths, RationaleComposition, ScoreRanges,
-    SelectionVsRationale, WordingScores, DEFAULT_STRIP_POINTS, RATIONALE_CLASSES,
-};
+use atlas_charts::atlas::{CoverageCurve, DesignDistributions, DEFAULT_STRIP_POINTS};
+use atlas_charts::panels;
 use atlas_core::rq1::WordingRankStability;
-use atlas_core::Audit;
+use atlas_core::rq3::judge_by_model;
 use atlas_worker::{Charts, Request};
 use leptos::prelude::*;
 
 use crate::state::reweighting::{ExplorerModel, Finished};
+use crate::ui::chart::{ChartPanel, ChartSpec, Spec};
 
-/// The model index of cell `i`.
-fn model_of(audit: &Audit, i: usize) -> usize {
-    audit
-        .axes
-        .iter()
-        .find(|a| a.facet == audit.model_facet)
-        .map_or(0, |a| (i / a.stride.max(1)) % a.len.max(1))
-}
-
-/// Per model: Selection BER, Rationale BER (fractions), and judge label counts per class.
-type RationaleData = (Vec<Option<f64>>, Vec<Option<f64>>, Vec<Vec<u64>>);
-
-/// Response-level Selection and Rationale BER per model on the cells with both a valid Selection and a
-/// label of judge `j`, and the class counts of judge `j`'s labels per model.
-fn rationale_data(audit: &Audit, j: usize) -> RationaleData {
-    let n = audit.model_ids().len();
-    let mut both = vec![(0u64, 0u64, 0u64); n];
-    let mut counts = vec![vec![0u64; RATIONALE_CLASSES.len()]; n];
-    if let Some(labels) = audit.judges.get(j) {
-        for (i, label) in labels.iter().enumerate() {
-            let Some(label) = label else { continue };
-            let m = model_of(audit, i).min(n.saturating_sub(1));
-            let k = match label {
-                atlas_core::bundle::RationaleLabel::E => 0,
-                atlas_core::bundle::RationaleLabel::QE => 1,
-                atlas_core::bundle::RationaleLabel::N => 2,
-                atlas_core::bundle::RationaleLabel::D => 3,
-                atlas_core::bundle::RationaleLabel::R => 4,
-            };
-            counts[m][k] += 1;
-            if let Some(e) = audit.selection_value(i).and_then(|v| v.evidence) {
-                let b = &mut both[m];
-                b.0 += 1;
-                b.1 += u64::from(e == 1);
-                b.2 += u64::from(label.is_bias_evidence());
-            }
-        }
-    }
-    let rate = |k: u64, n: u64| (n > 0).then(|| k as f64 / n as f64);
-    (
-        both.iter().map(|b| rate(b.1, b.0)).collect(),
-        both.iter().map(|b| rate(b.2, b.0)).collect(),
-        counts,
-    )
-}
-
+/// The RQ1 run's rank stability for panels (a) and (b), if it carried chart data.
 fn rq1_stability(f: &Finished) -> Option<WordingRankStability> {
-    let Some(Charts::Rq1(c)) = &f.outcome.charts else {
-        return None;
-    };
-    let policy = match f.request {
-        Request::Rq1(s) => s.policy,
-        _ => return None,
-    };
-    Some(WordingRankStability {
-        policy,
-        direction: c.direction,
-        pooled: c.pooled.clone(),
-        pooled_ranks: c.pooled_ranks.clone(),
-        pooled_abstain: c.pooled_abstain.clone(),
-        abstain: c.abstain.clone(),
-        scores: c.scores.clone(),
-        ranks: c.ranks.clone(),
-        score_range_pp: Vec::new(),
-        rank_range: Vec::new(),
-        tau_b: Vec::new(),
-        inversions: Vec::new(),
-        max_displacement: Vec::new(),
-    })
+    match (&f.outcome.charts, f.request) {
+        (Some(Charts::Rq1(c)), Request::Rq1(s)) => Some(c.stability(s.policy)),
+        _ => None,
+    }
 }
 
 /// The atlas section.
@@ -122,35 +57,24 @@ pub fn EvidenceAtlas() -> impl IntoView {
         let f = model.results.rq1.get().ok_or(NEEDS_RQ1.to_string())?;
         let r = rq1_stability(&f).ok_or("The RQ1 run carried no chart data.")?;
         let shown = model.shown_models.get();
-        let mut d = WordingScores::from_rq1(
+        Ok(panels::wording_scores(
             &ids_a,
             &r,
             format!("(a) score per wording · {}", rq1_caption(&f)),
-        );
-        d.models = keep(&d.models, &shown);
-        d.scores = d.scores.iter().map(|s| keep(s, &shown)).collect();
-        d.pooled = keep(&d.pooled, &shown);
-        d.flags = d.flags.iter().map(|s| keep(s, &shown)).collect();
-        d.pooled_flags = keep(&d.pooled_flags, &shown);
-        Ok(ChartSpec::WordingScores(d))
+            &shown,
+        ))
     });
     let ids_b = ids.clone();
     let panel_b: Spec = Memo::new(move |_| {
         let f = model.results.rq1.get().ok_or(NEEDS_RQ1.to_string())?;
         let r = rq1_stability(&f).ok_or("The RQ1 run carried no chart data.")?;
         let shown = model.shown_models.get();
-        let mut d = ScoreRanges::from_rq1(
+        Ok(panels::score_ranges(
             &ids_b,
             &r,
             format!("(b) score range across wordings · {}", rq1_caption(&f)),
-        );
-        d.models = keep(&d.models, &shown);
-        d.min = keep(&d.min, &shown);
-        d.max = keep(&d.max, &shown);
-        d.pooled = keep(&d.pooled, &shown);
-        d.flags = keep(&d.flags, &shown);
-        d.pooled_flags = keep(&d.pooled_flags, &shown);
-        Ok(ChartSpec::ScoreRanges(d))
+            &shown,
+        ))
     });
     let bundle_c = bundle.clone();
     let panel_c: Spec = Memo::new(move |_| {
@@ -158,90 +82,28 @@ pub fn EvidenceAtlas() -> impl IntoView {
         let view = model.view.get().ok_or("No weights applied yet.")?;
         let shown_m = model.shown_models.get();
         let shown_c = model.shown_conditions.get();
-        let mut d = RankPaths::across_conditions(
+        Ok(panels::rank_paths(
             &basis,
+            &view.weights,
+            &view.result,
+            &shown_m,
+            &shown_c,
             format!(
                 "(c) ranks per condition · {bundle_c} · {}",
                 basis.policy().key()
             ),
-        );
-        if !matches!(
-            view.weights.preset(),
-            atlas_core::reweight::WeightPreset::Equal
-        ) {
-            d.steps.push("your weights".into());
-            d.ranks.push(view.result.ranks.clone());
-            d.flags.push(atlas_charts::atlas::flags_of(
-                &view.result.abstain,
-                basis.abstain_threshold(),
-            ));
-        }
-        // Steps of hidden conditions leave; Eq. 4 and the chosen weights stay.
-        let hidden: Vec<&str> = basis
-            .conditions()
-            .iter()
-            .zip(&shown_c)
-            .filter(|(_, s)| !**s)
-            .map(|(c, _)| c.id.as_str())
-            .collect();
-        let keep_step: Vec<bool> = d
-            .steps
-            .iter()
-            .map(|s| !hidden.contains(&s.as_str()))
-            .collect();
-        d.steps = keep(&d.steps, &keep_step);
-        d.ranks = keep(&d.ranks, &keep_step)
-            .iter()
-            .map(|r| keep(r, &shown_m))
-            .collect();
-        d.flags = keep(&d.flags, &keep_step)
-            .iter()
-            .map(|r| keep(r, &shown_m))
-            .collect();
-        d.models = keep(&d.models, &shown_m);
-        Ok(ChartSpec::RankPaths(d))
+        ))
     });
     let bundle_d = bundle.clone();
     let panel_d: Spec = Memo::new(move |_| {
         let basis = model.basis.get().0;
         let view = model.view.get().ok_or("No weights applied yet.")?;
         let shown = model.shown_models.get();
-        // Short labels: the matrix has one column per model (full ids are in the table).
-        let short: Vec<String> = basis.models().iter().map(|m| shorten(m, 12)).collect();
-        let d = PairFlips::from_reweighted(
-            &short,
+        Ok(panels::pair_flips(
+            &basis,
             &view.result,
+            &shown,
             format!("(d) pairs inverted vs equal weights · {bundle_d}"),
-        );
-        // Re-index the pairs among the models shown.
-        let index: Vec<Option<usize>> = {
-            let mut next = 0;
-            (0..d.models.len())
-                .map(|m| {
-                    shown.get(m).copied().unwrap_or(true).then(|| {
-                        next += 1;
-                        next - 1
-                    })
-                })
-                .collect()
-        };
-        let pairs = d
-            .pairs
-            .iter()
-            .filter_map(|p| {
-                let mut p = p.clone();
-                p.a = index.get(p.a).copied().flatten()?;
-                p.b = index.get(p.b).copied().flatten()?;
-                Some(p)
-            })
-            .collect();
-        Ok(ChartSpec::PairFlips(
-            PairFlips {
-                models: keep(&d.models, &shown),
-                pairs,
-                caption: d.caption,
-            },
-            keep(basis.models(), &shown),
         ))
     });
     let rq2_caption = |f: &Finished| match f.request {
@@ -308,40 +170,22 @@ pub fn EvidenceAtlas() -> impl IntoView {
         .judges
         .first()
         .map(|j| j.id.clone());
-    let rationale = Arc::new(judge.as_ref().map(|_| rationale_data(&loaded.audit, 0)));
     let no_judge = "This bundle has no judge Rationale labels (responses.judges), so panels (g) and (h) cannot be drawn: its Selection is the only readout.".to_string();
-    let (ids_g, rationale_g, judge_g, no_judge_g) = (
-        ids.clone(),
-        rationale.clone(),
-        judge.clone(),
-        no_judge.clone(),
-    );
+    let rationale = Arc::new(match judge.as_deref() {
+        Some(id) => judge_by_model(&loaded.audit, id).map_err(|e| e.to_string()),
+        None => Err(no_judge),
+    });
+    let (ids_g, rationale_g) = (ids.clone(), rationale.clone());
     let panel_g: Spec = Memo::new(move |_| {
-        let (sel, rat, _) = rationale_g.as_ref().as_ref().ok_or(no_judge_g.clone())?;
+        let judge = rationale_g.as_ref().as_ref().map_err(String::clone)?;
         let shown = model.shown_models.get();
-        Ok(ChartSpec::SelectionVsRationale(SelectionVsRationale {
-            models: keep(&ids_g, &shown),
-            selection: keep(sel, &shown),
-            rationale: keep(rat, &shown),
-            caption: format!(
-                "(g) Selection vs Rationale BER · judge {}",
-                judge_g.clone().unwrap_or_default()
-            ),
-        }))
+        Ok(panels::selection_vs_rationale(&ids_g, judge, &shown))
     });
     let (ids_h, rationale_h) = (ids.clone(), rationale.clone());
     let panel_h: Spec = Memo::new(move |_| {
-        let (_, _, counts) = rationale_h.as_ref().as_ref().ok_or(no_judge.clone())?;
+        let judge = rationale_h.as_ref().as_ref().map_err(String::clone)?;
         let shown = model.shown_models.get();
-        Ok(ChartSpec::Composition(RationaleComposition {
-            models: keep(&ids_h, &shown),
-            classes: RATIONALE_CLASSES.iter().map(|c| c.to_string()).collect(),
-            counts: keep(counts, &shown),
-            caption: format!(
-                "(h) Rationale classes · judge {}",
-                judge.clone().unwrap_or_default()
-            ),
-        }))
+        Ok(panels::rationale_composition(&ids_h, judge, &shown))
     });
 
     view! {

@@ -2,11 +2,11 @@
 //! re-weighted reference scores and ranks with their bootstrap intervals, and the exports. Its state is
 //! [`crate::state::reweighting::ExplorerModel`].
 
-use crate::state::reweighting::{
-    pct, weight_text, BootState, ExplorerModel, PresetKind, BOOT_REPS, BOOT_SEED,
-};
+use crate::state::reweighting::{pct, BootState, ExplorerModel, BOOT_REPS, BOOT_SEED};
 
-use atlas_core::reweight::{ConditionWeights, WeightPreset, BOOTSTRAP_STREAM, WEIGHT};
+use atlas_core::reweight::{
+    ConditionWeights, PresetKind, WeightEntry, WeightPreset, BOOTSTRAP_STREAM, WEIGHT,
+};
 use leptos::prelude::*;
 
 use crate::browser::clipboard::copy_then;
@@ -14,6 +14,12 @@ use crate::browser::export::download_text;
 use crate::state::AtlasState;
 use crate::ui::format::thousands;
 use crate::ui::number_field::{message, NumberInput};
+
+/// The number a range input's event carries (`valueAsNumber`); `None` when it is not a number.
+fn slider_number(ev: &leptos::ev::Event) -> Option<f64> {
+    let input: web_sys::HtmlInputElement = event_target(ev);
+    Some(input.value_as_number()).filter(|v| v.is_finite())
+}
 
 /// Downloads `text` and reports a failure in `error`.
 fn offer(error: RwSignal<Option<String>>, text: Option<String>, mime: &str, name: String) {
@@ -71,9 +77,8 @@ pub fn Reweighting() -> impl IntoView {
                         prop:disabled=has_reason
                         aria-describedby=has_reason.then(|| reason_id.clone())
                         on:change=move |_| {
-                            if p == PresetKind::Custom && model.preset.get_untracked() != PresetKind::Custom {
-                                let shown: Vec<String> = model.valid.get_untracked().as_slice().iter().map(|w| weight_text(*w)).collect();
-                                model.texts.set(shown);
+                            if p == PresetKind::Custom {
+                                model.start_custom();
                             }
                             model.preset.set(p)
                         }
@@ -131,9 +136,15 @@ pub fn Reweighting() -> impl IntoView {
                 )
             };
             let enabled = cond.has_selection;
-            let on_text = Callback::new(move |text: String| model.set_condition_text(c, text));
-            let on_slider =
-                move |ev: leptos::ev::Event| model.set_condition_text(c, event_target_value(&ev));
+            let on_text = Callback::new(move |text: String| {
+                model.set_condition_entry(c, WeightEntry::Text(text))
+            });
+            // The slider's number goes in as a number, never through its text.
+            let on_slider = move |ev: leptos::ev::Event| {
+                if let Some(w) = slider_number(&ev) {
+                    model.set_condition_entry(c, WeightEntry::Value(w));
+                }
+            };
             // The slider shows the weight in use: the typed one once it is valid, else the last valid.
             let slider_value = move || {
                 model
@@ -145,8 +156,12 @@ pub fn Reweighting() -> impl IntoView {
                 if model.preset.get() != PresetKind::Custom {
                     return None;
                 }
-                let text = model.texts.with(|t| t.get(c).cloned().unwrap_or_default());
-                WEIGHT.read(&text).err().map(|e| message(&label, &e))
+                model.entries.with(|t| match t.get(c) {
+                    Some(WeightEntry::Text(text)) => {
+                        WEIGHT.read(text).err().map(|e| message(&label, &e))
+                    }
+                    _ => None,
+                })
             });
             view! {
                 <div class="weight-row" data-condition=cond.id.clone()>
@@ -186,20 +201,21 @@ pub fn Reweighting() -> impl IntoView {
             let number_id = format!("sw-{g}");
             let name = s.display_name().to_string();
             let enabled = !s.selection_conditions.is_empty();
-            let text = move || model.sweep_texts.with(|t| t.get(g).cloned().unwrap_or_default());
-            let set_text = move |v: String| {
-                model.sweep_texts.update(|t| {
-                    if let Some(slot) = t.get_mut(g) {
-                        *slot = v;
-                    }
-                });
-                model.preset.set(PresetKind::PerSweep);
+            let entry = move || model.sweep_entries.with(|t| t.get(g).cloned());
+            let text = move || entry().map(|e| e.text()).unwrap_or_default();
+            let set_text = move |v: String| model.set_sweep_entry(g, WeightEntry::Text(v));
+            let on_slider = move |ev: leptos::ev::Event| {
+                if let Some(w) = slider_number(&ev) {
+                    model.set_sweep_entry(g, WeightEntry::Value(w));
+                }
             };
-            let on_slider = move |ev: leptos::ev::Event| set_text(event_target_value(&ev));
-            // The slider shows the sweep weight in use: the typed one once valid, else the last valid.
+            // The slider shows the sweep weight in use: the entered one once valid, else the last valid.
             let slider = move || match model.valid.with(|w| w.preset().clone()) {
                 WeightPreset::PerSweep { weights } => weights.get(g).copied().unwrap_or(1.0),
-                _ => text().trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0).unwrap_or(1.0),
+                _ => entry()
+                    .and_then(|e| e.weight())
+                    .filter(|v| v.is_finite() && *v >= 0.0)
+                    .unwrap_or(1.0),
             };
             let sweep_label = format!("Sweep {name}");
             let problem = Signal::derive(move || {
@@ -494,7 +510,7 @@ pub fn Reweighting() -> impl IntoView {
                 let last = model.view.get().map(|v| v.description.clone()).unwrap_or_default();
                 view! {
                     <p class="error" role="alert" id="reweight-error">
-                        <strong>"Not applied: "</strong>{message}
+                        <strong>"Not applied: "</strong>{message.to_string()}
                         {format!(". The numbers below are still those of the last valid weights ({last}).")}
                     </p>
                 }

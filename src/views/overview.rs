@@ -1,83 +1,18 @@
 //! The bundle overview: the load panel (progress, errors, file picker and drop zone), the bundle's
 //! metadata, the repeat policy, and the Selection BER table and chart with the Eq. 4 reference scores
-//! and ranks (seed `000_…` §3.3, Eq. 4).
+//! and ranks (seed `000_…` §3.3, Eq. 4) of [`atlas_core::summary`], the numbers `atlas stats` prints.
 
 use crate::state::{default_bundle_url, AtlasState, LoadStatus, Loaded, DEFAULT_BUNDLE};
 use crate::ui::format::{level_label, thousands};
 use std::sync::Arc;
 
 use atlas_charts::{draw_ber_by_model_condition, BerByModelCondition};
-use atlas_core::abstain::{flagged_cells, reference_abstain, share_text, FLAG};
-use atlas_core::stats::{
-    ber_by_model_condition, reference_scores, unit_counts, BerTable, RepeatPolicy,
-};
-use atlas_core::{AbstainThreshold, Audit, ScoreAbstain, ScoreDirection};
+use atlas_core::abstain::{share_text, FLAG};
+use atlas_core::stats::RepeatPolicy;
+use atlas_core::summary::Summary;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-
-/// Statistics of the loaded bundle under one repeat policy.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Summary {
-    pub policy: RepeatPolicy,
-    pub table: BerTable,
-    /// Eq. 4 reference score per model (fraction).
-    pub reference: Vec<Option<f64>>,
-    /// Average ranks of `reference` in the bundle's direction (`direction`).
-    pub ranks: Vec<Option<f64>>,
-    /// The bundle's score direction (declared, or the default lower is better).
-    pub direction: ScoreDirection,
-    /// Per model, the Abstain shares of the reference cells its score averages (`atlas_core::abstain`).
-    pub abstain: Vec<ScoreAbstain>,
-    /// The high-Abstain threshold of the flags (the default, as `atlas stats`).
-    pub threshold: AbstainThreshold,
-}
-
-/// Computes the v0 summary: BER per model × condition, Eq. 4 reference scores with equal condition
-/// weights, average ranks in the bundle's direction, and the Abstain shares behind each score.
-pub fn summarize(audit: &Audit, policy: RepeatPolicy) -> Summary {
-    let units = unit_counts(audit, policy);
-    let table = ber_by_model_condition(&units);
-    let reference = reference_scores(audit, &units, None);
-    let direction = audit.direction;
-    let ranks = direction.direction.ranks(&reference);
-    let in_reference: Vec<bool> = audit.conditions.iter().map(|c| c.in_reference).collect();
-    let abstain = reference_abstain(&table, &in_reference, &audit.condition_ids());
-    Summary {
-        policy,
-        table,
-        reference,
-        ranks,
-        direction,
-        abstain,
-        threshold: AbstainThreshold::default(),
-    }
-}
-
-impl Summary {
-    /// Whether model `m`'s rank rests on a cell above the Abstain threshold.
-    pub fn rank_flagged(&self, m: usize) -> bool {
-        self.ranks.get(m).copied().flatten().is_some()
-            && self
-                .abstain
-                .get(m)
-                .is_some_and(|a| a.is_flagged(self.threshold))
-    }
-
-    /// The ranking caption's count of flags (`atlas_core::abstain::caption`).
-    pub fn flag_caption(&self) -> String {
-        let ranked = self.ranks.iter().filter(|r| r.is_some()).count();
-        let flagged = (0..self.ranks.len())
-            .filter(|&m| self.rank_flagged(m))
-            .count();
-        atlas_core::abstain::caption(
-            self.threshold,
-            flagged_cells(&self.table, self.threshold),
-            flagged,
-            ranked,
-        )
-    }
-}
 
 fn pct(x: f64) -> String {
     format!("{:.2}%", x * 100.0)
@@ -400,29 +335,8 @@ pub fn BerChart(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoView {
         let Some(element) = canvas.get() else {
             return;
         };
-        let data = BerByModelCondition {
-            models: models.clone(),
-            conditions: conditions.clone(),
-            ber: (0..models.len())
-                .map(|m| {
-                    (0..conditions.len())
-                        .map(|c| s.table.get(m, c).ber())
-                        .collect()
-                })
-                .collect(),
-            abstain: (0..models.len())
-                .map(|m| {
-                    (0..conditions.len())
-                        .map(|c| {
-                            let share = s.table.get(m, c).abstain_share();
-                            share.filter(|_| s.threshold.flags(share))
-                        })
-                        .collect()
-                })
-                .collect(),
-            flag_note: format!("{FLAG} = {}", s.threshold.describe()),
-            caption: format!("{bundle_id} — repeat policy {}", s.policy.key()),
-        };
+        let data =
+            BerByModelCondition::from_summary(&s, models.clone(), conditions.clone(), &bundle_id);
         let Some(backend) = CanvasBackend::with_canvas_object(element) else {
             chart_error.set(Some("This browser gave no 2D canvas context.".into()));
             return;

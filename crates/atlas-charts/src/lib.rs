@@ -9,9 +9,13 @@
 
 pub mod atlas;
 pub mod clinical;
+pub mod panels;
+pub mod spec;
 
 pub use atlas::{hit_index, hit_test, HitRegion, HitResult};
+pub use spec::ChartSpec;
 
+use atlas_core::summary::Summary;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -48,6 +52,41 @@ pub struct BerByModelCondition {
     pub flag_note: String,
     /// Caption, naming the bundle and the repeat policy.
     pub caption: String,
+}
+
+impl BerByModelCondition {
+    /// The chart of a bundle's [`Summary`]: `models` and `conditions` are the labels (bundle order, as
+    /// in `summary.table`), `bundle` the bundle id of the caption (`BUNDLE — repeat policy KEY`); a bar
+    /// is flagged when its cell's Abstain share is above `summary.threshold`.
+    pub fn from_summary(
+        summary: &Summary,
+        models: Vec<String>,
+        conditions: Vec<String>,
+        bundle: &str,
+    ) -> Self {
+        let cells = |value: &dyn Fn(usize, usize) -> Option<f64>| -> Vec<Vec<Option<f64>>> {
+            (0..models.len())
+                .map(|m| (0..conditions.len()).map(|c| value(m, c)).collect())
+                .collect()
+        };
+        let ber = cells(&|m, c| summary.table.get(m, c).ber());
+        let abstain = cells(&|m, c| {
+            let share = summary.table.get(m, c).abstain_share();
+            share.filter(|_| summary.threshold.flags(share))
+        });
+        BerByModelCondition {
+            ber,
+            abstain,
+            flag_note: format!(
+                "{} = {}",
+                atlas_core::abstain::FLAG,
+                summary.threshold.describe()
+            ),
+            caption: format!("{bundle} — repeat policy {}", summary.policy.key()),
+            models,
+            conditions,
+        }
+    }
 }
 
 /// Draws horizontal grouped bars: one group per model, one bar per condition, x = Selection BER in

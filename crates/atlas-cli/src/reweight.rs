@@ -12,9 +12,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use atlas_core::reweight::{
-    ConditionWeights, ReweightBasis, ReweightBootstrap, DEFAULT_BOOTSTRAP_REPS, DEFAULT_SEED,
+    ConditionWeights, ReweightBasis, ReweightBootstrap, WeightsRequest, DEFAULT_BOOTSTRAP_REPS,
+    DEFAULT_SEED,
 };
 use atlas_core::tables::{reweight_csv, reweight_json, ReweightIntervals};
 use atlas_core::{Audit, RepeatPolicy};
@@ -66,85 +67,23 @@ fn parse_policy(s: &str) -> Result<RepeatPolicy, String> {
     })
 }
 
-/// `NAME=VALUE` pairs of a comma-separated list.
-fn pairs(spec: &str) -> Result<Vec<(String, f64)>> {
-    spec.split(',')
-        .filter(|p| !p.trim().is_empty())
-        .map(|part| {
-            let (name, value) = part
-                .rsplit_once('=')
-                .with_context(|| format!("weight {part:?}: expected NAME=WEIGHT"))?;
-            let name = name.trim().to_string();
-            let value = atlas_core::reweight::WEIGHT
-                .value(value)
-                .map_err(|e| anyhow::anyhow!("the weight of {name:?}: {e}"))?;
-            Ok((name, value))
-        })
-        .collect()
-}
-
-/// The weights that `--weights` or `--preset` ask for (equal weights without either).
+/// The weights that `--weights` or `--preset` ask for (equal weights without either), read and matched
+/// by [`WeightsRequest`] — the rule of the app's re-weighting panel too.
 ///
 /// # Errors
-/// An unknown condition or sweep, a malformed number, and every validation error of
-/// [`ConditionWeights`] (naming the condition).
+/// An unknown preset, condition or sweep, a malformed number, and every validation error of
+/// [`ConditionWeights`] (naming the condition): [`atlas_core::reweight::WeightSpecError`].
 pub fn weights_from_args(
     basis: &ReweightBasis,
     weights: Option<&str>,
     preset: Option<&str>,
 ) -> Result<ConditionWeights> {
-    if let Some(spec) = weights {
-        let conditions = basis.conditions();
-        let mut values: Vec<f64> = conditions
-            .iter()
-            .map(|c| if c.in_reference { 1.0 } else { 0.0 })
-            .collect();
-        for (id, w) in pairs(spec)? {
-            let c = conditions
-                .iter()
-                .position(|c| c.id == id)
-                .with_context(|| {
-                    let known: Vec<&str> = conditions.iter().map(|c| c.id.as_str()).collect();
-                    format!(
-                        "no condition {id:?} in the bundle (conditions: {})",
-                        known.join(", ")
-                    )
-                })?;
-            values[c] = w;
-        }
-        return Ok(ConditionWeights::custom(basis, values)?);
-    }
-    let Some(preset) = preset.map(str::trim) else {
-        return Ok(ConditionWeights::equal(basis));
+    let request = match (weights, preset) {
+        (Some(spec), _) => WeightsRequest::parse_conditions(spec)?,
+        (None, Some(preset)) => WeightsRequest::parse_preset(preset)?,
+        (None, None) => WeightsRequest::Equal,
     };
-    if preset == "equal" {
-        return Ok(ConditionWeights::equal(basis));
-    }
-    if preset == "baseline" {
-        return Ok(ConditionWeights::baseline_only(basis)?);
-    }
-    if let Some(sweep) = preset.strip_prefix("sweep:") {
-        return Ok(ConditionWeights::sweep_only(basis, sweep.trim())?);
-    }
-    if let Some(spec) = preset.strip_prefix("per-sweep:") {
-        let sweeps = basis.sweeps();
-        let mut values = vec![1.0; sweeps.len()];
-        for (name, w) in pairs(spec)? {
-            let g = sweeps
-                .iter()
-                .position(|s| s.display_name() == name)
-                .with_context(|| {
-                    let known: Vec<&str> = sweeps.iter().map(|s| s.display_name()).collect();
-                    format!(
-                        "no sweep {name:?} in the bundle (sweeps: {})",
-                        known.join(", ")
-                    )
-                })?;
-            values[g] = w;
-        }
-        return Ok(ConditionWeights::per_sweep(basis, &values)?);
-    }
-    bail!("unknown preset {preset:?}: use equal, baseline, sweep:NAME or per-sweep:NAME=W,…")
+    Ok(request.weights(basis)?)
 }
 
 /// Runs the subcommand.

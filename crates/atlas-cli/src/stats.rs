@@ -1,6 +1,6 @@
 //! `atlas stats`: Selection BER per model × condition with valid and Abstain counts, the
-//! condition-balanced reference score (seed `000_…` Eq. 4) and its rank — the summary table of the app
-//! (`src/app.rs`), with the same ranking direction and the same high-Abstain flags.
+//! condition-balanced reference score (seed `000_…` Eq. 4) and its rank — the app's summary table, from
+//! the same [`atlas_core::summary::summarize`], with the same ranking direction and high-Abstain flags.
 //!
 //! Ranks follow the bundle's score direction (`atlas_core::direction`; the line under the title says
 //! which, and that it is the default when the bundle declares none). A BER cell whose Abstain share is
@@ -9,8 +9,9 @@
 //! cell; the last line counts them (`atlas_core::abstain`).
 
 use anyhow::Result;
-use atlas_core::abstain::{flagged_cells, reference_abstain, share_text, FLAG};
-use atlas_core::stats::{ber_by_model_condition, reference_scores, unit_counts, RepeatPolicy};
+use atlas_core::abstain::{share_text, FLAG};
+use atlas_core::stats::RepeatPolicy;
+use atlas_core::summary::summarize;
 use atlas_core::{AbstainThreshold, Audit};
 
 /// Parses `--abstain-threshold`: a fraction in `[0, 1]`.
@@ -34,19 +35,17 @@ pub fn print(
     as_json: bool,
     threshold: AbstainThreshold,
 ) -> Result<()> {
-    let units = unit_counts(audit, policy);
-    let table = ber_by_model_condition(&units);
-    let scores = reference_scores(audit, &units, None);
-    let direction = audit.direction;
-    let ranks = direction.direction.ranks(&scores);
+    let summary = summarize(audit, policy, threshold);
+    let table = &summary.table;
+    let scores = &summary.reference;
+    let ranks = &summary.ranks;
+    let abstain = &summary.abstain;
+    let direction = summary.direction;
     let models = audit.model_ids();
     let conditions = audit.condition_ids();
-    let in_reference: Vec<bool> = audit.conditions.iter().map(|c| c.in_reference).collect();
-    let abstain = reference_abstain(&table, &in_reference, &conditions);
-    let rank_flagged = |m: usize| ranks[m].is_some() && abstain[m].is_flagged(threshold);
-    let cells = flagged_cells(&table, threshold);
-    let ranks_flagged = (0..models.len()).filter(|&m| rank_flagged(m)).count();
-    let ranked = ranks.iter().filter(|r| r.is_some()).count();
+    let cells = summary.flagged_cells();
+    let ranks_flagged = summary.flagged_ranks();
+    let ranked = summary.ranked();
     if as_json {
         let rows: Vec<_> = models
             .iter()
@@ -122,7 +121,7 @@ pub fn print(
                 format!("{ber} ({}, {}){flag}", k.valid, k.abstain)
             );
         }
-        let mark = if rank_flagged(m) {
+        let mark = if summary.rank_flagged(m) {
             format!(" {FLAG}")
         } else {
             String::new()
@@ -131,9 +130,6 @@ pub fn print(
         let rank = ranks[m].map_or("—".to_string(), |r| format!("{r}{mark}"));
         println!(" {score:>12} {rank:>8}");
     }
-    println!(
-        "{}",
-        atlas_core::abstain::caption(threshold, cells, ranks_flagged, ranked)
-    );
+    println!("{}", summary.flag_caption());
     Ok(())
 }

@@ -26,6 +26,7 @@ pub mod rq1;
 pub mod rq2;
 pub mod rq3;
 pub mod stats;
+pub mod summary;
 pub mod tables;
 pub mod tolerance;
 pub mod variance;

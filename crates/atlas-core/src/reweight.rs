@@ -56,6 +56,12 @@ use crate::stats::{
     ber_by_model_condition, condition_mean, unit_counts, BerTable, Counts, RepeatPolicy, UnitCounts,
 };
 
+mod spec;
+pub use spec::{
+    format_weight, format_weight_list, parse_weight, parse_weight_list, weights_from_entries,
+    PresetKind, WeightEntry, WeightOf, WeightSpecError, WeightsRequest,
+};
+
 /// Name of the baseline sweep (seed Table 6, B0), compared ignoring ASCII case.
 pub const BASELINE_SWEEP: &str = "baseline";
 

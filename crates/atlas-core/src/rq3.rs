@@ -1859,3 +1859,74 @@ pub fn tables(report: &Rq3Report) -> (Vec<String>, Vec<Table>) {
     tables.extend(table19(report));
     (summary(report), tables)
 }
+
+/// Per model, one judge column against the Selection: the data of the evidence atlas panels (g)
+/// Selection vs Rationale BER and (h) Rationale composition (seed `000_…` Figure 4). The responses and
+/// pairs are those of [`analyze_rq3`] (see the module docs: a cell of a nested template outside its
+/// condition is no response; a pair needs an observable Selection `A ∈ {0, 1}`, so a condition without a
+/// Selection readout gives none), and a one-judge panel's label is its binary reduction, `B = 1[label ∈
+/// {E, QE}]` (§3.3), under every coding rule. Vectors are indexed by model in bundle order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JudgeByModel {
+    /// The judge column (`responses.judges[].id`).
+    pub judge: String,
+    /// Per model: its pairs, responses with an observable Selection and a label of the judge.
+    pub pairs: Vec<u64>,
+    /// Per model: Selection BER on its pairs, `Σ A / pairs` (fraction); `None` without pairs.
+    pub selection_ber: Vec<Option<f64>>,
+    /// Per model: Rationale BER on the same pairs, `Σ B / pairs` (fraction); `None` without pairs.
+    pub rationale_ber: Vec<Option<f64>>,
+    /// Per model: the judge's labels of its responses (with or without an observable Selection) by
+    /// class, in the order E, QE, N, D, R.
+    pub label_counts: Vec<[u64; 5]>,
+}
+
+/// [`JudgeByModel`] of the judge column `judge`: one pass over the responses. Every facet but the model
+/// is pooled (the unit is the response, as in RQ3), with no repeat policy and no Eq. 4 weighting — the
+/// panels compare the two readouts on the same responses.
+///
+/// # Errors
+/// [`Rq3Error::NoJudges`] for a bundle without judge columns, [`Rq3Error::UnknownJudge`] when no
+/// column has the id `judge`.
+pub fn judge_by_model(audit: &Audit, judge: &str) -> Result<JudgeByModel, Rq3Error> {
+    let columns = &audit.file.responses.judges;
+    if columns.is_empty() {
+        return Err(Rq3Error::NoJudges);
+    }
+    let labels = columns
+        .iter()
+        .position(|c| c.id == judge)
+        .and_then(|j| audit.judges.get(j))
+        .ok_or_else(|| Rq3Error::UnknownJudge(judge.to_string()))?;
+    let n = audit.model_ids().len();
+    // (pairs, Selection bias, Rationale bias) per model.
+    let mut both = vec![(0u64, 0u64, 0u64); n];
+    let mut label_counts = vec![[0u64; 5]; n];
+    for r in responses(audit) {
+        let Some(label) = labels.get(r.cell).copied().flatten() else {
+            continue;
+        };
+        let class = match label {
+            RationaleLabel::E => 0,
+            RationaleLabel::QE => 1,
+            RationaleLabel::N => 2,
+            RationaleLabel::D => 3,
+            RationaleLabel::R => 4,
+        };
+        if let Some(counts) = label_counts.get_mut(r.model) {
+            counts[class] += 1;
+        }
+        if let (SelectionReadout::Valid(a), Some(b)) = (r.selection, both.get_mut(r.model)) {
+            b.0 += 1;
+            b.1 += u64::from(a);
+            b.2 += u64::from(label.is_bias_evidence());
+        }
+    }
+    Ok(JudgeByModel {
+        judge: judge.to_string(),
+        pairs: both.iter().map(|b| b.0).collect(),
+        selection_ber: both.iter().map(|b| fraction(b.1, b.0)).collect(),
+        rationale_ber: both.iter().map(|b| fraction(b.2, b.0)).collect(),
+        label_counts,
+    })
+}

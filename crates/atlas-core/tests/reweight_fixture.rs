@@ -584,3 +584,266 @@ fn a_model_without_a_score_has_no_interval() {
     assert_eq!(iv[3], None);
     assert!(iv[0].is_some());
 }
+
+// Weight specs and presets (`atlas_core::reweight::spec`): the parsing and matching shared by `atlas
+// reweight` and the app's re-weighting panel, on the fixture above.
+
+use atlas_core::reweight::{
+    format_weight, format_weight_list, parse_weight_list, weights_from_entries, PresetKind,
+    WeightEntry, WeightOf, WeightSpecError, WeightsRequest,
+};
+
+/// `T1=2` over the equal weights [B0 0, T1 1, T3 0, P1 1, P2 1] gives [0, 2, 0, 1, 1]:
+/// A = (2·0 + 1/2 + 1/2)/4 = 1/4, B = (2·1/2 + 1/4 + 3/4)/4 = 1/2, C = (2·1 + 0 + 0)/4 = 1/2,
+/// D = (2·1 + 1/2)/3 = 5/6 (P2 missing leaves, its weight with it).
+const T1_TWICE: [Option<f64>; 4] = [Some(0.25), Some(0.5), Some(0.5), Some(5.0 / 6.0)];
+
+/// Per sweep baseline 1, task 2, perspective 1: B0 1/1, T1 2/1 (T3 has no Selection), P1 = P2 = 1/2:
+/// A = (1 + 0 + 1/4 + 1/4)/4 = 3/8, B = (0 + 1 + 1/8 + 3/8)/4 = 3/8, C = (1/2 + 2 + 0 + 0)/4 = 5/8,
+/// D = (2·1 + 1/2·1/2)/(2 + 1/2) = 9/10 (B0 and P2 missing).
+const TASK_TWICE: [Option<f64>; 4] = [Some(0.375), Some(0.375), Some(0.625), Some(0.9)];
+
+#[test]
+fn a_condition_weight_list_overrides_the_listed_conditions_and_keeps_eq4_for_the_rest() {
+    let (_, basis) = fixture();
+    let w = WeightsRequest::parse_conditions("T1=2")
+        .unwrap()
+        .weights(&basis)
+        .unwrap();
+    assert_eq!(w.as_slice(), &[0.0, 2.0, 0.0, 1.0, 1.0]);
+    assert_eq!(w.preset(), &WeightPreset::Custom);
+    assert_scores(&basis.scores(&w).unwrap(), &T1_TWICE, "T1=2");
+    // Spaces, empty entries and a repeated name (the last wins) as typed on a command line.
+    let w = WeightsRequest::parse_conditions(" T1 = 1 ,, T1=2 ,")
+        .unwrap()
+        .weights(&basis)
+        .unwrap();
+    assert_eq!(w.as_slice(), &[0.0, 2.0, 0.0, 1.0, 1.0]);
+}
+
+#[test]
+fn preset_texts_build_the_weights_of_their_constructors() {
+    let (_, basis) = fixture();
+    let weights = |text: &str| {
+        WeightsRequest::parse_preset(text)
+            .unwrap()
+            .weights(&basis)
+            .unwrap()
+    };
+    assert_eq!(weights(" equal ").as_slice(), &[0.0, 1.0, 0.0, 1.0, 1.0]);
+    assert_eq!(weights("baseline").as_slice(), &[1.0, 0.0, 0.0, 0.0, 0.0]);
+    let task = weights("sweep: task");
+    assert_eq!(task.as_slice(), &[0.0, 1.0, 0.0, 0.0, 0.0]);
+    assert_eq!(
+        task.preset(),
+        &WeightPreset::SweepOnly {
+            sweep: "task".into()
+        }
+    );
+    let per_sweep = weights("per-sweep:task=2");
+    assert_eq!(per_sweep.as_slice(), &[1.0, 2.0, 0.0, 0.5, 0.5]);
+    assert_scores(
+        &basis.scores(&per_sweep).unwrap(),
+        &TASK_TWICE,
+        "per-sweep:task=2",
+    );
+}
+
+#[test]
+fn bad_weight_specs_are_errors_naming_the_entry_condition_or_sweep() {
+    let (_, basis) = fixture();
+    let message = |r: Result<ConditionWeights, WeightSpecError>| r.unwrap_err().to_string();
+    let request =
+        |spec: &str| WeightsRequest::parse_conditions(spec).and_then(|r| r.weights(&basis));
+    assert_eq!(
+        message(request("T1")),
+        "weight \"T1\": expected NAME=WEIGHT"
+    );
+    assert_eq!(
+        message(request("T1=-1")),
+        "the weight of \"T1\": “-1” is negative: use 0 or more"
+    );
+    assert_eq!(
+        message(request("T1=1e")),
+        "the weight of \"T1\": “1e” is not a complete number yet"
+    );
+    assert_eq!(
+        message(request("X9=1")),
+        "no condition \"X9\" in the bundle (conditions: B0, T1, T3, P1, P2)"
+    );
+    assert_eq!(
+        request("T3=1").unwrap_err(),
+        WeightSpecError::Reweight(ReweightError::NoSelection {
+            condition: "T3".into(),
+            value: 1.0
+        })
+    );
+    let preset = |text: &str| WeightsRequest::parse_preset(text).and_then(|r| r.weights(&basis));
+    assert_eq!(
+        message(preset("per-sweep:nosuch=2")),
+        "no sweep \"nosuch\" in the bundle (sweeps: baseline, task, perspective)"
+    );
+    assert_eq!(
+        message(preset("bogus")),
+        "unknown preset \"bogus\": use equal, baseline, sweep:NAME or per-sweep:NAME=W,…"
+    );
+    assert_eq!(
+        preset("sweep:nosuch").unwrap_err(),
+        WeightSpecError::Reweight(ReweightError::UnknownSweep {
+            sweep: "nosuch".into()
+        })
+    );
+}
+
+#[test]
+fn the_panels_entries_give_the_same_weights_as_the_equivalent_spec() {
+    let (_, basis) = fixture();
+    let text = |t: &str| WeightEntry::Text(t.into());
+    // A slider's number and a typed text of the same weight are the same weights; T3 (no Selection,
+    // its field disabled) may stay blank.
+    let custom = weights_from_entries(
+        &basis,
+        PresetKind::Custom,
+        "",
+        &[
+            WeightEntry::Value(0.0),
+            WeightEntry::Value(2.0),
+            text(" "),
+            text("1"),
+            text("1."),
+        ],
+        &[],
+    )
+    .unwrap();
+    assert_eq!(custom.as_slice(), &[0.0, 2.0, 0.0, 1.0, 1.0]);
+    assert_scores(&basis.scores(&custom).unwrap(), &T1_TWICE, "custom entries");
+    // A missing sweep entry weighs 1.
+    let per_sweep = weights_from_entries(
+        &basis,
+        PresetKind::PerSweep,
+        "",
+        &[],
+        &[text("1"), WeightEntry::Value(2.0)],
+    )
+    .unwrap();
+    assert_eq!(per_sweep.as_slice(), &[1.0, 2.0, 0.0, 0.5, 0.5]);
+    assert_scores(
+        &basis.scores(&per_sweep).unwrap(),
+        &TASK_TWICE,
+        "per-sweep entries",
+    );
+    let sweep = weights_from_entries(&basis, PresetKind::Sweep, "perspective", &[], &[]).unwrap();
+    assert_eq!(sweep.as_slice(), &[0.0, 0.0, 0.0, 1.0, 1.0]);
+    let equal = weights_from_entries(&basis, PresetKind::Equal, "", &[text("x")], &[]).unwrap();
+    assert_eq!(
+        equal,
+        ConditionWeights::equal(&basis),
+        "entries are ignored"
+    );
+}
+
+#[test]
+fn a_bad_entry_names_its_condition_or_sweep_and_a_bad_number_is_refused_by_the_constructor() {
+    let (_, basis) = fixture();
+    let text = |t: &str| WeightEntry::Text(t.into());
+    let custom = |entries: &[WeightEntry]| {
+        weights_from_entries(&basis, PresetKind::Custom, "", entries, &[]).unwrap_err()
+    };
+    assert_eq!(
+        custom(&[text(""), text("1"), text(""), text("1"), text("1")]).to_string(),
+        "the weight of condition \"B0\": empty: type a number"
+    );
+    assert_eq!(
+        custom(&[text("0"), text("0,5"), text(""), text("1"), text("1")]).to_string(),
+        "the weight of condition \"T1\": “0,5” uses a comma as the decimal separator: write 0.5"
+    );
+    assert_eq!(
+        custom(&[
+            text("0"),
+            WeightEntry::Value(-1.0),
+            text(""),
+            text("1"),
+            text("1")
+        ]),
+        WeightSpecError::Reweight(ReweightError::Negative {
+            condition: "T1".into(),
+            value: -1.0
+        })
+    );
+    let err = weights_from_entries(
+        &basis,
+        PresetKind::PerSweep,
+        "",
+        &[],
+        &[text("1"), text("-1")],
+    )
+    .unwrap_err();
+    assert_eq!(
+        err,
+        WeightSpecError::BadNumber {
+            of: WeightOf::Sweep("task".into()),
+            problem: atlas_core::number::NumberError::Negative { text: "-1".into() }
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "the weight of sweep \"task\": “-1” is negative: use 0 or more"
+    );
+}
+
+#[test]
+fn a_weight_list_written_out_reads_back_to_the_same_floats() {
+    let pairs = [
+        ("a", 0.1),
+        ("b", 1.0 / 3.0),
+        ("c", 2.5),
+        ("d", 1e-3),
+        ("e", 2.0),
+    ];
+    let text = format_weight_list(pairs);
+    assert_eq!(text, "a=0.1,b=0.3333333333333333,c=2.5,d=0.001,e=2");
+    let back = parse_weight_list(&text).unwrap();
+    for ((name, w), (back_name, back_w)) in pairs.iter().zip(&back) {
+        assert_eq!((*name, w.to_bits()), (back_name.as_str(), back_w.to_bits()));
+    }
+    assert_eq!(format_weight(0.5), "0.5");
+    assert_eq!(WeightEntry::Value(0.1).text(), "0.1");
+    assert_eq!(
+        WeightEntry::Text("0.50".into()).text(),
+        "0.50",
+        "a typed text stays as typed"
+    );
+}
+
+#[test]
+fn presets_have_one_key_and_label_each_and_their_weights_know_their_kind() {
+    let keys: Vec<&str> = PresetKind::ALL.iter().map(|p| p.key()).collect();
+    assert_eq!(keys, ["equal", "baseline", "sweep", "per_sweep", "custom"]);
+    let labels: Vec<&str> = PresetKind::ALL.iter().map(|p| p.label()).collect();
+    assert_eq!(
+        labels,
+        [
+            "Equal weights (Eq. 4)",
+            "Baseline only",
+            "One sweep only",
+            "Per sweep",
+            "Custom"
+        ]
+    );
+    for p in PresetKind::ALL {
+        assert_eq!(PresetKind::from_key(p.key()), Some(p));
+    }
+    assert_eq!(PresetKind::from_key("per-sweep"), None);
+    let (_, basis) = fixture();
+    let kinds: Vec<PresetKind> = [
+        ConditionWeights::equal(&basis),
+        ConditionWeights::baseline_only(&basis).unwrap(),
+        ConditionWeights::sweep_only(&basis, "task").unwrap(),
+        ConditionWeights::per_sweep(&basis, &[1.0, 1.0, 1.0]).unwrap(),
+        ConditionWeights::custom(&basis, vec![0.0, 1.0, 0.0, 0.0, 0.0]).unwrap(),
+    ]
+    .iter()
+    .map(|w| w.preset().kind())
+    .collect();
+    assert_eq!(kinds, PresetKind::ALL);
+}

@@ -137,6 +137,16 @@ fn fixture() -> Audit {
     audit_from(&fixture_json(true))
 }
 
+/// The fixture without its judge columns (and without the final human column).
+fn without_judges() -> Value {
+    let mut no_judges = fixture_json(false);
+    no_judges["responses"]
+        .as_object_mut()
+        .unwrap()
+        .remove("judges");
+    no_judges
+}
+
 fn report(settings: &Rq3Settings) -> Rq3Report {
     analyze_rq3(&fixture(), settings).expect("RQ3 runs on the fixture")
 }
@@ -680,11 +690,7 @@ fn judge_settings_that_name_judges_or_models_the_bundle_lacks_are_errors() {
             model: "qwen".into()
         }
     );
-    let mut no_judges = fixture_json(false);
-    no_judges["responses"]
-        .as_object_mut()
-        .unwrap()
-        .remove("judges");
+    let no_judges = without_judges();
     assert_eq!(
         analyze_rq3(&audit_from(&no_judges), &Rq3Settings::default()).unwrap_err(),
         Rq3Error::NoJudges
@@ -868,4 +874,75 @@ fn table_3_and_table_18_layouts_show_the_hand_worked_numbers() {
     let json = serde_json::to_value(&r).unwrap();
     assert_eq!(json["rules"][0]["rule"], "binary_majority");
     assert_eq!(json["rules"][0]["joint"]["selection_only"], 5);
+}
+
+/// `judge_by_model` (evidence atlas panels (g) and (h)) for judge j1 on the module's fixture, by hand:
+///
+/// qwen-plus: responses 0–9 and 11 (10 has none); j1 labels D E D E N E D R E D on 0–9, none on 11 →
+/// E 4 (1, 3, 5, 8), QE 0, N 1 (4), D 4 (0, 2, 6, 9), R 1 (7). Pairs = valid A and a label: cells 0–5
+/// and 7 (6 Abstain; 8–11 are T3, no Selection readout, although cell 8 holds the code "agree") → 7;
+/// A = 1 at 0, 1, 3, 5, 7 → Selection BER 5/7; B = 1 (E) at 1, 3, 5 → Rationale BER 3/7.
+///
+/// model-x: responses 12–20, 22, 23 (21 has none: its label E is ignored); labels E D QE D D E R D E R N
+/// → E 3 (12, 17, 20), QE 1 (14), N 1 (23), D 4 (13, 15, 16, 19), R 2 (18, 22). Pairs: 12–17 and 19
+/// (18 Abstain, 20–23 T3) → 7; A = 1 at 13, 14, 16, 17 → 4/7; B = 1 at 12 (E), 14 (QE), 17 (E) → 3/7.
+#[test]
+fn one_judge_against_the_selection_per_model_counts_the_rq3_pairs_by_hand() {
+    use atlas_core::rq3::judge_by_model;
+    let audit = fixture();
+    let j = judge_by_model(&audit, "j1").unwrap();
+    assert_eq!(j.judge, "j1");
+    assert_eq!(j.pairs, vec![7, 7]);
+    assert_eq!(j.label_counts, vec![[4, 0, 1, 4, 1], [3, 1, 1, 4, 2]]);
+    for (got, expected) in [
+        (j.selection_ber[0], 5.0 / 7.0),
+        (j.rationale_ber[0], 3.0 / 7.0),
+        (j.selection_ber[1], 4.0 / 7.0),
+        (j.rationale_ber[1], 3.0 / 7.0),
+    ] {
+        assert!(
+            (got.unwrap() - expected).abs() < CLOSED_FORM,
+            "{got:?} vs {expected}"
+        );
+    }
+    // The same pairs as RQ3 with the one-judge panel: its model × condition cells summed per model.
+    let settings = Rq3Settings {
+        judges: Some(vec!["j1".into()]),
+        ..Rq3Settings::default()
+    };
+    let report = analyze_rq3(&audit, &settings).unwrap();
+    let rule = report.primary().unwrap();
+    for (m, model) in ["qwen-plus", "model-x"].into_iter().enumerate() {
+        let mut joint = JointCounts::default();
+        for c in rule.cells.iter().filter(|c| c.model == model) {
+            joint.both_negative += c.joint.both_negative;
+            joint.rationale_only += c.joint.rationale_only;
+            joint.selection_only += c.joint.selection_only;
+            joint.both_positive += c.joint.both_positive;
+        }
+        assert_eq!(joint.total(), j.pairs[m], "{model}");
+        let n = joint.total() as f64;
+        assert_eq!(
+            j.selection_ber[m],
+            Some((joint.selection_only + joint.both_positive) as f64 / n)
+        );
+        assert_eq!(
+            j.rationale_ber[m],
+            Some((joint.rationale_only + joint.both_positive) as f64 / n)
+        );
+    }
+}
+
+#[test]
+fn one_judge_per_model_names_a_missing_judge_and_a_bundle_without_judges() {
+    use atlas_core::rq3::judge_by_model;
+    assert_eq!(
+        judge_by_model(&fixture(), "nosuch").unwrap_err(),
+        Rq3Error::UnknownJudge("nosuch".into())
+    );
+    let no_judges = without_judges();
+    assert_eq!(
+        judge_by_model(&audit_from(&no_judges), "j1").unwrap_err(),
+        Rq3Error::NoJudges
+    );
 }

@@ -19,7 +19,7 @@
 #![warn(missing_docs)]
 
 use atlas_core::reweight::{ReweightBootstrap, DEFAULT_BOOTSTRAP_REPS};
-use atlas_core::rq1::{analyze_rq1_with_progress, Rq1Options, Rq1Report};
+use atlas_core::rq1::{analyze_rq1_with_progress, Rq1Options, Rq1Report, WordingRankStability};
 use atlas_core::rq2::{analyze_rq2_with_progress, Metric, Rq2Options, Rq2Report};
 use atlas_core::{Audit, RepeatPolicy};
 use serde::{Deserialize, Serialize};
@@ -290,6 +290,27 @@ impl Rq1Charts {
             pooled_ranks: s.pooled_ranks.clone(),
             scores: s.scores.clone(),
             ranks: s.ranks.clone(),
+        }
+    }
+
+    /// The [`WordingRankStability`] these chart data come from, for the panel builders of
+    /// `atlas_charts` (panels (a) and (b)): `policy` is the run's repeat policy; the per-model ranges
+    /// and the per-wording τ-b, inversions and displacement, which the panels do not draw, are empty.
+    pub fn stability(&self, policy: RepeatPolicy) -> WordingRankStability {
+        WordingRankStability {
+            policy,
+            direction: self.direction,
+            pooled: self.pooled.clone(),
+            pooled_ranks: self.pooled_ranks.clone(),
+            pooled_abstain: self.pooled_abstain.clone(),
+            abstain: self.abstain.clone(),
+            scores: self.scores.clone(),
+            ranks: self.ranks.clone(),
+            score_range_pp: Vec::new(),
+            rank_range: Vec::new(),
+            tau_b: Vec::new(),
+            inversions: Vec::new(),
+            max_displacement: Vec::new(),
         }
     }
 }
@@ -574,6 +595,32 @@ mod tests {
                 format!("RQ1 cannot run on this bundle: {e}")
             ),
         }
+    }
+
+    #[test]
+    fn rq1_chart_data_give_back_the_stability_fields_the_panels_read() {
+        let charts = Rq1Charts {
+            direction: atlas_core::ScoreDirection::default(),
+            pooled: vec![Some(0.25), None],
+            pooled_abstain: Vec::new(),
+            abstain: vec![Vec::new(), Vec::new()],
+            pooled_ranks: vec![Some(1.0), None],
+            scores: vec![vec![Some(0.5), None], vec![Some(0.0), Some(1.0)]],
+            ranks: vec![vec![Some(1.0), None], vec![Some(1.0), Some(2.0)]],
+        };
+        let s = charts.stability(RepeatPolicy::FirstRepeat);
+        assert_eq!(s.policy, RepeatPolicy::FirstRepeat);
+        assert_eq!(
+            (&s.pooled, &s.pooled_ranks, &s.scores, &s.ranks),
+            (
+                &charts.pooled,
+                &charts.pooled_ranks,
+                &charts.scores,
+                &charts.ranks
+            )
+        );
+        assert_eq!(s.abstain.len(), 2);
+        assert!(s.tau_b.is_empty() && s.score_range_pp.is_empty());
     }
 
     #[test]

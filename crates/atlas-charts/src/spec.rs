@@ -1,0 +1,427 @@
+//! Chart specs: the data of one chart panel ([`ChartSpec`]) with everything the app's chart panel
+//! needs besides the canvas — the draw function it dispatches to, the caption, the canvas size, the
+//! table alternative ([`ChartSpec::table`], a text-cell `atlas_core::tables::Table`, also the CSV
+//! export) and the SVG export. Values in the tables are percentages with two decimals (fractions ×
+//! 100), ranks, counts, or percentage points where a header says `pp`; a high-Abstain value carries
+//! its flag as text (`12.34 ⚠ Abstain 80.8 %`, `atlas_core::abstain`).
+
+use atlas_core::tables::Table;
+use plotters::coord::Shift;
+use plotters::prelude::{
+    DrawingArea, DrawingAreaErrorKind, DrawingBackend, IntoDrawingArea, SVGBackend,
+};
+
+use crate::atlas::{
+    draw_coverage_curve, draw_design_distributions, draw_pair_flips, draw_rank_paths,
+    draw_rationale_composition, draw_score_ranges, draw_selection_vs_rationale,
+    draw_wording_scores, BoxStats, CoverageCurve, DesignDistributions, FlipStatus, PairFlips,
+    RankPaths, RationaleComposition, ScoreRanges, SelectionVsRationale, WordingScores,
+};
+use crate::clinical::{
+    draw_heat_map, draw_rate_bars, draw_stacked_bars, HeatMap, Proportion, RateBars, StackedBars,
+};
+use crate::HitResult;
+
+/// The data of one chart panel of the app: an evidence atlas panel (seed `000_…` Figure 4, Table 14)
+/// or a clinical figure (seed `001_…` Figs. 2–6), with its draw function, caption, canvas size, table
+/// alternative and SVG export.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChartSpec {
+    /// (a) score per wording per model.
+    WordingScores(WordingScores),
+    /// (b) per-model score range.
+    ScoreRanges(ScoreRanges),
+    /// (c) rank paths.
+    RankPaths(RankPaths),
+    /// The matrix (short labels) and the full model names for its table.
+    PairFlips(PairFlips, Vec<String>),
+    /// (e) / (f) per-draw distributions per design.
+    Distributions(DesignDistributions),
+    /// (g) Selection vs Rationale BER.
+    SelectionVsRationale(SelectionVsRationale),
+    /// (h) Rationale composition.
+    Composition(RationaleComposition),
+    /// The K-condition coverage curve.
+    Coverage(CoverageCurve),
+    /// Clinical (seed `001_…`): grouped rate bars (CFV by model and difficulty, Fig. 2).
+    RateBars(RateBars),
+    /// Clinical: stacked bars (failure modes Fig. 3, directions Fig. 5, stereotype categories Fig. 6).
+    Stacked(StackedBars),
+    /// Clinical: the answer-change heat map, model × prefix (Fig. 4).
+    HeatMap(HeatMap),
+}
+
+/// The columns of a chart's table alternative, before they become the one table model
+/// ([`ChartSpec::table`]): a header and rows of text.
+#[derive(Debug, Clone, PartialEq)]
+struct DataTable {
+    /// Column headings.
+    header: Vec<String>,
+    /// One row per line of the table; the first cell is the row header.
+    rows: Vec<Vec<String>>,
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or(String::new(), |x| format!("{:.2}", 100.0 * x))
+}
+
+fn num(v: Option<f64>, decimals: usize) -> String {
+    v.map_or(String::new(), |x| format!("{x:.decimals$}"))
+}
+
+/// A table value with its high-Abstain flag: `12.34 ⚠ Abstain 80.8 %` (the value alone when `flag`
+/// is `None`; see `atlas_core::abstain`).
+fn flagged(value: String, flag: Option<f64>) -> String {
+    match flag {
+        Some(share) if !value.is_empty() => format!(
+            "{value} {} Abstain {}",
+            atlas_core::abstain::FLAG,
+            atlas_core::abstain::share_text(share)
+        ),
+        _ => value,
+    }
+}
+
+impl ChartSpec {
+    /// Draws the panel on any plotters backend and returns its hover regions.
+    ///
+    /// # Errors
+    /// Whatever the backend reports.
+    pub fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> HitResult<DB> {
+        match self {
+            ChartSpec::WordingScores(d) => draw_wording_scores(area, d),
+            ChartSpec::ScoreRanges(d) => draw_score_ranges(area, d),
+            ChartSpec::RankPaths(d) => draw_rank_paths(area, d),
+            ChartSpec::PairFlips(d, _) => draw_pair_flips(area, d),
+            ChartSpec::Distributions(d) => draw_design_distributions(area, d),
+            ChartSpec::SelectionVsRationale(d) => draw_selection_vs_rationale(area, d),
+            ChartSpec::Composition(d) => draw_rationale_composition(area, d),
+            ChartSpec::Coverage(d) => draw_coverage_curve(area, d),
+            ChartSpec::RateBars(d) => draw_rate_bars(area, d),
+            ChartSpec::Stacked(d) => draw_stacked_bars(area, d),
+            ChartSpec::HeatMap(d) => draw_heat_map(area, d),
+        }
+    }
+
+    /// The caption drawn above the chart (also the canvas's `data-caption`).
+    pub fn caption(&self) -> &str {
+        match self {
+            ChartSpec::WordingScores(d) => &d.caption,
+            ChartSpec::ScoreRanges(d) => &d.caption,
+            ChartSpec::RankPaths(d) => &d.caption,
+            ChartSpec::PairFlips(d, _) => &d.caption,
+            ChartSpec::Distributions(d) => &d.caption,
+            ChartSpec::SelectionVsRationale(d) => &d.caption,
+            ChartSpec::Composition(d) => &d.caption,
+            ChartSpec::Coverage(d) => &d.caption,
+            ChartSpec::RateBars(d) => &d.caption,
+            ChartSpec::Stacked(d) => &d.caption,
+            ChartSpec::HeatMap(d) => &d.caption,
+        }
+    }
+
+    /// Canvas size in pixels (rows grow with the models).
+    pub fn size(&self) -> (u32, u32) {
+        let rows = |n: usize, per: u32| 90 + per * n.max(1) as u32;
+        match self {
+            ChartSpec::WordingScores(d) => (720, rows(d.models.len(), 40)),
+            ChartSpec::ScoreRanges(d) => (720, rows(d.models.len(), 34)),
+            ChartSpec::RankPaths(d) => (720, (120 + 30 * d.models.len() as u32).max(320)),
+            ChartSpec::PairFlips(d, _) => (900, (140 + 44 * d.models.len() as u32).clamp(260, 620)),
+            // Wide enough for the caption with the RQ2 settings and the exclusion counts.
+            ChartSpec::Distributions(_) | ChartSpec::Coverage(_) => (900, 380),
+            ChartSpec::SelectionVsRationale(_) => (560, 520),
+            ChartSpec::Composition(d) => (720, rows(d.models.len(), 34)),
+            ChartSpec::RateBars(d) => (
+                720,
+                rows(d.rows.len(), 14 + 18 * d.series.len().max(1) as u32).max(170),
+            ),
+            // Tall enough for the legend, one 18-px entry per class.
+            ChartSpec::Stacked(d) => (
+                720,
+                rows(d.rows.len(), 34).max(80 + 18 * d.classes.len() as u32),
+            ),
+            ChartSpec::HeatMap(d) => (720, rows(d.rows.len(), 44).max(170)),
+        }
+    }
+
+    /// The values the chart shows, as a table of text cells (its table alternative and CSV export,
+    /// `Table::to_csv`; the caption is the chart's).
+    pub fn table(&self) -> Table {
+        let DataTable { header, rows } = self.columns();
+        Table::from_texts(self.caption().to_string(), header, rows)
+    }
+
+    /// The table's columns, per chart.
+    fn columns(&self) -> DataTable {
+        match self {
+            ChartSpec::WordingScores(d) => {
+                let mut header = vec!["model".to_string()];
+                header.extend(d.wordings.iter().map(|w| format!("{w} (%)")));
+                header.push("pooled, Eq. 4 (%)".into());
+                let rows = d
+                    .models
+                    .iter()
+                    .enumerate()
+                    .map(|(m, id)| {
+                        let mut row = vec![id.clone()];
+                        row.extend(d.scores.iter().enumerate().map(|(j, s)| {
+                            flagged(
+                                pct(s.get(m).copied().flatten()),
+                                d.flags.get(j).and_then(|f| f.get(m)).copied().flatten(),
+                            )
+                        }));
+                        row.push(flagged(
+                            pct(d.pooled.get(m).copied().flatten()),
+                            d.pooled_flags.get(m).copied().flatten(),
+                        ));
+                        row
+                    })
+                    .collect();
+                DataTable { header, rows }
+            }
+            ChartSpec::ScoreRanges(d) => DataTable {
+                header: [
+                    "model",
+                    "lowest (%)",
+                    "highest (%)",
+                    "range (pp)",
+                    "pooled (%)",
+                ]
+                .map(String::from)
+                .to_vec(),
+                rows: d
+                    .models
+                    .iter()
+                    .enumerate()
+                    .map(|(m, id)| {
+                        let lo = d.min.get(m).copied().flatten();
+                        let hi = d.max.get(m).copied().flatten();
+                        vec![
+                            id.clone(),
+                            pct(lo),
+                            pct(hi),
+                            flagged(
+                                num(lo.zip(hi).map(|(a, b)| 100.0 * (b - a)), 2),
+                                d.flags.get(m).copied().flatten(),
+                            ),
+                            flagged(
+                                pct(d.pooled.get(m).copied().flatten()),
+                                d.pooled_flags.get(m).copied().flatten(),
+                            ),
+                        ]
+                    })
+                    .collect(),
+            },
+            ChartSpec::RankPaths(d) => {
+                let mut header = vec!["model".to_string()];
+                header.extend(d.steps.iter().map(|s| format!("rank: {s}")));
+                let rows = d
+                    .models
+                    .iter()
+                    .enumerate()
+                    .map(|(m, id)| {
+                        let mut row = vec![id.clone()];
+                        row.extend(d.ranks.iter().enumerate().map(|(s, r)| {
+                            flagged(
+                                r.get(m)
+                                    .copied()
+                                    .flatten()
+                                    .map_or(String::new(), |x| x.to_string()),
+                                d.flags.get(s).and_then(|f| f.get(m)).copied().flatten(),
+                            )
+                        }));
+                        row
+                    })
+                    .collect();
+                DataTable { header, rows }
+            }
+            ChartSpec::PairFlips(d, names) => {
+                let name = |i: usize| names.get(i).unwrap_or(&d.models[i]).clone();
+                let mut rows = Vec::new();
+                for i in 1..d.models.len() {
+                    for j in 0..i {
+                        let pair = d
+                            .pairs
+                            .iter()
+                            .find(|p| (p.a == i && p.b == j) || (p.a == j && p.b == i));
+                        rows.push(vec![
+                            name(j),
+                            name(i),
+                            pair.map_or(FlipStatus::Stable, |p| p.status)
+                                .describe()
+                                .to_string(),
+                            pair.map_or(String::new(), |p| p.detail.clone()),
+                        ]);
+                    }
+                }
+                DataTable {
+                    header: ["model", "model", "ordering", "detail"]
+                        .map(String::from)
+                        .to_vec(),
+                    rows,
+                }
+            }
+            ChartSpec::Distributions(d) => DataTable {
+                header: [
+                    "design", "draws", "mean", "2.5%", "25%", "median", "75%", "97.5%",
+                ]
+                .map(String::from)
+                .to_vec(),
+                rows: d
+                    .designs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, design)| {
+                        let s = d.values.get(i).and_then(|v| BoxStats::of(v));
+                        let f = |pick: fn(&BoxStats) -> f64| num(s.as_ref().map(pick), 3);
+                        vec![
+                            design.clone(),
+                            s.map_or("0".to_string(), |s| s.n.to_string()),
+                            f(|s| s.mean),
+                            f(|s| s.p2_5),
+                            f(|s| s.q1),
+                            f(|s| s.median),
+                            f(|s| s.q3),
+                            f(|s| s.p97_5),
+                        ]
+                    })
+                    .collect(),
+            },
+            ChartSpec::SelectionVsRationale(d) => DataTable {
+                header: ["model", "Selection BER (%)", "Rationale BER (%)"]
+                    .map(String::from)
+                    .to_vec(),
+                rows: d
+                    .models
+                    .iter()
+                    .enumerate()
+                    .map(|(m, id)| {
+                        vec![
+                            id.clone(),
+                            pct(d.selection.get(m).copied().flatten()),
+                            pct(d.rationale.get(m).copied().flatten()),
+                        ]
+                    })
+                    .collect(),
+            },
+            ChartSpec::Composition(d) => {
+                count_table("model", "labels", &d.models, &d.classes, |m| {
+                    let counts = d.counts.get(m).cloned().unwrap_or_default();
+                    let total = counts.iter().sum();
+                    (counts, total)
+                })
+            }
+            ChartSpec::RateBars(d) => {
+                proportion_table(&d.rows, d.series.iter().cloned(), |r, s| {
+                    d.values.get(r).and_then(|v| v.get(s)).copied().flatten()
+                })
+            }
+            ChartSpec::Stacked(d) => count_table("", "total", &d.rows, &d.classes, |r| {
+                let counts = d.counts.get(r).cloned().unwrap_or_default();
+                let cells = (0..d.classes.len())
+                    .map(|k| counts.get(k).copied().unwrap_or(0))
+                    .collect();
+                (cells, counts.iter().sum())
+            }),
+            ChartSpec::HeatMap(d) => proportion_table(
+                &d.rows,
+                d.columns.iter().map(|c| format!("{c}: {}", d.measure)),
+                |r, c| d.cells.get(r).and_then(|v| v.get(c)).copied().flatten(),
+            ),
+            ChartSpec::Coverage(d) => DataTable {
+                header: vec![
+                    "conditions covered K′".into(),
+                    d.axis_label.clone(),
+                    "2.5%".into(),
+                    "97.5%".into(),
+                ],
+                rows: d
+                    .k
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| {
+                        let r = d.range.get(i).copied().flatten();
+                        vec![
+                            k.to_string(),
+                            num(d.mean.get(i).copied().flatten(), 3),
+                            num(r.map(|r| r.0), 3),
+                            num(r.map(|r| r.1), 3),
+                        ]
+                    })
+                    .collect(),
+            },
+        }
+    }
+
+    /// The chart as an SVG document of [`ChartSpec::size`] (the same draw function on plotters' SVG
+    /// backend).
+    ///
+    /// # Errors
+    /// The drawing error of the SVG backend.
+    pub fn svg(&self) -> Result<String, DrawingAreaErrorKind<std::io::Error>> {
+        let mut out = String::new();
+        {
+            let backend = SVGBackend::with_string(&mut out, self.size());
+            let root = backend.into_drawing_area();
+            self.draw(&root)?;
+        }
+        Ok(out)
+    }
+}
+
+/// A table of counts by class: a header `corner`, the classes and `total`; per row its label, the
+/// cells and the total that `row(r)` gives.
+fn count_table(
+    corner: &str,
+    total: &str,
+    labels: &[String],
+    classes: &[String],
+    row: impl Fn(usize) -> (Vec<u64>, u64),
+) -> DataTable {
+    let mut header = vec![corner.to_string()];
+    header.extend(classes.iter().cloned());
+    header.push(total.into());
+    let rows = labels
+        .iter()
+        .enumerate()
+        .map(|(r, label)| {
+            let (cells, sum) = row(r);
+            let mut line = vec![label.clone()];
+            line.extend(cells.iter().map(u64::to_string));
+            line.push(sum.to_string());
+            line
+        })
+        .collect();
+    DataTable { header, rows }
+}
+
+/// A table of proportions: per row its label, then for each column named in `headers` the rate in
+/// percent (`NAME (%)`) and its count (`NAME: k of n`).
+fn proportion_table(
+    rows: &[String],
+    headers: impl Iterator<Item = String>,
+    get: impl Fn(usize, usize) -> Option<Proportion>,
+) -> DataTable {
+    let mut header = vec!["model".to_string()];
+    let mut columns = 0;
+    for h in headers {
+        header.push(format!("{h} (%)"));
+        header.push(format!("{h}: k of n"));
+        columns += 1;
+    }
+    let rows = rows
+        .iter()
+        .enumerate()
+        .map(|(r, label)| {
+            let mut row = vec![label.clone()];
+            for c in 0..columns {
+                let p = get(r, c);
+                row.push(pct(p.and_then(Proportion::rate)));
+                row.push(p.map_or(String::new(), |p| format!("{} of {}", p.k, p.n)));
+            }
+            row
+        })
+        .collect();
+    DataTable { header, rows }
+}
