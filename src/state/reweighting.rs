@@ -634,30 +634,11 @@ impl ExplorerModel {
                 },
                 seed: Some(self.boot_settings.get().0),
                 reps: Some(self.boot_settings.get().1),
-                models: {
-                    let shown = self.shown_models.get();
-                    (!shown.iter().all(|s| *s)).then(|| {
-                        basis
-                            .models()
-                            .iter()
-                            .zip(&shown)
-                            .filter(|(_, s)| **s)
-                            .map(|(m, _)| m.clone())
-                            .collect()
-                    })
-                },
-                conditions: {
-                    let shown = self.shown_conditions.get();
-                    (!shown.iter().all(|s| *s)).then(|| {
-                        basis
-                            .conditions()
-                            .iter()
-                            .zip(&shown)
-                            .filter(|(_, s)| **s)
-                            .map(|(c, _)| c.id.clone())
-                            .collect()
-                    })
-                },
+                models: shown_ids(basis.models().iter().cloned(), &self.shown_models.get()),
+                conditions: shown_ids(
+                    basis.conditions().iter().map(|c| c.id.clone()),
+                    &self.shown_conditions.get(),
+                ),
             };
             write_later(view);
         });
@@ -882,4 +863,15 @@ impl ExplorerModel {
         text.push('\n');
         Ok(text)
     }
+}
+
+/// The ids whose `shown` flag is set, for a link's `model=` / `condition=` keys; `None` when every id
+/// is shown (the link then leaves the key out).
+fn shown_ids(ids: impl Iterator<Item = String>, shown: &[bool]) -> Option<Vec<String>> {
+    (!shown.iter().all(|s| *s)).then(|| {
+        ids.zip(shown)
+            .filter(|(_, s)| **s)
+            .map(|(id, _)| id)
+            .collect()
+    })
 }

@@ -93,20 +93,12 @@ pub fn Rq3Panel(loaded: Arc<Loaded>) -> impl IntoView {
 /// The line naming bundle, rule, judges and the repeat policy (RQ3 has none).
 fn provenance(report: &Rq3Report) -> String {
     let rule = report.settings.primary;
-    let judges: Vec<String> = report
-        .judges
-        .iter()
-        .map(|j| match &j.model {
-            Some(m) => format!("{} ({m})", j.id),
-            None => j.id.clone(),
-        })
-        .collect();
     format!(
         "Bundle {} · coding rule: {} ({}) · judges: {} · repeat policy: none — every response counts once (the seed's RQ3 unit is the response; the repeat policy above does not apply here) · no random draws",
         report.bundle,
         rule.label(),
         rule.key(),
-        judges.join(", ")
+        report.judge_names()
     )
 }
 

@@ -552,6 +552,20 @@ pub struct Rq3Report {
 }
 
 impl Rq3Report {
+    /// The judges as a caption names them: `ID (MODEL)` or `ID`, comma-separated, in column order.
+    pub fn judge_names(&self) -> String {
+        self.judges
+            .iter()
+            .map(|j| match &j.model {
+                Some(m) => format!("{} ({m})", j.id),
+                None => j.id.clone(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl Rq3Report {
     /// The result of `rule`.
     pub fn rule(&self, rule: CodingRule) -> Option<&RuleResult> {
         self.rules.iter().find(|r| r.rule == rule)
@@ -1485,22 +1499,14 @@ impl ReadoutAgreement {
 // ------------------------------------------------------------------------------------------- tables
 
 fn pct(x: Option<f64>) -> String {
-    x.map_or("—".into(), |v| format!("{:.2}", 100.0 * v))
+    crate::format::points(x, 2)
 }
 
 fn caption(report: &Rq3Report) -> String {
-    let judges: Vec<String> = report
-        .judges
-        .iter()
-        .map(|j| match &j.model {
-            Some(m) => format!("{} ({m})", j.id),
-            None => j.id.clone(),
-        })
-        .collect();
     format!(
         "bundle {} · judges: {} · self-judge match {} · every response counts once (no repeat policy)",
         report.bundle,
-        judges.join(", "),
+        report.judge_names(),
         match report.self_judge_match {
             SelfJudgeMatch::Automatic => "automatic (by name)",
             SelfJudgeMatch::Explicit => "explicit",
