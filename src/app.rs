@@ -1,8 +1,17 @@
 //! The Leptos components of the explorer. State lives in [`AtlasState`] (provided as context); the
 //! numbers come from `atlas_core::stats`, so the browser and the native CLI compute the same values.
+//!
+//! The page is the app shell of [`crate::views::shell`]: a top bar (bundle name, bundle picker), the
+//! navigation, and one container per view ([`AppView`]), all mounted, only the current one shown.
 
+use crate::state::inbox::ImportInbox;
+use crate::state::nav::{Navigator, ShellNotice};
+use crate::state::url::AppView;
 use crate::state::{AtlasState, Loaded, DEFAULT_BUNDLE};
-use crate::views::overview::{BerChart, BerTableView, LoadPanel, Metadata, PolicyPanel};
+use crate::views::atlas::AtlasGroup;
+use crate::views::bundles::{BundlePicker, LoadStatusBar, PickerOpen};
+use crate::views::overview::{BerChart, BerTableView, Metadata, PolicyPanel};
+use crate::views::shell::{DropTarget, MenuOpen, Nav, Notice, TopBar, ViewBox};
 use std::sync::Arc;
 
 use atlas_core::summary::summarize;
@@ -17,6 +26,12 @@ pub fn App() -> impl IntoView {
     let state = AtlasState::new();
     provide_context(state);
     crate::state::url::restore(state);
+    provide_context(Navigator::from_context());
+    provide_context(ShellNotice(RwSignal::new(None)));
+    provide_context(ImportInbox::new());
+    provide_context(PickerOpen(RwSignal::new(false)));
+    provide_context(MenuOpen(RwSignal::new(false)));
+    crate::views::shell::follow_history();
     let requested = web_sys::window()
         .and_then(|w| w.location().search().ok())
         .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
@@ -24,28 +39,36 @@ pub fn App() -> impl IntoView {
     state.load_url(requested.unwrap_or_else(|| DEFAULT_BUNDLE.to_string()));
 
     view! {
-        <header class="top">
-            <h1>"Audit Atlas"</h1>
-            <p class="tagline">
-                "Recompute LLM bias-audit statistics from frozen result bundles, in your browser."
-            </p>
-        </header>
-        <main>
-            <LoadPanel/>
-            {move || state.loaded.get().map(|loaded| view! { <BundleView loaded/> })}
-            <crate::views::import::ImportPanel/>
-            <crate::pilot::panel::PilotPanel/>
-        </main>
+        <a class="skip-link" href="#content">"Skip to content"</a>
+        <TopBar/>
+        <DropTarget/>
+        <div class="shell">
+            <Nav/>
+            <main id="content" tabindex="-1">
+                <Notice/>
+                <LoadStatusBar/>
+                <BundlePicker/>
+                {move || state.loaded.get().map(|loaded| view! { <BundleView loaded/> })}
+                <ViewBox view=AppView::Import>
+                    <crate::views::import::ImportPanel/>
+                </ViewBox>
+                <ViewBox view=AppView::Pilot>
+                    <crate::pilot::panel::PilotPanel/>
+                </ViewBox>
+            </main>
+        </div>
         <footer>
             <p>
                 "Definitions follow BiAxisBias (Gan, Dong & Li): BER §3.3, reference score Eq. 4, Abstain = missing (§B.2). "
-                "Data attribution of the loaded bundle is shown in its metadata above."
+                "Data attribution of the loaded bundle is shown in its metadata (Overview)."
             </p>
         </footer>
     }
 }
 
-/// Metadata, repeat policy, table, chart and responses of one loaded bundle.
+/// The views of one loaded bundle, one container each: Overview (metadata), Scores (repeat policy,
+/// table, chart, re-weighting, atlas (c)(d)), Analyses (RQ1/RQ2, atlas (a)(b)(e)(f)), Selection vs
+/// Rationale (RQ3, atlas (g)(h)), Cases (inspector), Clinical.
 #[component]
 fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
     let state = expect_context::<AtlasState>();
@@ -60,19 +83,45 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
     });
     provide_context(crate::state::reweighting::AnalysisResults::new());
     crate::state::reweighting::ExplorerModel::new(loaded.clone());
-    let clinical = loaded.audit.file.clinical.is_some().then(|| {
-        view! { <crate::views::clinical::ClinicalView loaded=loaded.clone()/> }
-    });
+    let clinical = match loaded.audit.file.clinical.is_some() {
+        true => view! { <crate::views::clinical::ClinicalView loaded=loaded.clone()/> }.into_any(),
+        false => view! {
+            <section class="clinical-none" aria-labelledby="clinical-none-title">
+                <h2 id="clinical-none-title">"Clinical view"</h2>
+                <p id="clinical-none">"This bundle has no clinical data (no clinical block); open the clinical demo bundle to see this view."</p>
+            </section>
+        }
+        .into_any(),
+    };
+    let (l_overview, l_scores, l_analyses, l_rationale) =
+        (loaded.clone(), loaded.clone(), loaded.clone(), loaded.clone());
     view! {
-        <Metadata loaded=loaded.clone()/>
-        {clinical}
-        <PolicyPanel/>
-        <BerTableView loaded=loaded.clone() summary/>
-        <BerChart loaded=loaded.clone() summary/>
-        <crate::views::explorer::Reweighting/>
-        <Analyses loaded=loaded.clone()/>
-        <crate::views::atlas::EvidenceAtlas/>
-        <crate::views::rq3::Rq3Panel loaded=loaded.clone()/>
-        <crate::views::inspector::Inspector loaded/>
+        <ViewBox view=AppView::Overview>
+            // === Overview headline: the "overview" helper's `crate::views::headline::Headline`
+            // (src/views/headline.rs) mounts HERE, above the metadata, e.g.
+            // `<crate::views::headline::Headline loaded=loaded.clone()/>` (wired in at merge). ===
+            <Metadata loaded=l_overview/>
+        </ViewBox>
+        <ViewBox view=AppView::Scores>
+            <PolicyPanel/>
+            <BerTableView loaded=l_scores.clone() summary/>
+            <BerChart loaded=l_scores summary/>
+            <crate::views::explorer::Reweighting/>
+            <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Weights/>
+        </ViewBox>
+        <ViewBox view=AppView::Analyses>
+            <Analyses loaded=l_analyses/>
+            <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Analyses/>
+        </ViewBox>
+        <ViewBox view=AppView::Rationale>
+            <crate::views::rq3::Rq3Panel loaded=l_rationale/>
+            <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Rationale/>
+        </ViewBox>
+        <ViewBox view=AppView::Cases>
+            <crate::views::inspector::Inspector loaded/>
+        </ViewBox>
+        <ViewBox view=AppView::Clinical>
+            {clinical}
+        </ViewBox>
     }
 }

@@ -5,7 +5,7 @@
 //! | --- | --- |
 //! | `bundle` | the bundle's URL (kept as given; absent for the default bundle) |
 //! | `id` | the id of the bundle the view was made for (a view is applied only to that bundle) |
-//! | `view` | the section or panel in focus (`reweight`, `atlas`, `atlas-c`, `rq2`, `clinical`, …) |
+//! | `view` | the view shown ([`AppView`]: `overview`, `scores`, `analyses`, `rationale`, `cases`, `clinical`, `import`, `pilot`) or the section / panel in focus inside it (`reweight`, `atlas`, `atlas-c`, `rq2`, `clinical-case`, …; [`AppView::for_view_param`] names the view that holds it) |
 //! | `case` | a response (cell index) for the case inspector to open; only in a copied case link — the open case is kept in the fragment, `#case=CELL` |
 //! | `ccase` | the clinical case open in the Clinical view: `cfv:MODEL:QUESTION` or `dr:MODEL:QUESTION[:RUN]` (level ids; RUN names a run other than the first, [`crate::views::clinical::CaseKey`]) |
 //! | `policy` | repeat policy key (`all_responses`, `first_repeat`, `unit_majority`) |
@@ -18,7 +18,9 @@
 //!
 //! Only these keys are written (anything else in the query is dropped), so no key, token or other
 //! secret is ever put into the URL by the app. The page writes the URL with
-//! `History.replaceState` (no navigation, no history entry per change) — the app has no router: the
+//! `History.replaceState` (no navigation, no history entry per change), except that a click in the
+//! navigation ([`crate::views::shell`]) pushes one history entry per view switch (`pushState`, so the
+//! browser's back / forward go between views; `popstate` shows the view of the restored URL) — the app has no router: the
 //! whole UI is one page whose state is signals, and leptos_router's `query_signal` would need the App
 //! wrapped in a `<Router>` and a navigation per weight change (see ARCHITECTURE.md).
 //!
@@ -38,6 +40,142 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::state::AtlasState;
+
+/// The views of the app shell, one shown at a time (the others stay mounted, hidden), each with its
+/// own `?view=` key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AppView {
+    /// `overview`: what the bundle is (metadata; the headline goes here).
+    Overview,
+    /// `scores`: repeat policy, Selection BER table and chart, re-weighting, atlas panels (c) and (d).
+    Scores,
+    /// `analyses`: RQ1 / RQ2 with atlas panels (a), (b), (e), (f) and the coverage curve.
+    Analyses,
+    /// `rationale`: Selection vs Rationale (RQ3) with atlas panels (g) and (h).
+    Rationale,
+    /// `cases`: the case inspector.
+    Cases,
+    /// `clinical`: the Clinical view (only for bundles with clinical data).
+    Clinical,
+    /// `import`: turning a results file into a bundle.
+    Import,
+    /// `pilot`: pilot runs, judge coding and the clinical pilot.
+    Pilot,
+}
+
+impl AppView {
+    /// Every view, in navigation order.
+    pub const ALL: [AppView; 8] = [
+        AppView::Overview,
+        AppView::Scores,
+        AppView::Analyses,
+        AppView::Rationale,
+        AppView::Cases,
+        AppView::Clinical,
+        AppView::Import,
+        AppView::Pilot,
+    ];
+
+    /// The `view=` key (also the view container's `data-shell-view`).
+    pub fn key(self) -> &'static str {
+        match self {
+            AppView::Overview => "overview",
+            AppView::Scores => "scores",
+            AppView::Analyses => "analyses",
+            AppView::Rationale => "rationale",
+            AppView::Cases => "cases",
+            AppView::Clinical => "clinical",
+            AppView::Import => "import",
+            AppView::Pilot => "pilot",
+        }
+    }
+
+    /// The short navigation label (plain language; the paper term is in the view's own titles).
+    pub fn label(self) -> &'static str {
+        match self {
+            AppView::Overview => "Overview",
+            AppView::Scores => "Scores & re-weighting",
+            AppView::Analyses => "Analyses (RQ1, RQ2)",
+            AppView::Rationale => "Selection vs Rationale",
+            AppView::Cases => "Cases",
+            AppView::Clinical => "Clinical",
+            AppView::Import => "Import",
+            AppView::Pilot => "Pilot",
+        }
+    }
+
+    /// The view a `view=` value opens: a view key itself, or the id of a section or panel the app
+    /// writes there (links made before the shell: `reweight`, `atlas`, `atlas-c`, `rq2`,
+    /// `clinical-case`, …) mapped to the view that now holds it. `None` for a value naming nothing
+    /// known (the caller then looks the id up in the page, [`focus_view`]).
+    pub fn for_view_param(value: &str) -> Option<AppView> {
+        if let Some(v) = AppView::ALL.into_iter().find(|v| v.key() == value) {
+            return Some(v);
+        }
+        let view = match value {
+            "metadata" | "load" | "headline" => AppView::Overview,
+            "reweight" | "atlas" | "atlas-c" | "atlas-d" | "policy" | "ber-table" | "ber-chart" => {
+                AppView::Scores
+            }
+            "atlas-a" | "atlas-b" | "atlas-e" | "atlas-f" | "atlas-coverage" | "atlas-analyses" => {
+                AppView::Analyses
+            }
+            "atlas-g" | "atlas-h" | "atlas-rationale" => AppView::Rationale,
+            "inspector" | "case-view" => AppView::Cases,
+            "bundle-judge" | "clinical-pilot" => AppView::Pilot,
+            v if v.starts_with("rq1") || v.starts_with("rq2") => AppView::Analyses,
+            v if v.starts_with("rq3") => AppView::Rationale,
+            v if v.starts_with("clinical") => AppView::Clinical,
+            v if v.starts_with("import") => AppView::Import,
+            v if v.starts_with("pilot") => AppView::Pilot,
+            _ => return None,
+        };
+        Some(view)
+    }
+
+    /// The view a page opened with `query` (with or without `?`) and `fragment` (with or without
+    /// `#`) starts on: its `view=` ([`for_view_param`](Self::for_view_param)); else `cases` for a
+    /// case link (`case=` or `#case=`), `clinical` for a clinical case (`ccase=`); else `overview`.
+    pub fn initial(query: &str, fragment: &str) -> AppView {
+        let v = ViewState::from_query(query);
+        if let Some(view) = v.view.as_deref().and_then(AppView::for_view_param) {
+            return view;
+        }
+        let fragment = fragment.trim_start_matches('#');
+        if v.case.is_some() || fragment.starts_with("case=") {
+            AppView::Cases
+        } else if v.ccase.is_some() {
+            AppView::Clinical
+        } else {
+            AppView::Overview
+        }
+    }
+}
+
+/// `query` (with or without `?`, already encoded) with its `view=` set to `view`: the other keys stay
+/// in their order, encoded as they were; `view=` takes the place of the first old one, or comes last.
+/// Returns the query without `?`.
+pub fn with_view(query: &str, view: &str) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut placed = false;
+    for part in query.trim_start_matches('?').split('&') {
+        if part.is_empty() {
+            continue;
+        }
+        if part == "view" || part.starts_with("view=") {
+            if !placed {
+                parts.push(format!("view={}", encode_component(view)));
+                placed = true;
+            }
+        } else {
+            parts.push(part.to_string());
+        }
+    }
+    if !placed {
+        parts.push(format!("view={}", encode_component(view)));
+    }
+    parts.join("&")
+}
 
 /// Everything a shareable URL holds (see the module docs for the keys).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -177,6 +315,36 @@ impl InitialView {
     }
 }
 
+/// The view of the app shell shown now (context, provided by [`restore`]); the navigation sets it,
+/// every view container is hidden unless it is the one shown.
+#[derive(Clone, Copy)]
+pub struct CurrentView(pub RwSignal<AppView>);
+
+thread_local! {
+    /// [`CurrentView`]'s signal, for [`focus_view`] (called from timers, outside any component).
+    static SHOWN: std::cell::Cell<Option<RwSignal<AppView>>> = const { std::cell::Cell::new(None) };
+}
+
+/// Shows the view whose container (`[data-shell-view]`) holds `el`; `true` if that changed the view.
+fn show_view_holding(el: &web_sys::Element) -> bool {
+    let Some(view) = el
+        .closest("[data-shell-view]")
+        .ok()
+        .flatten()
+        .and_then(|c| c.get_attribute("data-shell-view"))
+        .and_then(|k| AppView::for_view_param(&k))
+    else {
+        return false;
+    };
+    SHOWN.with(|s| match s.get() {
+        Some(shown) if shown.try_get_untracked() != Some(view) => {
+            shown.try_set(view);
+            true
+        }
+        _ => false,
+    })
+}
+
 /// The page's query string (`location.search`), empty where unavailable.
 pub fn current_query() -> String {
     web_sys::window()
@@ -184,9 +352,15 @@ pub fn current_query() -> String {
         .unwrap_or_default()
 }
 
-/// At start: reads the URL's view, applies its repeat policy, provides [`InitialView`] and
-/// [`ClinicalCase`] as context and starts tracking which section is in focus (`view`).
+/// At start: reads the URL's view, applies its repeat policy, provides [`CurrentView`] (the view the
+/// URL opens, [`AppView::initial`]), [`InitialView`] and [`ClinicalCase`] as context and starts tracking which section is in focus (`view`).
 pub fn restore(state: AtlasState) {
+    let hash = web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default();
+    let shown = RwSignal::new(AppView::initial(&current_query(), &hash));
+    provide_context(CurrentView(shown));
+    SHOWN.with(|s| s.set(Some(shown)));
     let view = ViewState::from_query(&current_query());
     if let Some(p) = view.policy {
         state.policy.set(p);
@@ -314,8 +488,14 @@ pub fn absolute_link(view: &ViewState) -> String {
         .map_or_else(|| link.clone(), |o| format!("{o}{link}"))
 }
 
-/// Brings the element `id` into view and focuses it (or its first heading) after the page has drawn.
+/// Brings the element `id` into view and focuses it (or its first heading) after the page has drawn;
+/// first shows the app-shell view that holds it (so a link naming a panel opens that panel's view).
 pub fn focus_view(id: String) {
+    focus_view_after(id, 300);
+}
+
+/// [`focus_view`] after `ms` milliseconds (again, shortly, when it had to switch the view first).
+fn focus_view_after(id: String, ms: i32) {
     let run = Closure::once_into_js(move || {
         let Some(document) = web_sys::window().and_then(|w| w.document()) else {
             return;
@@ -323,6 +503,11 @@ pub fn focus_view(id: String) {
         let Some(el) = document.get_element_by_id(&id) else {
             return;
         };
+        if show_view_holding(&el) {
+            // The view was hidden: scroll and focus once it is drawn.
+            focus_view_after(id, 60);
+            return;
+        }
         el.scroll_into_view();
         let target = el.query_selector("h2, h3, h4").ok().flatten().unwrap_or(el);
         if let Ok(html) = target.dyn_into::<web_sys::HtmlElement>() {
@@ -334,6 +519,6 @@ pub fn focus_view(id: String) {
     });
     if let Some(window) = web_sys::window() {
         let _ =
-            window.set_timeout_with_callback_and_timeout_and_arguments_0(run.unchecked_ref(), 300);
+            window.set_timeout_with_callback_and_timeout_and_arguments_0(run.unchecked_ref(), ms);
     }
 }

@@ -31,9 +31,21 @@ fn rq1_stability(f: &Finished) -> Option<WordingRankStability> {
     }
 }
 
-/// The atlas section.
+/// Which panels of the atlas a section shows: each app-shell view holds the panels that draw its
+/// results (all panels' data are memos, computed only when a shown panel reads them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtlasGroup {
+    /// (c), (d): follow the weights (`scores` view; section `#atlas`, the id older links name).
+    Weights,
+    /// (a), (b), (e), (f) and the coverage curve: the last RQ1 / RQ2 run (`analyses` view).
+    Analyses,
+    /// (g), (h): Selection vs Rationale (`rationale` view).
+    Rationale,
+}
+
+/// One atlas section holding the panels of `group`.
 #[component]
-pub fn EvidenceAtlas() -> impl IntoView {
+pub fn EvidenceAtlas(group: AtlasGroup) -> impl IntoView {
     let model = expect_context::<ExplorerModel>();
     let loaded = model.loaded.get_value();
     let bundle = loaded.audit.metadata().id.clone();
@@ -44,9 +56,9 @@ pub fn EvidenceAtlas() -> impl IntoView {
         .map(|s| s.to_string())
         .collect();
     const NEEDS_RQ1: &str =
-        "Run RQ1 in the Analyses section above to draw this panel (it shows the last RQ1 run).";
+        "Run RQ1 above to draw this panel (it shows the last RQ1 run).";
     const NEEDS_RQ2: &str =
-        "Run RQ2 in the Analyses section above to draw this panel (it shows the last RQ2 run).";
+        "Run RQ2 above to draw this panel (it shows the last RQ2 run).";
 
     let ids_a = ids.clone();
     let rq1_caption = move |f: &Finished| match f.request {
@@ -171,7 +183,9 @@ pub fn EvidenceAtlas() -> impl IntoView {
         .first()
         .map(|j| j.id.clone());
     let no_judge = "This bundle has no judge Rationale labels (responses.judges), so panels (g) and (h) cannot be drawn: its Selection is the only readout.".to_string();
+    // Only the Rationale section draws (g) and (h): the others skip the computation.
     let rationale = Arc::new(match judge.as_deref() {
+        _ if group != AtlasGroup::Rationale => Err(no_judge),
         Some(id) => judge_by_model(&loaded.audit, id).map_err(|e| e.to_string()),
         None => Err(no_judge),
     });
@@ -188,24 +202,37 @@ pub fn EvidenceAtlas() -> impl IntoView {
         Ok(panels::rationale_composition(&ids_h, judge, &shown))
     });
 
-    view! {
-        <section class="atlas" id="atlas" data-view="atlas" aria-labelledby="atlas-title">
-            <h2 id="atlas-title">"Evidence atlas"</h2>
-            <p>
-                "The panels of the seed's Figure 4 as live views on this bundle. (c) and (d) follow the weights above; (a), (b), (e), (f) and the coverage curve show the last RQ1 / RQ2 run of the Analyses section; (g) and (h) need judge Rationale labels. "
-                "Point at a mark (or focus a chart and use the arrow keys) to read its value; every chart has its table below it."
-            </p>
-            <div class="atlas-grid">
-                <ChartPanel panel="atlas-a" title="(a) Selection score per wording per model" what="Dot plot: one row per model, one dot per wording's score (%), a cross at the pooled Eq. 4 score." spec=panel_a/>
-                <ChartPanel panel="atlas-b" title="(b) Per-model score range across wordings" what="Range bars: each model's lowest to highest score across wordings (%), a cross at the pooled score." spec=panel_b/>
+    let (id, title, intro) = match group {
+        AtlasGroup::Weights => ("atlas", "Evidence atlas: how the weights move the ranking", "Panels (c) and (d) of the source paper's Figure 4, live on this bundle: they follow the weights above."),
+        AtlasGroup::Analyses => ("atlas-analyses", "Evidence atlas: wording and audit-size panels", "Panels (a), (b), (e), (f) of the source paper's Figure 4 and the coverage curve (Table 14): they show the last RQ1 / RQ2 run above."),
+        AtlasGroup::Rationale => ("atlas-rationale", "Evidence atlas: Selection vs Rationale panels", "Panels (g) and (h) of the source paper's Figure 4: they need the bundle's judge Rationale labels."),
+    };
+    let (title_id, labelled_by) = (format!("{id}-title"), format!("{id}-title"));
+    let panels = match group {
+        AtlasGroup::Weights => view! {
                 <ChartPanel panel="atlas-c" title="(c) Rank paths across conditions" what="Line chart: each model's rank (1 = lowest score) under each condition alone, under Eq. 4 and under the chosen weights." spec=panel_c/>
                 <ChartPanel panel="atlas-d" title="(d) Model pairs whose order the weights flip" what="Triangle matrix of model pairs: coloured cells are pairs whose order under the chosen weights is inverted against equal weights." spec=panel_d/>
+        }.into_any(),
+        AtlasGroup::Analyses => view! {
+                <ChartPanel panel="atlas-a" title="(a) Selection score per wording per model" what="Dot plot: one row per model, one dot per wording's score (%), a cross at the pooled Eq. 4 score." spec=panel_a/>
+                <ChartPanel panel="atlas-b" title="(b) Per-model score range across wordings" what="Range bars: each model's lowest to highest score across wordings (%), a cross at the pooled score." spec=panel_b/>
                 <ChartPanel panel="atlas-e" title="(e) Score error per draw, by audit design (RQ2)" what="Box plots with a strip of draws: the score MAE (pp) of each equal-budget audit design." spec=panel_e/>
                 <ChartPanel panel="atlas-f" title="(f) Ranking inversions per draw, by audit design (RQ2)" what="Box plots with a strip of draws: the share of model pairs inverted against the reference, per design." spec=panel_f/>
+                <ChartPanel panel="atlas-coverage" title="Coverage curve: error against conditions covered (Table 14)" what="Line chart of the score MAE (pp) of a fixed-budget audit against the number of conditions it covers, with 2.5–97.5% ranges." spec=panel_k/>
+        }.into_any(),
+        AtlasGroup::Rationale => view! {
                 <ChartPanel panel="atlas-g" title="(g) Selection vs Rationale BER per model" what="Scatter plot of each model's Selection BER (x) against its Rationale BER (y), with the equality diagonal." spec=panel_g/>
                 <ChartPanel panel="atlas-h" title="(h) Rationale composition per model" what="Stacked bars: each model's judge labels by class (E, QE, N, D, R), as shares." spec=panel_h/>
-                <ChartPanel panel="atlas-coverage" title="Coverage curve: error against conditions covered (Table 14)" what="Line chart of the score MAE (pp) of a fixed-budget audit against the number of conditions it covers, with 2.5–97.5% ranges." spec=panel_k/>
-            </div>
+        }.into_any(),
+    };
+    view! {
+        <section class="atlas" id=id data-view=id aria-labelledby=labelled_by>
+            <h2 id=title_id>{title}</h2>
+            <p>
+                {intro}
+                " Point at a mark (or focus a chart and use the arrow keys) to read its value; every chart has its table below it."
+            </p>
+            <div class="atlas-grid">{panels}</div>
         </section>
     }
 }

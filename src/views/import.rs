@@ -89,12 +89,12 @@ pub fn ImportPanel() -> impl IntoView {
     let mapping_text = RwSignal::new(String::new());
     let status = RwSignal::new_local(ImportState::Idle);
     let notice = RwSignal::new(None::<String>);
+    // The shell's notice line and navigation (absent only where the panel is mounted alone).
+    let shell_notice = use_context::<crate::state::nav::ShellNotice>();
+    let navigator = use_context::<crate::state::nav::Navigator>();
 
-    let on_file = move |ev: leptos::ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        let Some(picked) = input.files().and_then(|f| f.get(0)) else {
-            return;
-        };
+    // A file picked here or dropped on the page (the shell's inbox) is selected the same way.
+    let select = move |picked: File| {
         status.set(ImportState::Idle);
         preview.set(None);
         file.set(Some(picked.clone()));
@@ -106,6 +106,22 @@ pub fn ImportPanel() -> impl IntoView {
             preview.set(Some(result));
         });
     };
+    let dropped = RwSignal::new(None::<String>);
+    let on_file = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        if let Some(picked) = input.files().and_then(|f| f.get(0)) {
+            dropped.set(None);
+            select(picked);
+        }
+    };
+    if let Some(inbox) = use_context::<crate::state::inbox::ImportInbox>() {
+        Effect::new(move |_| {
+            if let Some(picked) = inbox.take() {
+                dropped.set(Some(picked.name()));
+                select(picked);
+            }
+        });
+    }
     let on_mapping_file = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         let Some(picked) = input.files().and_then(|f| f.get(0)) else {
@@ -148,11 +164,28 @@ pub fn ImportPanel() -> impl IntoView {
     let open = move |done: Rc<Done>| {
         let source = format!("import: {}", done.bundle_id);
         let opened = state.open_bytes(source, None, done.json.clone(), done.seconds * 1000.0);
-        if let Err(e) = opened {
-            state.error.set(Some(format!(
+        match opened {
+            Ok(loaded) => {
+                // Go to the new bundle's Overview and say what was opened.
+                let from = file.with_untracked(|f| f.as_ref().map(File::name)).unwrap_or_default();
+                if let Some(notice) = shell_notice {
+                    notice.show(
+                        format!(
+                            "Opened {} — {} responses, from {from}",
+                            loaded.audit.metadata().title,
+                            crate::ui::format::thousands(done.report.records_imported as usize)
+                        ),
+                        false,
+                    );
+                }
+                if let Some(nav) = navigator {
+                    nav.go(crate::state::url::AppView::Overview, true);
+                }
+            }
+            Err(e) => state.error.set(Some(format!(
                 "Could not open the imported bundle {}: {e}",
                 done.bundle_id
-            )));
+            ))),
         }
     };
 
@@ -171,6 +204,7 @@ pub fn ImportPanel() -> impl IntoView {
                     "Results file: "
                     <input type="file" id="import-file" accept=".csv,.tsv,.tab,.jsonl,.ndjson,.json,text/csv,application/json" on:change=on_file/>
                 </label>
+                {move || dropped.get().map(|name| view! { <p class="status" role="status" id="import-dropped">"Selected: " <strong>{name}</strong> " (dropped on the page)"</p> })}
                 <label>
                     "Mapping file (optional): "
                     <input type="file" id="import-mapping-file" accept=".json,application/json" on:change=on_mapping_file/>

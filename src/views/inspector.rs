@@ -332,7 +332,14 @@ pub fn Inspector(loaded: Arc<Loaded>) -> impl IntoView {
         }
     });
     if scroll_to.is_some() {
-        leptos::prelude::set_timeout(|| scroll_into_view("case-view"), Duration::from_millis(400));
+        // A case link opened fresh: while the content warning is not acknowledged, it is what the
+        // reader sees first (the case's texts stay hidden behind it).
+        let first = if warning.is_some() && !state.warning_acknowledged.get_untracked() {
+            "content-warning"
+        } else {
+            "case-view"
+        };
+        leptos::prelude::set_timeout(move || scroll_into_view(first), Duration::from_millis(400));
     }
     let on_scroll = move |_| {
         if let Some(el) = scroller.get_untracked() {

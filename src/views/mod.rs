@@ -1,7 +1,9 @@
 //! The sections of the page, one file each. A view reads [`crate::state`] and uses [`crate::ui`]; it
 //! never imports another view.
 //!
-//! - [`overview`]: load panel, bundle metadata, repeat policy, Selection BER table and chart;
+//! - [`shell`]: the app shell (top bar, navigation, view containers, the window's drop target);
+//! - [`bundles`]: the bundle picker (shipped, recent, file, URL) and the load status / error bar;
+//! - [`overview`]: bundle metadata, repeat policy, Selection BER table and chart;
 //! - [`explorer`]: condition re-weighting (Eq. 4) with bootstrap intervals;
 //! - [`analyses`]: the RQ1 and RQ2 panels, run in the analysis worker;
 //! - [`atlas`]: the evidence-atlas panels (seed `000_…` Figure 4);
@@ -12,9 +14,11 @@
 
 pub mod analyses;
 pub mod atlas;
+pub mod bundles;
 pub mod clinical;
 pub mod explorer;
 pub mod import;
 pub mod inspector;
 pub mod overview;
 pub mod rq3;
+pub mod shell;

@@ -1,8 +1,7 @@
-//! The bundle overview: the load panel (progress, errors, file picker and drop zone), the bundle's
-//! metadata, the repeat policy, and the Selection BER table and chart with the Eq. 4 reference scores
+//! The bundle overview: the bundle's metadata (the load panel moved to [`crate::views::bundles`]), the repeat policy, and the Selection BER table and chart with the Eq. 4 reference scores
 //! and ranks (seed `000_…` §3.3, Eq. 4) of [`atlas_core::summary`], the numbers `atlas stats` prints.
 
-use crate::state::{default_bundle_url, AtlasState, LoadStatus, Loaded, DEFAULT_BUNDLE};
+use crate::state::{AtlasState, Loaded};
 use crate::ui::format::{level_label, thousands};
 use std::sync::Arc;
 
@@ -16,97 +15,6 @@ use plotters_canvas::CanvasBackend;
 
 fn pct(x: f64) -> String {
     format!("{:.2}%", x * 100.0)
-}
-
-/// Progress bar, load errors, file picker and drop zone.
-#[component]
-pub fn LoadPanel() -> impl IntoView {
-    let state = expect_context::<AtlasState>();
-    let dragging = RwSignal::new(false);
-    let on_pick = move |ev: leptos::ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        if let Some(file) = input.files().and_then(|f| f.get(0)) {
-            state.load_file(file);
-        }
-        input.set_value("");
-    };
-    let on_drop = move |ev: leptos::ev::DragEvent| {
-        ev.prevent_default();
-        dragging.set(false);
-        if let Some(file) = ev
-            .data_transfer()
-            .and_then(|dt| dt.files())
-            .and_then(|f| f.get(0))
-        {
-            state.load_file(file);
-        }
-    };
-    view! {
-        <section class="load" aria-label="Load a bundle">
-            {move || match state.status.get() {
-                LoadStatus::Idle => None,
-                LoadStatus::Reading { source, received, total } => {
-                    let (value, max) = match total {
-                        Some(t) if t > 0 => (received as f64, t as f64),
-                        _ => (0.0, 0.0),
-                    };
-                    let text = match total {
-                        Some(t) => format!("Loading {source}: {:.0} of {:.0} KB", received as f64 / 1024.0, t as f64 / 1024.0),
-                        None => format!("Loading {source}: {:.0} KB", received as f64 / 1024.0),
-                    };
-                    Some(view! {
-                        <div class="progress" role="status" id="load-progress">
-                            <progress value=value max=max></progress>
-                            <span>{text}</span>
-                        </div>
-                    }.into_any())
-                }
-                LoadStatus::Parsing { source } => Some(view! {
-                    <div class="progress" role="status" id="load-progress">
-                        <progress></progress>
-                        <span>{format!("Checking {source}…")}</span>
-                    </div>
-                }.into_any()),
-            }}
-            {move || state.error.get().map(|message| {
-                let kept = state.loaded.with(|l| l.as_ref().map(|l| (l.audit.metadata().id.clone(), l.source.clone())));
-                // A way back to the default bundle unless it is the one shown (a failed `?bundle=` link
-                // leaves nothing loaded).
-                let default = default_bundle_url();
-                let offer_default = kept.as_ref().is_none_or(|(_, source)| Some(source) != default.as_ref());
-                view! {
-                    <div class="error" role="alert" id="load-error">
-                        <strong>"Bundle not loaded. "</strong>
-                        <span class="message">{message}</span>
-                        {match kept {
-                            Some((id, _)) => view! { <p>{format!("The bundle already loaded ({id}) is unchanged and still shown below.")}</p> }.into_any(),
-                            None => view! { <p>"No bundle is open."</p> }.into_any(),
-                        }}
-                        {offer_default.then(|| view! {
-                            <button id="open-default" on:click=move |_| state.load_url(DEFAULT_BUNDLE.to_string())>
-                                "Open the default bundle"
-                            </button>
-                            " "
-                        })}
-                        <button id="load-error-dismiss" on:click=move |_| state.error.set(None)>"Dismiss"</button>
-                    </div>
-                }
-            })}
-            <div
-                class="dropzone"
-                class:dragging=move || dragging.get()
-                on:dragover=move |ev: leptos::ev::DragEvent| { ev.prevent_default(); dragging.set(true); }
-                on:dragleave=move |_| dragging.set(false)
-                on:drop=on_drop
-            >
-                <label>
-                    "Open another bundle (.json): "
-                    <input type="file" id="bundle-file" accept=".json,application/json" on:change=on_pick/>
-                </label>
-                <span class="hint">" or drop a bundle file here."</span>
-            </div>
-        </section>
-    }
 }
 
 #[component]

@@ -1,0 +1,101 @@
+//! Switching the app shell's view ([`Navigator`]) and the one-line confirmation shown above every view
+//! ([`ShellNotice`]). Both are context, provided by the App; views use them without importing the
+//! shell component.
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::state::url::{with_view, AppView, CurrentView, FocusedView};
+
+/// A message shown at the top of the page, above every view (`#shell-notice`): what was just opened,
+/// or why a dropped file was not. `alert` marks a problem (`role=alert`) rather than a status.
+#[derive(Clone, Copy)]
+pub struct ShellNotice(pub RwSignal<Option<(String, bool)>>);
+
+impl ShellNotice {
+    /// Shows `text` as a status (`alert` false) or a problem (`alert` true).
+    pub fn show(self, text: String, alert: bool) {
+        self.0.set(Some((text, alert)));
+    }
+}
+
+/// Switches the shown view (context). Every navigation goes through [`Navigator::go`].
+#[derive(Clone, Copy)]
+pub struct Navigator {
+    /// The view shown.
+    pub current: RwSignal<AppView>,
+    /// The `view=` the URL writer puts into the address bar.
+    pub focused: RwSignal<Option<String>>,
+}
+
+impl Navigator {
+    /// The navigator over the page's [`CurrentView`] and [`FocusedView`] (both from
+    /// [`crate::state::url::restore`]).
+    pub fn from_context() -> Self {
+        Navigator {
+            current: expect_context::<CurrentView>().0,
+            focused: expect_context::<FocusedView>().0,
+        }
+    }
+
+    /// Shows `view`: with `push`, one new history entry `?…&view=KEY` (the other query keys and the
+    /// fragment stay), so back / forward return here; then moves the keyboard focus to the view's
+    /// first heading and the page to its top.
+    pub fn go(self, view: AppView, push: bool) {
+        self.current.set(view);
+        self.focused.set(Some(view.key().to_string()));
+        if push {
+            push_view(view);
+        }
+        let focused = self.focused;
+        let run = Closure::once_into_js(move || focus_heading(view, focused));
+        if let Some(window) = web_sys::window() {
+            let _ = window
+                .set_timeout_with_callback_and_timeout_and_arguments_0(run.unchecked_ref(), 30);
+        }
+    }
+}
+
+/// Pushes `?…&view=KEY` as a new history entry (nothing when the address is already that).
+fn push_view(view: AppView) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let location = window.location();
+    let (Ok(path), search, hash) = (
+        location.pathname(),
+        location.search().unwrap_or_default(),
+        location.hash().unwrap_or_default(),
+    ) else {
+        return;
+    };
+    let url = format!("{path}?{}{hash}", with_view(&search, view.key()));
+    if format!("{path}{search}{hash}") != url {
+        if let Ok(history) = window.history() {
+            let _ = history.push_state_with_url(&JsValue::NULL, "", Some(&url));
+        }
+    }
+}
+
+/// Focuses the first heading of `view`'s container and scrolls to the page top; the URL's `view=`
+/// stays the view's key (the focus would otherwise name the section the heading is in).
+fn focus_heading(view: AppView, focused: RwSignal<Option<String>>) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Some(document) = window.document() else {
+        return;
+    };
+    let selector = format!("[data-shell-view=\"{}\"] :is(h2, h3)", view.key());
+    if let Ok(Some(heading)) = document.query_selector(&selector) {
+        if heading.get_attribute("tabindex").is_none() {
+            let _ = heading.set_attribute("tabindex", "-1");
+        }
+        if let Ok(h) = heading.dyn_into::<web_sys::HtmlElement>() {
+            let _ = h.focus();
+        }
+    }
+    window.scroll_to_with_x_and_y(0.0, 0.0);
+    focused.try_set(Some(view.key().to_string()));
+}
