@@ -65,6 +65,7 @@ step "end to end: number fields typed key by key in Chromium, against atlas rewe
 step "end to end: import of real inputs in Chromium" node tests/e2e/import.mjs
 step "end to end: dist/ under a sub-path and offline once loaded" node tests/e2e/offline.mjs
 step "end to end: loads cannot race (a later open wins; a failed ?bundle= leads back to the default)" node tests/e2e/loads.mjs
+step "end to end: the app shell in Chromium (navigation by click and keyboard, a URL per view, back/forward, bundle picker, window drop target)" node tests/e2e/shell.mjs
 step "end to end: RQ3 and the case inspector in Chromium" node tests/e2e/inspector.mjs
 step "end to end: the Clinical view in Chromium" node tests/e2e/clinical.mjs
 step "end to end: a clinical pilot in Chromium against a scripted provider, then atlas clinical embed" node tests/e2e/clinical_pilot.mjs

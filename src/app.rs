@@ -93,8 +93,12 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
         }
         .into_any(),
     };
-    let (l_overview, l_scores, l_analyses, l_rationale) =
-        (loaded.clone(), loaded.clone(), loaded.clone(), loaded.clone());
+    let (l_overview, l_scores, l_analyses, l_rationale) = (
+        loaded.clone(),
+        loaded.clone(),
+        loaded.clone(),
+        loaded.clone(),
+    );
     view! {
         <ViewBox view=AppView::Overview>
             // === Overview headline: the "overview" helper's `crate::views::headline::Headline`

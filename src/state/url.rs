@@ -112,24 +112,23 @@ impl AppView {
         if let Some(v) = AppView::ALL.into_iter().find(|v| v.key() == value) {
             return Some(v);
         }
-        let view = match value {
-            "metadata" | "load" | "headline" => AppView::Overview,
-            "reweight" | "atlas" | "atlas-c" | "atlas-d" | "policy" | "ber-table" | "ber-chart" => {
-                AppView::Scores
-            }
-            "atlas-a" | "atlas-b" | "atlas-e" | "atlas-f" | "atlas-coverage" | "atlas-analyses" => {
-                AppView::Analyses
-            }
-            "atlas-g" | "atlas-h" | "atlas-rationale" => AppView::Rationale,
-            "inspector" | "case-view" => AppView::Cases,
-            "bundle-judge" | "clinical-pilot" => AppView::Pilot,
-            v if v.starts_with("rq1") || v.starts_with("rq2") => AppView::Analyses,
-            v if v.starts_with("rq3") => AppView::Rationale,
-            v if v.starts_with("clinical") => AppView::Clinical,
-            v if v.starts_with("import") => AppView::Import,
-            v if v.starts_with("pilot") => AppView::Pilot,
-            _ => return None,
-        };
+        let view =
+            match value {
+                "metadata" | "load" | "headline" => AppView::Overview,
+                "reweight" | "atlas" | "atlas-c" | "atlas-d" | "policy" | "ber-table"
+                | "ber-chart" => AppView::Scores,
+                "atlas-a" | "atlas-b" | "atlas-e" | "atlas-f" | "atlas-coverage"
+                | "atlas-analyses" => AppView::Analyses,
+                "atlas-g" | "atlas-h" | "atlas-rationale" => AppView::Rationale,
+                "inspector" | "case-view" => AppView::Cases,
+                "bundle-judge" | "clinical-pilot" => AppView::Pilot,
+                v if v.starts_with("rq1") || v.starts_with("rq2") => AppView::Analyses,
+                v if v.starts_with("rq3") => AppView::Rationale,
+                v if v.starts_with("clinical") => AppView::Clinical,
+                v if v.starts_with("import") => AppView::Import,
+                v if v.starts_with("pilot") => AppView::Pilot,
+                _ => return None,
+            };
         Some(view)
     }
 

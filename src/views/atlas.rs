@@ -55,10 +55,8 @@ pub fn EvidenceAtlas(group: AtlasGroup) -> impl IntoView {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    const NEEDS_RQ1: &str =
-        "Run RQ1 above to draw this panel (it shows the last RQ1 run).";
-    const NEEDS_RQ2: &str =
-        "Run RQ2 above to draw this panel (it shows the last RQ2 run).";
+    const NEEDS_RQ1: &str = "Run RQ1 above to draw this panel (it shows the last RQ1 run).";
+    const NEEDS_RQ2: &str = "Run RQ2 above to draw this panel (it shows the last RQ2 run).";
 
     let ids_a = ids.clone();
     let rq1_caption = move |f: &Finished| match f.request {

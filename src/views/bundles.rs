@@ -141,7 +141,8 @@ pub fn BundlePicker() -> impl IntoView {
         }
         input.set_value("");
     };
-    let shown = move || open.get() || state.error.get().is_some() || state.loaded.with(Option::is_none);
+    let shown =
+        move || open.get() || state.error.get().is_some() || state.loaded.with(Option::is_none);
     let shipped = SHIPPED
         .iter()
         .map(|b| {

@@ -167,7 +167,9 @@ pub fn ImportPanel() -> impl IntoView {
         match opened {
             Ok(loaded) => {
                 // Go to the new bundle's Overview and say what was opened.
-                let from = file.with_untracked(|f| f.as_ref().map(File::name)).unwrap_or_default();
+                let from = file
+                    .with_untracked(|f| f.as_ref().map(File::name))
+                    .unwrap_or_default();
                 if let Some(notice) = shell_notice {
                     notice.show(
                         format!(

@@ -310,14 +310,35 @@ pub fn Inspector(loaded: Arc<Loaded>) -> impl IntoView {
         list_window(n, scroll_top.get(), view_h.get())
     });
     let set_scroll = move |top: f64| {
-        if let Some(el) = scroller.get_untracked() {
-            el.set_scroll_top(top.round() as i32);
-            scroll_top.set(f64::from(el.scroll_top()));
-            view_h.set(f64::from(el.client_height()).max(ROW_PX));
-        } else {
-            scroll_top.set(top);
+        match scroller.get_untracked() {
+            // A list in a hidden view has no height and cannot scroll: keep the wanted position.
+            Some(el) if el.client_height() > 0 => {
+                el.set_scroll_top(top.round() as i32);
+                scroll_top.set(f64::from(el.scroll_top()));
+                view_h.set(f64::from(el.client_height()).max(ROW_PX));
+            }
+            _ => scroll_top.set(top),
         }
     };
+    // Shown again (the app shell's Cases view): scroll to the kept position and measure the list.
+    if let Some(current) = use_context::<crate::state::url::CurrentView>() {
+        Effect::new(move |_| {
+            if current.0.get() == crate::state::url::AppView::Cases {
+                leptos::prelude::set_timeout(
+                    move || {
+                        if let Some(el) = scroller.get_untracked() {
+                            if el.client_height() > 0 {
+                                el.set_scroll_top(scroll_top.get_untracked().round() as i32);
+                                scroll_top.set(f64::from(el.scroll_top()));
+                                view_h.set(f64::from(el.client_height()).max(ROW_PX));
+                            }
+                        }
+                    },
+                    Duration::from_millis(20),
+                );
+            }
+        });
+    }
     // A new filter starts at the top (or at the linked case on the first run).
     Effect::new(move |first: Option<()>| {
         let n = rows.with(|r| r.0.len());

@@ -266,8 +266,11 @@ pub fn follow_history() {
         let hash = location.hash().unwrap_or_default();
         let view = AppView::initial(&search, &hash);
         nav.current.try_set(view);
-        nav.focused
-            .try_set(ViewState::from_query(&search).view.or(Some(view.key().to_string())));
+        nav.focused.try_set(
+            ViewState::from_query(&search)
+                .view
+                .or(Some(view.key().to_string())),
+        );
     });
     let _ = window.add_event_listener_with_callback("popstate", handler.as_ref().unchecked_ref());
     handler.forget();

@@ -26,7 +26,7 @@ import { readFileSync, existsSync, mkdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchChromium } from './harness.mjs';
+import { serveStatic, launchChromium, showView } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -79,6 +79,7 @@ try {
 
   // ---------------------------------------------------------------- 1. the profile table
   await page.goto(`${base}?bundle=${ref.url}`);
+  await showView(page, 'clinical');
   await page.waitForSelector('#clinical-table5', { timeout: 60000 });
   const provenance = await page.textContent('#clinical-provenance');
   check('the Clinical view names the bundle', provenance.includes(ref.id), provenance);
@@ -236,6 +237,7 @@ try {
   const small = await phone.newPage();
   watch(small, 'phone');
   await small.goto(`${base}?bundle=${ref.url}`);
+  await showView(small, 'clinical');
   await small.waitForSelector('#clinical-table5', { timeout: 60000 });
   await small.click('#clinical-example-nonrobust').catch(() => small.click('#clinical-pick-open'));
   await small.waitForSelector('#clinical-case', { timeout: 5000 });

@@ -29,7 +29,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchChromium } from './harness.mjs';
+import { serveStatic, launchChromium, showView } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -148,6 +148,7 @@ try {
   page.on('console', (m) => consoleText.push(m.text()));
   page.on('pageerror', (e) => consoleText.push(String(e)));
   await page.goto(base);
+  await showView(page, 'pilot', 120000);
   await page.waitForSelector('#clinical-pilot-run', { timeout: 120000 });
 
   // The design: 2 demo questions, the scripted provider, the model judging itself.
@@ -205,6 +206,7 @@ try {
     .filter((c) => c.status.state === 'answered').map((c) => [c.id, c.status.completion.text]));
   console.log(`reloading with ${answeredBefore.size} calls answered in the saved state`);
   await page.reload();
+  await showView(page, 'pilot', 120000);
   await page.waitForSelector('#clinical-pilot-restored', { timeout: 60000 });
   check('after a reload the unfinished clinical pilot is offered for resuming',
     /unfinished clinical pilot/.test(await page.textContent('#clinical-pilot-restored')));
@@ -249,6 +251,7 @@ try {
     bundle.format === 'audit-atlas-bundle' && bundle.clinical?.protocol === 'seed-001' && bundle.clinical.embeddings == null,
     `${bundle.format} ${JSON.stringify(bundle.clinical?.protocol)}`);
   await page.click('#clinical-pilot-open');
+  await showView(page, 'clinical');
   await page.waitForSelector('#clinical-table5', { timeout: 30000 });
   const got = {};
   for (const k of ['accuracy', 'answers', 'cfv', 'attempts', 'answer_change', 'comparisons', 'flags_per_question', 'flags', 'mean_edd']) got[k] = await cell(page, `${MODEL}/${k}`);

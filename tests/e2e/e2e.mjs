@@ -28,7 +28,7 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { serveStatic, launchChromium } from './harness.mjs';
+import { serveStatic, launchChromium, showView } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -158,6 +158,7 @@ try {
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
 
   await page.goto(base);
+  await showView(page, 'scores');
   await page.waitForSelector('#ber-table td[data-ber]', { timeout: 60000 });
   check('the default bundle loads and names itself', (await page.textContent('#metadata')).includes('decodingtrust-stereotype-v1'));
   check('the content warning is shown in the metadata', (await page.textContent('#metadata')).includes('Content warning'));
@@ -247,9 +248,11 @@ try {
   const dropped = await tableValues(page);
   check('a dropped bundle replaces the loaded one and its table is shown', dropped.length > 0 && (await page.$('#load-error')) === null && (await page.textContent('#metadata')).includes('file: tiny-bundle.json'));
   await page.goto(base);
+  await showView(page, 'scores');
   await page.waitForSelector('#ber-table td[data-ber]', { timeout: 60000 });
 
   // Model text behind the content warning, compared with the raw DecodingTrust file.
+  await showView(page, 'cases');
   await page.click('#show-texts');
   await page.waitForFunction(() => {
     const pre = document.querySelector('.case pre.text');
@@ -268,6 +271,7 @@ try {
 
   // RQ2 in the analysis worker, compared with the native CLI for the same settings.
   const rq2Cli = cli(['analyze-rq2', BUNDLE, '--draws', '200', '--budget', '200', '--seed', '20260722', '--format', 'json']);
+  await showView(page, 'analyses');
   let error = await runAnalysis(page, 'rq2', { seed: 20260722, draws: 200, budget: 200, bootstrap: 2000 });
   check('RQ2 (200 draws, budget 200, seed 20260722) runs in the worker', error === null, error);
   let mismatches = [];
@@ -343,6 +347,8 @@ try {
     requestAnimationFrame(tick);
   }), running.toString());
   check('during a run the page keeps painting: animation frames arrive while the worker runs', painted.n >= 2 && painted.running, JSON.stringify(painted));
+  // Switching to Scores leaves the run going (every view stays mounted).
+  await showView(page, 'scores');
   const clicked = Date.now();
   await page.check('input[name="repeat-policy"][value="unit_majority"]');
   await page.waitForFunction(() => document.querySelector('#table-provenance').textContent.includes('unit_majority'), null, { timeout: 5000 });
@@ -355,6 +361,7 @@ try {
   const progressShown = await page.textContent('#rq2-progress');
   const totalDraws = (100000 * (rq2Cli.designs.length + rq2Cli.coverage.length)).toLocaleString('en-US');
   check('the progress bar counts draws done of all designs', new RegExp(`Running: [\\d,]+ of ${totalDraws} draws`).test(progressShown), progressShown);
+  await showView(page, 'analyses');
   await page.click('#rq2-cancel');
   await page.waitForSelector('#rq2-status', { timeout: 2000 });
   await page.waitForTimeout(1000);
@@ -363,9 +370,11 @@ try {
     result: !!document.querySelector('#rq2-result'), running: document.querySelector('#rq2-run').disabled,
   }));
   check('Cancel stops the run: no progress, no result, Run enabled again', afterCancel.status.includes('Cancelled') && !afterCancel.progress && !afterCancel.result && !afterCancel.running, JSON.stringify(afterCancel));
+  await showView(page, 'scores');
   await page.check('input[name="repeat-policy"][value="all_responses"]');
   await page.waitForFunction(() => document.querySelector('#table-provenance').textContent.includes('all_responses'), null, { timeout: 5000 });
   await compareTable(page, 'all_responses');
+  await showView(page, 'analyses');
   error = await runAnalysis(page, 'rq2', { draws: 200 });
   diff = error ?? jsonDiff(await reportJson(page, 'rq2'), rq2Cli);
   check('after a cancel a fresh worker runs again and gives the same report', diff === null, diff);
@@ -375,6 +384,7 @@ try {
   const target = reference.policies.all_responses.cases.find((c) => c.name === '0.5 / 1 / 2');
   const targetBoot = reference.bootstrap.cases.find((c) => c.name === '0.5 / 1 / 2');
   check('the numpy reference has the 0.5 / 1 / 2 case (weights, scores, bootstrap)', target && targetBoot && JSON.stringify(target.custom) === '[0.5,1,2]' && reference.bootstrap.reps === 200);
+  await showView(page, 'scores');
   await page.waitForSelector('#reweight-table td.score[data-value]', { timeout: 30000 });
   check('"baseline only" is disabled on a bundle without a baseline sweep, and says why',
     await page.$eval('#preset-baseline', (i) => i.disabled) && (await page.textContent('#preset-baseline-reason')).includes('no baseline condition'));
@@ -472,10 +482,12 @@ try {
     && png.bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) && png.name === 'decodingtrust-stereotype-v1-atlas-c.png'
     && chartCsv.bytes.toString('utf8').trim().split('\n').length === 9, `${svg.name} ${png.name} ${chartCsv.name}`);
   check('panel (c) marks the ranks resting on high-Abstain cells with ⚠ in the SVG and its CSV, with the share', svg.bytes.toString('utf8').includes('⚠') && /Llama-2-7b-chat-hf,[^\n]*⚠ Abstain 80\.8 %/.test(chartCsv.bytes.toString('utf8')), chartCsv.bytes.toString('utf8').split('\n').find((l) => l.startsWith('Llama')));
+  await showView(page, 'analyses');
   const tableCsv = await download(page, '#rq2-table13-csv');
   const table13Rows = await page.$$eval('#rq2-table13 tbody tr', (rows) => rows.length);
   check('an analysis table (RQ2 Table 13) downloads as CSV with its header and rows', tableCsv.name === 'rq2-rq2-table13.csv' && tableCsv.bytes.toString('utf8').startsWith('Metric,') && tableCsv.bytes.toString('utf8').trim().split('\n').length === table13Rows + 1, tableCsv.bytes.toString('utf8').slice(0, 60));
   await mkdir(atlasShots, { recursive: true });
+  await showView(page, 'scores');
   await page.locator('#atlas').screenshot({ path: join(atlasShots, 'atlas-1280x720.png') });
   await page.screenshot({ path: join(atlasShots, 'reweight-1280x720.png') });
 
@@ -512,6 +524,7 @@ try {
   fixturePage.on('pageerror', (e) => consoleErrors.push(String(e)));
   fixturePage.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
   await fixturePage.goto(base);
+  await showView(fixturePage, 'scores');
   await fixturePage.waitForSelector('#ber-table td[data-ber]', { timeout: 60000 });
   const openFixture = async (name, id) => {
     await fixturePage.setInputFiles('#bundle-file', join(root, 'tests/fixtures', name));
@@ -545,12 +558,15 @@ try {
   phonePage.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
   phonePage.on('pageerror', (e) => consoleErrors.push(String(e)));
   await phonePage.goto(base);
+  await showView(phonePage, 'scores');
   await phonePage.waitForSelector('#ber-table td[data-ber]', { timeout: 60000 });
   await phonePage.screenshot({ path: join(out, 'atlas-phone.png') });
+  await showView(phonePage, 'analyses');
   error = await runAnalysis(phonePage, 'rq2', { draws: 200 });
   check('RQ2 runs on a phone-sized page', error === null, error);
   await phonePage.locator('#rq2').screenshot({ path: join(out, 'atlas-rq2-phone.png') });
   await phonePage.waitForSelector('#atlas-e-canvas', { timeout: 30000 });
+  await showView(phonePage, 'scores');
   await phonePage.locator('#reweight').screenshot({ path: join(atlasShots, 'reweight-390.png') });
   await phonePage.locator('#atlas').screenshot({ path: join(atlasShots, 'atlas-390.png') });
   const overflow = await phonePage.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

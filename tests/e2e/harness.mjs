@@ -67,3 +67,18 @@ export function launchChromium() {
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }
+
+// Shows the app-shell view `id` (overview, scores, analyses, rationale, cases, clinical, import, pilot)
+// the way a reader does: a click on its link in the navigation (opening the phone menu first where the
+// navigation is collapsed). Resolves once the view's container is shown (for a bundle's views: once a
+// bundle is loaded).
+export async function showView(page, id, timeout = 60000) {
+  await page.waitForSelector(`#app-nav a[data-nav="${id}"]`, { state: 'attached', timeout });
+  const collapsed = await page.$eval('#app-nav', (n) => getComputedStyle(n).display === 'none');
+  if (collapsed) await page.click('#nav-toggle');
+  await page.click(`#app-nav a[data-nav="${id}"]`);
+  await page.waitForFunction((v) => {
+    const boxes = [...document.querySelectorAll(`[data-shell-view="${v}"]`)];
+    return boxes.length > 0 && boxes.every((b) => !b.hidden);
+  }, id, { timeout });
+}

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchChromium } from './harness.mjs';
+import { serveStatic, launchChromium, showView } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -40,6 +40,7 @@ const inputs = [
 ];
 
 async function importFile(page, input) {
+  await showView(page, 'import');
   await page.setInputFiles('#import-file', input.file);
   await page.waitForSelector('#import-preview, #import-preview-error', { timeout: 60000 });
   await page.setInputFiles('#import-mapping-file', input.mapping);
@@ -61,6 +62,7 @@ try {
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   await page.goto(base);
+  await showView(page, 'scores', 120000);
   await page.waitForSelector('#ber-table td[data-ber]', { timeout: 120000 });
 
   for (const input of inputs) {
@@ -98,6 +100,7 @@ try {
 
   // A broken mapping: a clear error naming the problem; the loaded bundle stays.
   const before = await page.$eval('#metadata .bundle-id code', (c) => c.textContent);
+  await showView(page, 'import');
   await page.fill('#import-mapping', '{"mapping_version": 1, "facets": {"model": {"field": "model"}}}');
   await page.click('#import-run');
   await page.waitForSelector('#import-error', { timeout: 30000 });

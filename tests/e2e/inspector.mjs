@@ -19,7 +19,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchChromium } from './harness.mjs';
+import { serveStatic, launchChromium, showView } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -101,6 +101,7 @@ try {
 
   // ---------------------------------------------------------------- 1. the RQ3 panel on the fixture
   await page.goto(`${base}?bundle=${FIXTURE_URL}`);
+  await showView(page, 'rationale');
   await page.waitForSelector('#rq3-table3', { timeout: 60000 });
   check('the fixture bundle loads from ?bundle=', (await page.textContent('#metadata')).includes('rq3-cases-fixture'));
 
@@ -164,6 +165,7 @@ try {
   check('switching the rule to five-class unanimity redraws Table 3 with its n = 8 and 3 A=1,B=0 pairs', Number(fcN) === 8 && Number(fcSo) === 3, `${fcN} ${fcSo}`);
 
   // ---------------------------------------------------------------- 2. the case inspector on the fixture
+  await showView(page, 'cases');
   await waitRows(page, 23);
   const all = await allListedCells(page);
   check('the inspector lists the 23 responses, every cell but 17 (no response)',
@@ -272,8 +274,10 @@ try {
   const last = (id) => facetById[id].levels[facetById[id].levels.length - 1];
   const label = (l) => l.label ?? l.id;
   await page.goto(base);
+  await showView(page, 'rationale');
   await page.waitForSelector('#rq3-unavailable', { timeout: 60000 });
   check('on the default bundle the RQ3 panel says why RQ3 is unavailable (no judge labels)', (await page.textContent('#rq3-unavailable')).includes('no judge labels'));
+  await showView(page, 'cases');
   await waitRows(page, totalCells);
   check(`the inspector counts all ${totalCells} responses of the default bundle`,
     totalCells === 691200 && (await page.getAttribute('#inspector-count', 'data-rows')) === String(totalCells));

@@ -30,7 +30,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchChromium } from './harness.mjs';
+import { serveStatic, launchChromium, showView } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -121,7 +121,9 @@ try {
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   page.on('dialog', async (d) => { dialogs.push(d.message()); await d.dismiss(); });
   await page.goto(`${base}?bundle=${FIXTURE_URL}`);
+  await showView(page, 'rationale', 120000);
   await page.waitForSelector('#rq3-table3', { timeout: 120000 });
+  await showView(page, 'pilot');
   await page.waitForSelector('#bundle-judge-run');
   check('the section names the loaded bundle and its texts',
     /rq3-cases-fixture: 23 Rationale texts stored; judge columns now: j-gamma, j-delta, j-beta/.test(await page.textContent('#bundle-judge-about')),
@@ -160,6 +162,7 @@ try {
     .filter((c) => c.status.state === 'answered').map((c) => [c.id, c.status.completion.text]));
   console.log(`reloading with ${answeredBefore.size} answered in the saved state`);
   await page.reload();
+  await showView(page, 'pilot', 120000);
   await page.waitForSelector('#bundle-judge-restored', { timeout: 120000 });
   const restored = await page.textContent('#bundle-judge-restored');
   check('after a reload the unfinished judge coding is offered for resuming',
@@ -245,7 +248,9 @@ try {
   const shardRequests = [];
   page2.on('request', (r) => { if (/rationale-.*\.json/.test(r.url())) shardRequests.push(r.url()); });
   await page2.goto(base);
+  await showView(page2, 'scores', 120000);
   await page2.waitForSelector('#ber-table td[data-ber]', { timeout: 120000 });
+  await showView(page2, 'pilot');
   await page2.waitForSelector('#bundle-judge-model-3');
   const model3 = (await page2.textContent('label:has(#bundle-judge-model-3)')).trim();
   await page2.check('#bundle-judge-model-3');

@@ -18,7 +18,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchChromium } from './harness.mjs';
+import { serveStatic, launchChromium, showView } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -119,6 +119,7 @@ try {
       facets: { model: { field: 'model' }, statement: { field: 'statement' } },
       selection: { field: 'answer', map: { agree: 1, disagree: 0 } },
     };
+    await showView(page, 'import');
     await page.setInputFiles('#import-file', { name: 'rows.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.waitForSelector('#import-preview, #import-preview-error', { timeout: 30000 });
     await page.fill('#import-mapping', JSON.stringify(mapping));

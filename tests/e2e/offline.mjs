@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchChromium } from './harness.mjs';
+import { serveStatic, launchChromium, showView } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -36,6 +36,7 @@ try {
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(url);
+  await showView(page, 'scores', 120000);
   await page.waitForSelector('#ber-table td[data-ber]', { timeout: 120000 });
   const online = await cells(page);
   check('the app loads from a static server under a sub-path (/sub/atlas/) with its default bundle', online.length === 24, `cells ${online.length}`);
@@ -50,9 +51,11 @@ try {
   await context.setOffline(true);
   const reloaded = await page.reload({ timeout: 60000 }).then(() => null, (e) => e.message.split('\n')[0]);
   check('offline, the page reloads from the service worker', reloaded === null, reloaded);
+  await showView(page, 'scores').catch(() => {});
   await page.waitForSelector('#ber-table td[data-ber]', { timeout: 60000 }).catch(() => {});
   const offline = await cells(page).catch(() => []);
   check('offline, a reload shows the same bundle and the same BER numbers', offline.length === 24 && offline.join() === online.join(), `${offline.length} cells`);
+  await showView(page, 'analyses').catch(() => {});
   await page.fill('#rq1-unit-reps', '50', { timeout: 10000 }).catch(() => {});
   await page.fill('#rq1-cluster-reps', '50', { timeout: 10000 }).catch(() => {});
   await page.click('#rq1-run', { timeout: 10000 }).catch(() => {});

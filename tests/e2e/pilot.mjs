@@ -24,7 +24,7 @@ import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchChromium } from './harness.mjs';
+import { serveStatic, launchChromium, showView } from './harness.mjs';
 import { startFaultProxy } from '../pilot/fault_proxy.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -115,7 +115,9 @@ try {
   page.on('console', (m) => consoleText.push(m.text()));
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   await page.goto(base);
+  await showView(page, 'scores', 120000);
   await page.waitForSelector('#ber-table td[data-ber]', { timeout: 120000 });
+  await showView(page, 'pilot');
   await page.waitForSelector('#pilot-run');
 
   // 1. A 20-call pilot with the dummy key.
@@ -140,6 +142,7 @@ try {
   const inFlightBefore = JSON.parse(beforeReload.state).calls.filter((c) => c.status.state === 'in_flight').length;
   console.log(`reloading with ${answeredBefore.size} answered and ${inFlightBefore} in flight in the saved state`);
   await page.reload();
+  await showView(page, 'pilot', 120000);
   await page.waitForSelector('#pilot-restored', { timeout: 60000 });
   const restoredText = await page.$eval('#pilot-restored', (e) => e.textContent);
   check('after a reload the unfinished run is offered for resuming', /unfinished run/.test(restoredText), restoredText);
@@ -176,8 +179,10 @@ try {
     bundle.format === 'audit-atlas-bundle' && bundle.metadata.id.startsWith('pilot-'), `${bundle.format} ${bundle.metadata?.id}`);
   await page.click('#pilot-open');
   await page.waitForFunction((id) => document.querySelector('#metadata .bundle-id code')?.textContent === id, bundle.metadata.id, { timeout: 30000 });
+  await showView(page, 'scores');
   await page.waitForSelector('#ber-table td[data-ber]', { timeout: 30000 });
   check('the run opens as the loaded bundle (metadata and BER table show it)', true);
+  await showView(page, 'pilot');
 
   // 2. Keys.
   const { local, idb } = await persisted(page);

@@ -31,7 +31,7 @@ import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchChromium } from './harness.mjs';
+import { serveStatic, launchChromium, showView } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -167,6 +167,7 @@ try {
   page.on('pageerror', (e) => consoleText.push(String(e)));
   page.on('requestfailed', (r) => netErrors.push({ url: r.url(), error: r.failure()?.errorText }));
   await page.goto(`${origin}/`);
+  await showView(page, 'pilot', 120000);
   await page.waitForSelector('#pilot-run', { timeout: 120000 });
 
   // 1. Which ports Chromium blocks, and what the page sees.

@@ -14,7 +14,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { serveStatic, launchChromium } from './harness.mjs';
+import { serveStatic, launchChromium, showView } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -94,6 +94,7 @@ try {
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   await page.goto(base);
+  await showView(page, 'scores');
   await page.waitForSelector('#reweight-table td.score[data-value]', { timeout: 60000 });
   const conditions = await page.$$eval('#reweight-weights .weight-row[data-condition]', (rs) => rs.map((r) => r.dataset.condition));
   check('the default bundle has the three DecodingTrust conditions', JSON.stringify(conditions) === '["benign","untargeted","targeted"]', JSON.stringify(conditions));
@@ -199,6 +200,7 @@ try {
   await typeKeys(page, '#reweight-seed', '20260722');
 
   // RQ1 / RQ2 settings: inline messages; Run refuses without losing anything.
+  await showView(page, 'analyses');
   trace = await typeKeys(page, '#rq1-seed', '-5');
   check('RQ1 seed "-5": "-" incomplete, "-5" negative, never rewritten', neverRewritten(trace) && /complete/.test(trace[0].message) && /negative/.test(trace[1].message), JSON.stringify(trace));
   await page.click('#rq1-run');
@@ -210,6 +212,7 @@ try {
   check('RQ2 budget "180": never rewritten, valid', neverRewritten(trace) && !trace[2].message, JSON.stringify(trace));
 
   // The pilot's number fields.
+  await showView(page, 'pilot');
   const pilotCases = [
     ['#pilot-temperature', '0.7', null],
     ['#pilot-temperature', '3', /largest allowed value, 2/],
