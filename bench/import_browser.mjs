@@ -116,8 +116,8 @@ try {
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
     const page = await context.newPage();
-    await page.goto(`http://127.0.0.1:${server.address().port}/`);
-    await page.waitForSelector('#ber-table td[data-ber]', { timeout: 120000 });
+    await page.goto(`http://127.0.0.1:${server.address().port}/?view=import`);
+    await page.waitForSelector('#ber-table td[data-ber]', { state: 'attached', timeout: 120000 });
     const baseline = Math.max(...(await rendererPeaks()).map((p) => p.bytes));
     await page.setInputFiles('#import-mapping-file', mappingPath);
     await page.waitForFunction(() => document.querySelector('#import-mapping').value.includes('synthetic-import-bench'), null, { timeout: 10000 });

@@ -41,14 +41,14 @@ const stats = (xs) => {
 const report = {};
 let status = 0;
 try {
-  for (const [name, url] of [['default (DecodingTrust)', base], ['synthetic nested', `${base}?bundle=${encodeURIComponent(`${base}bench-data/bundle.json`)}`]]) {
+  for (const [name, url] of [['default (DecodingTrust)', `${base}?view=cases`], ['synthetic nested', `${base}?bundle=${encodeURIComponent(`${base}bench-data/bundle.json`)}&view=cases`]]) {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     const t0 = Date.now();
     await page.goto(url);
     await page.waitForSelector('#inspector-count', { timeout: 600000 });
     const rows = Number(await page.getAttribute('#inspector-count', 'data-rows'));
     const loaded = (Date.now() - t0) / 1000;
-    await page.waitForSelector('#reweight-boot-status[data-state="ready"]', { timeout: 600000 }).catch(() => {});
+    await page.waitForSelector('#reweight-boot-status[data-state="ready"]', { state: 'attached', timeout: 600000 }).catch(() => {});
     await page.waitForTimeout(2000);
     const r = await page.evaluate(async () => {
       const el = document.querySelector('#inspector-list');

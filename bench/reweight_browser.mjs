@@ -39,7 +39,7 @@ const server = await (async () => {
   return serve(dir);
 })();
 const base = `http://127.0.0.1:${server.address().port}/`;
-const url = base + '?bundle=' + encodeURIComponent(base + 'bench-data/bundle.json');
+const url = base + '?bundle=' + encodeURIComponent(base + 'bench-data/bundle.json') + '&view=scores';
 const browser = await launch();
 try {
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 720 } })).newPage();

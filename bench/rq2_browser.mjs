@@ -30,7 +30,7 @@ function jsonDiff(a, b, path = '$') {
 
 const server = await serve(dirname(bundle));
 const base = `http://127.0.0.1:${server.address().port}/`;
-const url = base + '?bundle=' + encodeURIComponent(base + 'bench-data/' + basename(bundle));
+const url = base + '?bundle=' + encodeURIComponent(base + 'bench-data/' + basename(bundle)) + '&view=analyses';
 const browser = await launch();
 let status = 0;
 try {
@@ -38,7 +38,7 @@ try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
     const page = await context.newPage();
     await page.goto(url);
-    await page.waitForSelector('#ber-table td[data-ber]', { timeout: 300000 });
+    await page.waitForSelector('#ber-table td[data-ber]', { state: 'attached', timeout: 300000 });
     for (const [field, value] of Object.entries(settings)) await page.fill(`#rq2-${field}`, String(value));
     const t0 = Date.now();
     await page.click('#rq2-run');

@@ -141,8 +141,12 @@ pub fn BundlePicker() -> impl IntoView {
         }
         input.set_value("");
     };
-    let shown =
-        move || open.get() || state.error.get().is_some() || state.loaded.with(Option::is_none);
+    // Shown when asked for, after a failed load, and when nothing is open and nothing is loading.
+    let shown = move || {
+        open.get()
+            || state.error.get().is_some()
+            || (state.loaded.with(Option::is_none) && state.status.get() == LoadStatus::Idle)
+    };
     let shipped = SHIPPED
         .iter()
         .map(|b| {

@@ -47,14 +47,22 @@ pub fn TopBar() -> impl IntoView {
             <div class="brand">
                 <button class="nav-toggle" id="nav-toggle" aria-controls="app-nav"
                     aria-expanded=move || menu.get().to_string()
-                    on:click=move |_| menu.update(|m| *m = !*m)>
+                    on:click=move |_| {
+                        menu.update(|m| *m = !*m);
+                        // The list opens at the top of the page, under the bar.
+                        if menu.get_untracked() {
+                            if let Some(w) = web_sys::window() {
+                                w.scroll_to_with_x_and_y(0.0, 0.0);
+                            }
+                        }
+                    }>
                     <span aria-hidden="true">"☰ "</span>"Menu"
                 </button>
                 <h1 class="app-name">"Audit Atlas"</h1>
             </div>
             <div class="bundle-bar">
                 <span class="bundle-label">"Bundle: "</span>
-                <strong class="bundle-name" id="bundle-name" data-bundle-id=move || id().unwrap_or_default()>{name}</strong>
+                <strong class="bundle-name" id="bundle-name" title=name data-bundle-id=move || id().unwrap_or_default()>{name}</strong>
                 <button id="open-picker" class="open-picker" aria-controls="bundle-picker"
                     aria-expanded=move || picker.get().to_string()
                     on:click=move |_| picker.update(|p| *p = !*p)>

@@ -74,9 +74,11 @@ export function launchChromium() {
 // bundle is loaded).
 export async function showView(page, id, timeout = 60000) {
   await page.waitForSelector(`#app-nav a[data-nav="${id}"]`, { state: 'attached', timeout });
+  await page.evaluate(() => document.activeElement?.blur());
   const collapsed = await page.$eval('#app-nav', (n) => getComputedStyle(n).display === 'none');
   if (collapsed) await page.click('#nav-toggle');
-  await page.click(`#app-nav a[data-nav="${id}"]`);
+  // noWaitAfter: the link only pushes a history entry (no navigation to wait for).
+  await page.click(`#app-nav a[data-nav="${id}"]`, { noWaitAfter: true });
   await page.waitForFunction((v) => {
     const boxes = [...document.querySelectorAll(`[data-shell-view="${v}"]`)];
     return boxes.length > 0 && boxes.every((b) => !b.hidden);

@@ -56,21 +56,24 @@ const shellState = (page) => page.evaluate(() => ({
   focusTag: document.activeElement?.tagName ?? null,
 }));
 const bundleShown = (page, id) => page.waitForFunction((i) => document.querySelector('#bundle-name')?.dataset.bundleId === i, id, { timeout: 60000 });
+// Whether the top of `sel` is on screen (below the top bar, above the bottom edge).
 const inViewport = (page, sel) => page.$eval(sel, (el) => {
   const r = el.getBoundingClientRect();
-  return r.height > 0 && r.top >= 0 && r.top < window.innerHeight;
+  const bar = document.querySelector('header.top').getBoundingClientRect().bottom;
+  return r.height > 0 && r.top >= Math.max(0, bar) - 2 && r.top < window.innerHeight;
 }).catch(() => false);
 
 // Drops a file with `name`, `type` and text `text` on the page (a synthetic DataTransfer drop on an
 // element far from any drop zone: the window's target takes it).
-const dropFile = (page, name, type, text) => page.evaluate(([n, t, body]) => {
+const dropFile = (page, name, type, text) => page.evaluate(async ([n, t, body]) => {
   const dt = new DataTransfer();
   dt.items.add(new File([body], n, { type: t }));
   const target = document.querySelector('footer') || document.body;
   target.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  const overlay = !document.querySelector('#drop-overlay').hidden;
   const over = new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true });
   target.dispatchEvent(over);
+  await new Promise((ok) => setTimeout(ok, 50));
+  const overlay = !document.querySelector('#drop-overlay').hidden;
   const drop = new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true });
   target.dispatchEvent(drop);
   return { overlay, overPrevented: over.defaultPrevented, dropPrevented: drop.defaultPrevented };
