@@ -4,7 +4,7 @@
 // and exits 0 unless something could not run.
 //
 //   NODE_PATH=$HOME/.cache/audit-atlas/node/node_modules node bench/paint_bench.mjs \
-//     --before /path/to/old/dist --after dist [--runs 3] [--profiles loopback,9mbit,phone] [--json OUT]
+//     --before /path/to/old/dist --after dist [--runs 3] [--profiles loopback,9mbit,phone] [--quiet 1000] [--json OUT]
 //   (also: node bench/load_bench.mjs --paint …, the same arguments)
 //
 // Each dist folder is served by its own static server on 127.0.0.1 that behaves like a plain static host:
@@ -32,7 +32,7 @@ import { launch, median, dist as defaultDist } from './common.mjs';
 
 // The ranking marker. The BER table's first data cell until the Overview's ranking lands; change it here.
 export const RANKING_SELECTOR = '#ber-table td[data-ber]';
-const QUIET_MS = 1000;
+let QUIET_MS = 1000; // --quiet MS: the quiet period that ends "page stops changing"
 const CAP_MS = 120000;
 const BUNDLE_PATH = 'static/bundles/decodingtrust-stereotype/bundle.json';
 
@@ -140,6 +140,7 @@ async function oneRun(browser, base, profile) {
 export async function main(argv) {
   const opt = (name, dflt) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : dflt; };
   const runs = Number(opt('--runs', 3));
+  QUIET_MS = Number(opt('--quiet', QUIET_MS));
   const profiles = opt('--profiles', 'loopback,9mbit,phone').split(',').map((p) => {
     if (!PROFILES[p]) { console.error(`unknown profile ${p} (known: ${Object.keys(PROFILES).join(', ')})`); process.exit(2); }
     return [p, PROFILES[p]];
