@@ -4,6 +4,7 @@
 // prints medians and ratios and always exits 0 unless something could not run.
 //
 //   NODE_PATH=$HOME/.cache/audit-atlas/node/node_modules node bench/load_bench.mjs [--runs 5] [--json OUT]
+//   … node bench/load_bench.mjs --paint --before OLD_DIST --after dist   (first paint: bench/paint_bench.mjs)
 //
 // Needs dist/ (scripts/build.sh) and target/release/atlas (cargo build --release -p atlas-cli); the
 // synthetic bundles are generated into a temporary folder with `atlas synth --seed 20260722`.
@@ -21,6 +22,12 @@ import { execFileSync } from 'node:child_process';
 import { need, serve, launch, median, cliPath, root } from './common.mjs';
 
 const args = process.argv.slice(2);
+// `--paint --before OLD_DIST --after dist`: the first-paint benchmark instead (bench/paint_bench.mjs):
+// time to the loading shell, the ranking and a settled page under emulated networks and CPUs.
+if (args.includes('--paint')) {
+  await (await import('./paint_bench.mjs')).main(args.filter((a) => a !== '--paint'));
+  process.exit(0);
+}
 const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 const RUNS = Number(opt('--runs', 5));
 const JSON_OUT = opt('--json', null);

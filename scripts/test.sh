@@ -64,6 +64,7 @@ step "end to end in Chromium" node tests/e2e/e2e.mjs
 step "end to end: number fields typed key by key in Chromium, against atlas reweight" node tests/e2e/typing.mjs
 step "end to end: import of real inputs in Chromium" node tests/e2e/import.mjs
 step "end to end: dist/ under a sub-path and offline once loaded" node tests/e2e/offline.mjs
+step "end to end: the loading shell of index.html and the default bundle fetched in parallel with the wasm" node tests/e2e/first_paint.mjs
 step "end to end: loads cannot race (a later open wins; a failed ?bundle= leads back to the default)" node tests/e2e/loads.mjs
 step "end to end: the app shell in Chromium (navigation by click and keyboard, a URL per view, back/forward, bundle picker, window drop target)" node tests/e2e/shell.mjs
 step "end to end: RQ3 and the case inspector in Chromium" node tests/e2e/inspector.mjs

@@ -79,23 +79,66 @@ pub async fn fetch_bytes_with_signal(
     if is_aborted(signal) {
         return Err(LoadError::Aborted);
     }
-    let init = web_sys::RequestInit::new();
-    if let Some(signal) = signal {
-        init.set_signal(Some(signal));
-    }
-    let response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
-        .await
-        .map_err(|e| {
-            if is_aborted(signal) {
-                LoadError::Aborted
-            } else {
-                LoadError::Network(js_message(&e))
+    // The default bundle may already be on its way: index.html starts its fetch in parallel with the
+    // wasm download. Take that response (once) instead of asking again; if that request failed, ask
+    // the network once more below.
+    let prefetched = match take_prefetched(url) {
+        Some(promise) => JsFuture::from(promise).await.ok(),
+        None => None,
+    };
+    let response = match prefetched {
+        Some(response) => response,
+        None => {
+            let init = web_sys::RequestInit::new();
+            if let Some(signal) = signal {
+                init.set_signal(Some(signal));
             }
-        })?;
+            JsFuture::from(window.fetch_with_str_and_init(url, &init))
+                .await
+                .map_err(|e| {
+                    if is_aborted(signal) {
+                        LoadError::Aborted
+                    } else {
+                        LoadError::Network(js_message(&e))
+                    }
+                })?
+        }
+    };
+    if is_aborted(signal) {
+        return Err(LoadError::Aborted);
+    }
     let response: Response = response
         .dyn_into()
         .map_err(|_| LoadError::Network("fetch did not return a Response".into()))?;
     read_response(&response, signal, progress).await
+}
+
+/// Name of the global that `index.html` sets when it starts the default bundle's fetch early:
+/// `{ url: <absolute URL>, response: <Promise<Response>> }`.
+pub const PREFETCH_GLOBAL: &str = "__atlasPrefetch";
+
+/// The response promise of the fetch that `index.html` started for `url` (absolute) before the wasm
+/// had loaded, if there is one and it is for this very URL. The global is deleted when taken, so the
+/// response is used at most once; a later open of the same URL fetches again.
+pub fn take_prefetched(url: &str) -> Option<js_sys::Promise> {
+    let window = web_sys::window()?;
+    let key = JsValue::from_str(PREFETCH_GLOBAL);
+    let record = Reflect::get(&window, &key).ok()?;
+    if record.is_undefined() || record.is_null() {
+        return None;
+    }
+    let same = Reflect::get(&record, &JsValue::from_str("url"))
+        .ok()
+        .and_then(|u| u.as_string())
+        .is_some_and(|u| u == url);
+    if !same {
+        return None;
+    }
+    let _ = Reflect::delete_property(window.as_ref(), &key);
+    Reflect::get(&record, &JsValue::from_str("response"))
+        .ok()?
+        .dyn_into::<js_sys::Promise>()
+        .ok()
 }
 
 /// A promise that resolves when `signal` aborts (the promise's own resolve function is the listener,
