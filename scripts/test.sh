@@ -63,6 +63,7 @@ step "release build (trunk)" trunk build --release
 step "end to end in Chromium" node tests/e2e/e2e.mjs
 step "end to end: number fields typed key by key in Chromium, against atlas reweight" node tests/e2e/typing.mjs
 step "end to end: import of real inputs in Chromium" node tests/e2e/import.mjs
+step "end to end: CrowS-Pairs and TrustWare BBQ through the form-based column mapper in Chromium" node tests/e2e/import_form.mjs
 step "end to end: dist/ under a sub-path and offline once loaded" node tests/e2e/offline.mjs
 step "end to end: loads cannot race (a later open wins; a failed ?bundle= leads back to the default)" node tests/e2e/loads.mjs
 step "end to end: RQ3 and the case inspector in Chromium" node tests/e2e/inspector.mjs
