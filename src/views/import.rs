@@ -23,11 +23,13 @@ use std::sync::Arc;
 
 use atlas_import::form::{self, MappedPreview};
 use atlas_import::guess::GUESS_ROWS;
-use atlas_import::{Format, Guess, Importer, Limits, Mapping, Preview, Report, Role, Source, ValueClass};
-use serde_json::Value;
+use atlas_import::{
+    Format, Guess, Importer, Limits, Mapping, Preview, Report, Role, Source, ValueClass,
+};
 use js_sys::Uint8Array;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::File;
 
@@ -145,7 +147,12 @@ pub fn ImportPanel() -> impl IntoView {
             match wasm_bindgen_futures::JsFuture::from(picked.text()).await {
                 Ok(text) => {
                     keep_mapping.set(true);
-                    on_json(text.as_string().unwrap_or_default(), doc, mapping_text, json_error);
+                    on_json(
+                        text.as_string().unwrap_or_default(),
+                        doc,
+                        mapping_text,
+                        json_error,
+                    );
                 }
                 Err(e) => status.set(ImportState::Failed(format!(
                     "reading the mapping file {} failed: {}",
@@ -702,9 +709,8 @@ fn value_table(
 /// The first mapped responses as they will enter the bundle (the preview's bytes imported with the
 /// current mapping), or why the mapping cannot be used yet.
 fn mapped_preview(p: &Previewed, d: &Value) -> AnyView {
-    let result = Mapping::from_json(&d.to_string()).and_then(|m| {
-        form::mapped_rows(m, &p.name, p.format, &p.bytes, MAPPED_ROWS)
-    });
+    let result = Mapping::from_json(&d.to_string())
+        .and_then(|m| form::mapped_rows(m, &p.name, p.format, &p.bytes, MAPPED_ROWS));
     match result {
         Err(e) => view! {
             <div class="import-mapped" id="import-mapped">
@@ -713,7 +719,11 @@ fn mapped_preview(p: &Previewed, d: &Value) -> AnyView {
             </div>
         }
         .into_any(),
-        Ok(MappedPreview { facets, rows, report }) => {
+        Ok(MappedPreview {
+            facets,
+            rows,
+            report,
+        }) => {
             let head = facets
                 .iter()
                 .map(|f| view! { <th scope="col">{f.clone()}</th> })

@@ -126,7 +126,10 @@ pub fn set_role_source(doc: &mut Value, role: Role, source: &Source) {
             *entry = json!({});
         }
         let Value::Object(spec) = entry else { return };
-        for k in SOURCE_KEYS.iter().chain(["levels", "rename", "order"].iter()) {
+        for k in SOURCE_KEYS
+            .iter()
+            .chain(["levels", "rename", "order"].iter())
+        {
             spec.remove(*k);
         }
         match source {
@@ -304,7 +307,10 @@ pub fn role_choices(preview: &Preview, role: Role, current: &Source) -> Vec<Choi
             }
             out.push(Choice {
                 source: src,
-                label: format!("one level per column group: {} (wide → long)", p.keys.join(", ")),
+                label: format!(
+                    "one level per column group: {} (wide → long)",
+                    p.keys.join(", ")
+                ),
             });
         }
     }
@@ -317,7 +323,11 @@ pub fn role_choices(preview: &Preview, role: Role, current: &Source) -> Vec<Choi
     for c in &preview.columns {
         out.push(Choice {
             source: Source::Column(c.name.clone()),
-            label: format!("{} ({})", column_label(preview, &c.name), kind_name(c.detected)),
+            label: format!(
+                "{} ({})",
+                column_label(preview, &c.name),
+                kind_name(c.detected)
+            ),
         });
     }
     out.push(Choice {
@@ -337,7 +347,10 @@ pub fn role_choices(preview: &Preview, role: Role, current: &Source) -> Vec<Choi
     if !out.iter().any(|c| same_choice(&c.source, current)) {
         out.push(Choice {
             source: current.clone(),
-            label: format!("{} (from the mapping; not in the preview)", describe(current)),
+            label: format!(
+                "{} (from the mapping; not in the preview)",
+                describe(current)
+            ),
         });
     }
     out

@@ -29,8 +29,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::preview::{ColumnInfo, Preview, ValueKind};
 use crate::mapping::UNPIVOT_PLACEHOLDER;
+use crate::preview::{ColumnInfo, Preview, ValueKind};
 
 /// Records of the preview the guesses are computed from (the app previews as many, within its first
 /// 256 KiB of the file, and shows the first few).
@@ -291,10 +291,7 @@ fn words(name: &str) -> Vec<String> {
 }
 
 fn last_segment(name: &str) -> String {
-    name.rsplit('.')
-        .next()
-        .unwrap_or(name)
-        .to_ascii_lowercase()
+    name.rsplit('.').next().unwrap_or(name).to_ascii_lowercase()
 }
 
 /// A candidate column or pattern with what the guess needs to know about it.
@@ -397,15 +394,21 @@ fn classify(value: &str, agree_column: bool) -> Option<(ValueClass, Option<&'sta
         "antistereo" | "anti-stereo" | "anti_stereo" | "anti-stereotype" | "antistereotype"
         | "anti-stereotypical" | "unbiased" | "not biased" | "disagree" | "i disagree" | "no"
         | "n" | "reject" => ValueClass::Evidence0,
-        "neither" | "unknown" | "unsure" | "undetermined" | "cannot be determined"
-        | "can't be determined" | "cant be determined" | "not answerable" | "neutral" | "both"
+        "neither"
+        | "unknown"
+        | "unsure"
+        | "undetermined"
+        | "cannot be determined"
+        | "can't be determined"
+        | "cant be determined"
+        | "not answerable"
+        | "neutral"
+        | "both"
         | "unrelated" => ValueClass::Abstain,
         "refuse" | "refused" | "refusal" | "decline" | "declined" | "i cannot answer" => {
             ValueClass::Refusal
         }
-        "" | "none" | "null" | "nan" | "n/a" | "parse_error" | "error" => {
-            ValueClass::ParserFailure
-        }
+        "" | "none" | "null" | "nan" | "n/a" | "parse_error" | "error" => ValueClass::ParserFailure,
         _ => return None,
     };
     Some((class, None))
@@ -427,7 +430,14 @@ const SELECTION_WORDS: &[(&str, i32)] = &[
     ("decision", 5),
 ];
 
-const GOLD_WORDS: &[&str] = &["gold", "correct", "truth", "expected", "reference", "target"];
+const GOLD_WORDS: &[&str] = &[
+    "gold",
+    "correct",
+    "truth",
+    "expected",
+    "reference",
+    "target",
+];
 
 /// Whether a column is a gold answer by name (`answer_idx`, `gold`, `correct_answer`, `label_true`).
 fn is_gold_name(name: &str) -> bool {
@@ -441,7 +451,9 @@ fn score_words(name: &str, table: &[(&str, i32)]) -> i32 {
     let w = words(name);
     let mut s = 0;
     for (word, points) in table {
-        if w.iter().any(|x| x == word || x.starts_with(word) && word.len() >= 5) {
+        if w.iter()
+            .any(|x| x == word || x.starts_with(word) && word.len() >= 5)
+        {
             s = s.max(*points);
         }
     }
@@ -564,9 +576,17 @@ impl<'a> Guesser<'a> {
     fn run(&self, file_name: &str) -> Guess {
         let mut roles: BTreeMap<Role, RoleGuess> = BTreeMap::new();
         let mut taken: BTreeSet<String> = BTreeSet::new();
-        let set = |roles: &mut BTreeMap<Role, RoleGuess>, role: Role, source: Source, reason: String| {
-            roles.insert(role, RoleGuess { role, source, reason });
-        };
+        let set =
+            |roles: &mut BTreeMap<Role, RoleGuess>, role: Role, source: Source, reason: String| {
+                roles.insert(
+                    role,
+                    RoleGuess {
+                        role,
+                        source,
+                        reason,
+                    },
+                );
+            };
 
         // --- Selection: few distinct short values (or arrays of them), named like an answer.
         let mut best_sel: Option<(Candidate, i32, String)> = None;
@@ -604,13 +624,21 @@ impl<'a> Guesser<'a> {
             if cand.keys.is_some() {
                 score += 1;
             }
-            if words(&cand.field).iter().any(|w| w == "text" || w == "index" || w == "idx") {
+            if words(&cand.field)
+                .iter()
+                .any(|w| w == "text" || w == "index" || w == "idx")
+            {
                 score -= 10;
             }
             if score <= 0 {
                 continue;
             }
-            let shown: Vec<&str> = cand.values.iter().take(4).map(|(v, _)| v.as_str()).collect();
+            let shown: Vec<&str> = cand
+                .values
+                .iter()
+                .take(4)
+                .map(|(v, _)| v.as_str())
+                .collect();
             let reason = if known > 0 {
                 format!(
                     "guessed from the name and the values ({})",
@@ -629,10 +657,7 @@ impl<'a> Guesser<'a> {
 
         let mut document = Map::new();
         document.insert("mapping_version".into(), json!(1));
-        let stem = file_name
-            .rsplit(['/', '\\'])
-            .next()
-            .unwrap_or(file_name);
+        let stem = file_name.rsplit(['/', '\\']).next().unwrap_or(file_name);
         let stem = stem.rsplit_once('.').map_or(stem, |(s, _)| s);
         let mut facets = Map::new();
         let mut selection = Map::new();
@@ -650,7 +675,12 @@ impl<'a> Guesser<'a> {
                 taken.insert(cand.field.clone());
             }
             selection_array = cand.info.detected == ValueKind::Array;
-            set(&mut roles, Role::Selection, Source::Column(cand.field.clone()), reason.clone());
+            set(
+                &mut roles,
+                Role::Selection,
+                Source::Column(cand.field.clone()),
+                reason.clone(),
+            );
             self.value_rule(cand, &mut selection, &mut roles, &mut taken);
         } else {
             set(
@@ -666,7 +696,10 @@ impl<'a> Guesser<'a> {
         let model = self.preview.columns.iter().find(|c| {
             let last = last_segment(&c.name);
             !taken.contains(&c.name)
-                && matches!(last.as_str(), "model" | "model_name" | "model_id" | "llm" | "engine")
+                && matches!(
+                    last.as_str(),
+                    "model" | "model_name" | "model_id" | "llm" | "engine"
+                )
                 && matches!(c.detected, ValueKind::Text | ValueKind::Integer)
         });
         let model = model.or_else(|| {
@@ -676,7 +709,8 @@ impl<'a> Guesser<'a> {
                     c.detected == ValueKind::Text
                         && c.distinct <= 50
                         && !words(&c.name).iter().any(|w| {
-                            ["url", "answer", "response", "output", "base", "test"].contains(&w.as_str())
+                            ["url", "answer", "response", "output", "base", "test"]
+                                .contains(&w.as_str())
                         })
                 },
                 &taken,
@@ -691,7 +725,10 @@ impl<'a> Guesser<'a> {
                     &mut roles,
                     Role::Model,
                     Source::Column(c.name.clone()),
-                    format!("guessed from the name; {} distinct value(s) in the preview", c.distinct),
+                    format!(
+                        "guessed from the name; {} distinct value(s) in the preview",
+                        c.distinct
+                    ),
                 );
             }
             None => {
@@ -707,11 +744,21 @@ impl<'a> Guesser<'a> {
 
         // --- Statement: an id column unique in the preview, else the best text column.
         const ID_STEMS: &[&str] = &[
-            "pair", "question", "statement", "item", "prompt", "example", "sentence", "context",
-            "q", "case",
+            "pair",
+            "question",
+            "statement",
+            "item",
+            "prompt",
+            "example",
+            "sentence",
+            "context",
+            "q",
+            "case",
         ];
         let id_col = self.preview.columns.iter().find(|c| {
-            if taken.contains(&c.name) || !matches!(c.detected, ValueKind::Integer | ValueKind::Text) {
+            if taken.contains(&c.name)
+                || !matches!(c.detected, ValueKind::Integer | ValueKind::Text)
+            {
                 return false;
             }
             let w = words(&c.name);
@@ -765,7 +812,12 @@ impl<'a> Guesser<'a> {
                 facets.insert("statement".into(), Value::Object(st));
             }
             None => {
-                set(&mut roles, Role::StatementText, Source::None, "the statement column is its text".into());
+                set(
+                    &mut roles,
+                    Role::StatementText,
+                    Source::None,
+                    "the statement column is its text".into(),
+                );
                 match self.best_by_words(TEXT_WORDS, text_ok, &taken) {
                     Some((t, _)) => {
                         taken.insert(t.name.clone());
@@ -802,26 +854,51 @@ impl<'a> Guesser<'a> {
             ("axis", 6),
             ("domain", 5),
         ];
-        const GROUP_WORDS: &[(&str, i32)] =
-            &[("group", 10), ("demographic", 8), ("identity", 7), ("target", 6)];
+        const GROUP_WORDS: &[(&str, i32)] = &[
+            ("group", 10),
+            ("demographic", 8),
+            ("identity", 7),
+            ("target", 6),
+        ];
         let mut attrs: Vec<(&str, Role, Option<String>)> = Vec::new();
         let category = self.best_by_words(CATEGORY_WORDS, low_card, &taken);
         if let Some((c, _)) = category {
             taken.insert(c.name.clone());
         }
-        attrs.push(("category", Role::Category, category.map(|(c, _)| c.name.clone())));
+        attrs.push((
+            "category",
+            Role::Category,
+            category.map(|(c, _)| c.name.clone()),
+        ));
         let group = self.best_by_words(GROUP_WORDS, low_card, &taken);
         if let Some((c, _)) = group {
             taken.insert(c.name.clone());
         }
-        attrs.push(("target_group", Role::TargetGroup, group.map(|(c, _)| c.name.clone())));
+        attrs.push((
+            "target_group",
+            Role::TargetGroup,
+            group.map(|(c, _)| c.name.clone()),
+        ));
         for (key, role, col) in attrs {
-            match (col, facets.get_mut("statement").and_then(Value::as_object_mut)) {
+            match (
+                col,
+                facets.get_mut("statement").and_then(Value::as_object_mut),
+            ) {
                 (Some(col), Some(st)) => {
                     st.insert(key.into(), json!(col));
-                    set(&mut roles, role, Source::Column(col), "guessed from the name; few distinct values".into());
+                    set(
+                        &mut roles,
+                        role,
+                        Source::Column(col),
+                        "guessed from the name; few distinct values".into(),
+                    );
                 }
-                _ => set(&mut roles, role, Source::None, "no column of this name".into()),
+                _ => set(
+                    &mut roles,
+                    role,
+                    Source::None,
+                    "no column of this name".into(),
+                ),
             }
         }
 
@@ -855,14 +932,28 @@ impl<'a> Guesser<'a> {
         } else if let Some((c, _)) = self.best_by_words(CONDITION_WORDS, scalar_low, &taken) {
             taken.insert(c.name.clone());
             facets.insert("condition".into(), json!({"field": c.name}));
-            set(&mut roles, Role::Condition, Source::Column(c.name.clone()), "guessed from the name; few distinct values".into());
+            set(
+                &mut roles,
+                Role::Condition,
+                Source::Column(c.name.clone()),
+                "guessed from the name; few distinct values".into(),
+            );
         } else {
-            set(&mut roles, Role::Condition, Source::None, "no condition column: one condition".into());
+            set(
+                &mut roles,
+                Role::Condition,
+                Source::None,
+                "no condition column: one condition".into(),
+            );
         }
 
         // --- Template: only when it varies within a statement.
-        const TEMPLATE_WORDS: &[(&str, i32)] =
-            &[("template", 10), ("wording", 8), ("paraphrase", 7), ("phrasing", 7)];
+        const TEMPLATE_WORDS: &[(&str, i32)] = &[
+            ("template", 10),
+            ("wording", 8),
+            ("paraphrase", 7),
+            ("phrasing", 7),
+        ];
         match self.best_by_words(TEMPLATE_WORDS, scalar_low, &taken) {
             Some((c, _)) => {
                 taken.insert(c.name.clone());
@@ -881,10 +972,20 @@ impl<'a> Guesser<'a> {
                     );
                 } else {
                     facets.insert("template".into(), json!({"field": c.name}));
-                    set(&mut roles, Role::Template, Source::Column(c.name.clone()), "guessed from the name; varies within a statement".into());
+                    set(
+                        &mut roles,
+                        Role::Template,
+                        Source::Column(c.name.clone()),
+                        "guessed from the name; varies within a statement".into(),
+                    );
                 }
             }
-            None => set(&mut roles, Role::Template, Source::None, "no template column: one template".into()),
+            None => set(
+                &mut roles,
+                Role::Template,
+                Source::None,
+                "no template column: one template".into(),
+            ),
         }
 
         // --- Repeat: the array position of an array Selection, else a named column.
@@ -898,7 +999,13 @@ impl<'a> Guesser<'a> {
         ];
         if selection_array {
             facets.insert("repeat".into(), json!({"array_index": true}));
-            set(&mut roles, Role::Repeat, Source::ArrayIndex, "guessed from the values: the Selection holds an array, one element per repeat".into());
+            set(
+                &mut roles,
+                Role::Repeat,
+                Source::ArrayIndex,
+                "guessed from the values: the Selection holds an array, one element per repeat"
+                    .into(),
+            );
         } else if let Some((c, _)) = self.best_by_words(
             REPEAT_WORDS,
             |c| matches!(c.detected, ValueKind::Integer) && c.distinct <= 100,
@@ -906,9 +1013,19 @@ impl<'a> Guesser<'a> {
         ) {
             taken.insert(c.name.clone());
             facets.insert("repeat".into(), json!({"field": c.name}));
-            set(&mut roles, Role::Repeat, Source::Column(c.name.clone()), "guessed from the name; small integers".into());
+            set(
+                &mut roles,
+                Role::Repeat,
+                Source::Column(c.name.clone()),
+                "guessed from the name; small integers".into(),
+            );
         } else {
-            set(&mut roles, Role::Repeat, Source::None, "no repeat column: one response per prompt".into());
+            set(
+                &mut roles,
+                Role::Repeat,
+                Source::None,
+                "no repeat column: one response per prompt".into(),
+            );
         }
 
         // --- Rationale: long text named like an explanation (same pattern as the Selection).
@@ -947,11 +1064,21 @@ impl<'a> Guesser<'a> {
         }
         let rationale_doc = match rationale {
             Some((f, _)) => {
-                set(&mut roles, Role::Rationale, Source::Column(f.clone()), "guessed from the name; long free text".into());
+                set(
+                    &mut roles,
+                    Role::Rationale,
+                    Source::Column(f.clone()),
+                    "guessed from the name; long free text".into(),
+                );
                 Some(json!({"field": f}))
             }
             None => {
-                set(&mut roles, Role::Rationale, Source::None, "no column looks like a free-text explanation".into());
+                set(
+                    &mut roles,
+                    Role::Rationale,
+                    Source::None,
+                    "no column looks like a free-text explanation".into(),
+                );
                 None
             }
         };
@@ -976,7 +1103,10 @@ impl<'a> Guesser<'a> {
             }),
         );
         document.insert("facets".into(), Value::Object(facets));
-        if roles.get(&Role::Selection).is_some_and(|r| r.source != Source::None) {
+        if roles
+            .get(&Role::Selection)
+            .is_some_and(|r| r.source != Source::None)
+        {
             document.insert("selection".into(), Value::Object(selection));
         }
         if let Some(r) = rationale_doc {
@@ -1020,9 +1150,15 @@ impl<'a> Guesser<'a> {
             same_shape(&c.field)
                 && prefix_of(&c.field) == sel_prefix
                 && c.info.detected == ValueKind::Boolean
-                && ["cant_determine", "cannot_determine", "unknown", "undetermined", "is_unknown"]
-                    .iter()
-                    .any(|k| w.contains(k))
+                && [
+                    "cant_determine",
+                    "cannot_determine",
+                    "unknown",
+                    "undetermined",
+                    "is_unknown",
+                ]
+                .iter()
+                .any(|k| w.contains(k))
         });
         let only = self.options_only(sel);
         if let Some(c) = cant {
@@ -1035,9 +1171,21 @@ impl<'a> Guesser<'a> {
             );
             if let Some(only) = &only {
                 selection.insert("only".into(), json!(only.0));
-                reason.push_str(&format!("; readable answers {} (the {} options of {})", only.0.join(", "), only.0.len(), only.1));
+                reason.push_str(&format!(
+                    "; readable answers {} (the {} options of {})",
+                    only.0.join(", "),
+                    only.0.len(),
+                    only.1
+                ));
             }
-            roles.insert(Role::EvidenceField, RoleGuess { role: Role::EvidenceField, source: Source::Column(c.field.clone()), reason });
+            roles.insert(
+                Role::EvidenceField,
+                RoleGuess {
+                    role: Role::EvidenceField,
+                    source: Source::Column(c.field.clone()),
+                    reason,
+                },
+            );
             return;
         }
         // 2. A gold column with the same kind of values.
@@ -1047,7 +1195,9 @@ impl<'a> Guesser<'a> {
                 && is_gold_name(&c.field)
                 && !c.values.is_empty()
                 && c.values.iter().all(|(v, _)| v.chars().count() <= 3)
-                && c.values.iter().any(|(v, _)| sel_values.contains(v.as_str()))
+                && c.values
+                    .iter()
+                    .any(|(v, _)| sel_values.contains(v.as_str()))
         });
         if let Some(g) = gold {
             selection.insert("compare_to".into(), json!(g.field));
@@ -1062,7 +1212,14 @@ impl<'a> Guesser<'a> {
                 selection.insert("only".into(), json!(only.0));
                 reason.push_str(&format!("; readable answers {}", only.0.join(", ")));
             }
-            roles.insert(Role::CompareTo, RoleGuess { role: Role::CompareTo, source: Source::Column(g.field.clone()), reason });
+            roles.insert(
+                Role::CompareTo,
+                RoleGuess {
+                    role: Role::CompareTo,
+                    source: Source::Column(g.field.clone()),
+                    reason,
+                },
+            );
             return;
         }
         // 3. A map of the values by their text.
@@ -1089,13 +1246,17 @@ impl<'a> Guesser<'a> {
     /// `choices` / `options` array of constant length k is in the file; `A..` letters when they are
     /// single capital letters (up to D, or the highest letter seen).
     fn options_only(&self, sel: &Candidate<'a>) -> Option<(Vec<String>, String)> {
-        let ints: Option<Vec<i64>> = sel.values.iter().map(|(v, _)| v.parse::<i64>().ok()).collect();
+        let ints: Option<Vec<i64>> = sel
+            .values
+            .iter()
+            .map(|(v, _)| v.parse::<i64>().ok())
+            .collect();
         if let Some(ints) = ints.filter(|i| !i.is_empty()) {
             let choices = self.preview.columns.iter().find(|c| {
                 c.array_len.is_some_and(|(a, b)| a == b && a >= 2)
-                    && words(&c.name)
-                        .iter()
-                        .any(|w| ["choices", "options", "answers", "choice", "option"].contains(&w.as_str()))
+                    && words(&c.name).iter().any(|w| {
+                        ["choices", "options", "answers", "choice", "option"].contains(&w.as_str())
+                    })
             })?;
             let (k, _) = choices.array_len?;
             let min = *ints.iter().min()?;

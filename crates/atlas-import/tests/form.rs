@@ -10,7 +10,15 @@ use atlas_import::{guess, preview, Format, Limits, Mapping, Role, Source, ValueC
 use serde_json::json;
 
 fn csv_preview(text: &str) -> atlas_import::Preview {
-    preview(text.as_bytes(), "t.csv", Format::Csv, None, &Limits::default(), 100).unwrap()
+    preview(
+        text.as_bytes(),
+        "t.csv",
+        Format::Csv,
+        None,
+        &Limits::default(),
+        100,
+    )
+    .unwrap()
 }
 
 #[test]
@@ -28,8 +36,13 @@ fn a_file_without_a_plausible_selection_or_statement_leaves_them_unmapped_and_sa
         }
     }
     // The mapping's own check names the missing Selection (not a column that does not exist).
-    let err = Mapping::from_json(&g.document.to_string()).unwrap_err().to_string();
-    assert!(err.contains("selection") || err.contains("statement"), "{err}");
+    let err = Mapping::from_json(&g.document.to_string())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("selection") || err.contains("statement"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -44,15 +57,26 @@ fn a_long_csv_gets_model_statement_and_an_agree_disagree_map_from_names_and_valu
     assert!(g.missing.is_empty(), "{:?}", g.roles);
     let d = &g.document;
     assert_eq!(role_source(d, Role::Model), Source::Column("llm".into()));
-    assert_eq!(role_source(d, Role::Statement), Source::Column("statement".into()));
-    assert_eq!(role_source(d, Role::Selection), Source::Column("answer".into()));
-    assert_eq!(role_source(d, Role::Rationale), Source::Column("explanation".into()));
+    assert_eq!(
+        role_source(d, Role::Statement),
+        Source::Column("statement".into())
+    );
+    assert_eq!(
+        role_source(d, Role::Selection),
+        Source::Column("answer".into())
+    );
+    assert_eq!(
+        role_source(d, Role::Rationale),
+        Source::Column("explanation".into())
+    );
     assert_eq!(d["selection"]["map"], json!({"agree": 1, "disagree": 0}));
     // "I refuse" is not a known word: it stays unlisted (Abstain, reported as unmapped).
     let (field, rows) = value_rows(d, &p).unwrap();
     assert_eq!(field, "answer");
-    let classes: Vec<(&str, usize, ValueClass)> =
-        rows.iter().map(|r| (r.value.as_str(), r.count, r.class)).collect();
+    let classes: Vec<(&str, usize, ValueClass)> = rows
+        .iter()
+        .map(|r| (r.value.as_str(), r.count, r.class))
+        .collect();
     assert_eq!(
         classes,
         vec![
@@ -73,13 +97,31 @@ fn the_form_setters_round_trip_and_keep_the_keys_the_form_does_not_own() {
     });
     set_role_source(&mut d, Role::Model, &Source::Constant("gpt".into()));
     assert_eq!(role_source(&d, Role::Model), Source::Constant("gpt".into()));
-    assert_eq!(d["facets"]["model"], json!({"value": "gpt", "label": "Model"}), "levels of the old column dropped, label kept");
-    set_role_source(&mut d, Role::Condition, &Source::Unpivot(vec!["a".into(), "b".into()]));
-    assert_eq!(role_source(&d, Role::Condition), Source::Unpivot(vec!["a".into(), "b".into()]));
+    assert_eq!(
+        d["facets"]["model"],
+        json!({"value": "gpt", "label": "Model"}),
+        "levels of the old column dropped, label kept"
+    );
+    set_role_source(
+        &mut d,
+        Role::Condition,
+        &Source::Unpivot(vec!["a".into(), "b".into()]),
+    );
+    assert_eq!(
+        role_source(&d, Role::Condition),
+        Source::Unpivot(vec!["a".into(), "b".into()])
+    );
     set_role_source(&mut d, Role::Condition, &Source::None);
-    assert!(d["facets"].get("condition").is_none(), "an optional facet set to none is removed");
+    assert!(
+        d["facets"].get("condition").is_none(),
+        "an optional facet set to none is removed"
+    );
     set_role_source(&mut d, Role::Statement, &Source::None);
-    assert_eq!(d["facets"]["statement"], json!({"attributes": {"x": "x"}}), "a required facet keeps its object");
+    assert_eq!(
+        d["facets"]["statement"],
+        json!({"attributes": {"x": "x"}}),
+        "a required facet keeps its object"
+    );
     set_role_source(&mut d, Role::StatementText, &Source::Column("t".into()));
     assert_eq!(d["facets"]["statement"]["text"], "t");
     set_role_source(&mut d, Role::Rationale, &Source::Column("why".into()));
@@ -92,7 +134,10 @@ fn the_form_setters_round_trip_and_keep_the_keys_the_form_does_not_own() {
     // Value classes: the stored raw text of an entry is kept.
     d["selection"]["map"]["yes"] = json!({"evidence": 1, "raw": "agree"});
     set_value_class(&mut d, "yes", ValueClass::Evidence0);
-    assert_eq!(d["selection"]["map"]["yes"], json!({"evidence": 0, "raw": "agree"}));
+    assert_eq!(
+        d["selection"]["map"]["yes"],
+        json!({"evidence": 0, "raw": "agree"})
+    );
     set_value_class(&mut d, "yes", ValueClass::Unlisted);
     set_value_class(&mut d, "no", ValueClass::Evidence0);
     set_value_class(&mut d, "x", ValueClass::Refusal);
@@ -113,15 +158,29 @@ fn the_dropdowns_offer_not_in_this_file_every_column_and_per_role_extras() {
     let labels: Vec<&str> = model.iter().map(|c| c.label.as_str()).collect();
     assert_eq!(labels[0], "— not in this file —");
     assert!(labels.contains(&"model (text)"));
-    assert!(model.iter().any(|c| matches!(c.source, Source::Constant(_))), "model allows a constant");
+    assert!(
+        model
+            .iter()
+            .any(|c| matches!(c.source, Source::Constant(_))),
+        "model allows a constant"
+    );
     let sel = role_choices(&p, Role::Selection, &Source::None);
-    assert!(sel.iter().any(|c| c.source == Source::Column("resp_{unpivot}".into())));
-    assert!(!sel.iter().any(|c| matches!(c.source, Source::Constant(_))), "no constant Selection");
+    assert!(sel
+        .iter()
+        .any(|c| c.source == Source::Column("resp_{unpivot}".into())));
+    assert!(
+        !sel.iter().any(|c| matches!(c.source, Source::Constant(_))),
+        "no constant Selection"
+    );
     let cond = role_choices(&p, Role::Condition, &Source::None);
-    assert!(cond.iter().any(|c| c.source == Source::Unpivot(vec!["a".into(), "b".into()])));
+    assert!(cond
+        .iter()
+        .any(|c| c.source == Source::Unpivot(vec!["a".into(), "b".into()])));
     // A choice loaded from a mapping but absent from the file is still listed.
     let gone = Source::Column("elsewhere".into());
-    assert!(role_choices(&p, Role::Model, &gone).iter().any(|c| c.source == gone));
+    assert!(role_choices(&p, Role::Model, &gone)
+        .iter()
+        .any(|c| c.source == gone));
 }
 
 #[test]

@@ -156,15 +156,26 @@ fn run(dataset: &str, mapping_file: &str, inputs: &[PathBuf]) {
             } else {
                 columns.contains(&c.as_str()) || c == "$file"
             };
-            assert!(exists, "{dataset}: the guess for {:?} names {c:?}, which the file does not have", r.role);
+            assert!(
+                exists,
+                "{dataset}: the guess for {:?} names {c:?}, which the file does not have",
+                r.role
+            );
         }
     }
-    assert!(g.missing.is_empty(), "{dataset}: required roles left unmapped: {:?}", g.missing);
+    assert!(
+        g.missing.is_empty(),
+        "{dataset}: required roles left unmapped: {:?}",
+        g.missing
+    );
 
     let hand = hand_written(mapping_file);
     let mut doc = g.document.clone();
     let diffs = differences(&doc, &hand);
-    eprintln!("{dataset}: {} role(s) differ from {mapping_file}: {diffs:?}", diffs.len());
+    eprintln!(
+        "{dataset}: {} role(s) differ from {mapping_file}: {diffs:?}",
+        diffs.len()
+    );
     assert!(
         diffs.len() <= 1,
         "{dataset}: the guess needs {} corrections (at most 1 allowed): {diffs:#?}\nguess: {}",
@@ -172,7 +183,10 @@ fn run(dataset: &str, mapping_file: &str, inputs: &[PathBuf]) {
         serde_json::to_string_pretty(&doc).unwrap()
     );
     correct(&mut doc, &hand, &diffs);
-    assert!(differences(&doc, &hand).is_empty(), "{dataset}: the correction applies");
+    assert!(
+        differences(&doc, &hand).is_empty(),
+        "{dataset}: the correction applies"
+    );
 
     let mapping = Mapping::from_json(&doc.to_string())
         .unwrap_or_else(|e| panic!("{dataset}: the corrected guess is a valid mapping: {e}"));
@@ -184,7 +198,9 @@ fn run(dataset: &str, mapping_file: &str, inputs: &[PathBuf]) {
             .read(&name, format, std::fs::File::open(input).expect("open"))
             .unwrap_or_else(|e| panic!("{dataset}: {e}"));
     }
-    let imported = importer.finish().unwrap_or_else(|e| panic!("{dataset}: {e}"));
+    let imported = importer
+        .finish()
+        .unwrap_or_else(|e| panic!("{dataset}: {e}"));
     let r = &imported.report;
     let want = reference(dataset);
     let unmapped: u64 = r
@@ -205,9 +221,17 @@ fn run(dataset: &str, mapping_file: &str, inputs: &[PathBuf]) {
         ("unmapped", unmapped),
         ("texts", r.texts),
     ] {
-        assert_eq!(Some(got), want[key].as_u64(), "{dataset}: {key} vs count_reference.json");
+        assert_eq!(
+            Some(got),
+            want[key].as_u64(),
+            "{dataset}: {key} vs count_reference.json"
+        );
     }
-    let levels: BTreeMap<String, u64> = r.levels.iter().map(|(f, n)| (f.clone(), *n as u64)).collect();
+    let levels: BTreeMap<String, u64> = r
+        .levels
+        .iter()
+        .map(|(f, n)| (f.clone(), *n as u64))
+        .collect();
     let want_levels: BTreeMap<String, u64> = want["levels"]
         .as_object()
         .expect("levels")
@@ -220,7 +244,14 @@ fn run(dataset: &str, mapping_file: &str, inputs: &[PathBuf]) {
         .iter()
         .map(|v| {
             let obtained = serde_json::to_value(v.obtained).unwrap();
-            ((v.raw.clone(), v.evidence.map(u64::from), obtained.as_str().unwrap().to_string()), v.cells)
+            (
+                (
+                    v.raw.clone(),
+                    v.evidence.map(u64::from),
+                    obtained.as_str().unwrap().to_string(),
+                ),
+                v.cells,
+            )
         })
         .collect();
     let theirs: BTreeMap<(String, Option<u64>, String), u64> = want["values"]
@@ -251,14 +282,18 @@ fn crows_pairs_csv_guess_needs_at_most_one_correction_and_imports_with_the_panda
 }
 
 #[test]
-fn trustware_bbq_jsonl_guess_needs_at_most_one_correction_and_imports_with_the_independent_counts() {
+fn trustware_bbq_jsonl_guess_needs_at_most_one_correction_and_imports_with_the_independent_counts()
+{
     let mut inputs = Vec::new();
     for m in [
         "deepseek-reasoner_results",
         "mistralai_mixtral-8x22b-instruct-v0.1_results",
         "openai_gpt-oss-20b_results",
     ] {
-        for f in ["Religion_ambig_consistent.jsonl", "Religion_ambig_mixed_cant_determine.jsonl"] {
+        for f in [
+            "Religion_ambig_consistent.jsonl",
+            "Religion_ambig_mixed_cant_determine.jsonl",
+        ] {
             inputs.push(raw(&format!("trustware-bbq-reasoning/{m}/{f}")));
         }
     }
@@ -266,10 +301,13 @@ fn trustware_bbq_jsonl_guess_needs_at_most_one_correction_and_imports_with_the_i
 }
 
 #[test]
-fn decodingtrust_jsonl_guess_needs_at_most_one_correction_and_imports_with_the_independent_counts() {
+fn decodingtrust_jsonl_guess_needs_at_most_one_correction_and_imports_with_the_independent_counts()
+{
     run(
         "decodingtrust",
         "decodingtrust.mapping.json",
-        &[raw("decodingtrust-stereotype/derived/stereotype_responses_8models_3sysprompts.jsonl")],
+        &[raw(
+            "decodingtrust-stereotype/derived/stereotype_responses_8models_3sysprompts.jsonl",
+        )],
     );
 }
