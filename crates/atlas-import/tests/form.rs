@@ -208,3 +208,27 @@ fn the_mapped_rows_are_the_first_responses_of_the_import_in_bundle_order() {
     // "unsure" is a known word for Abstain (neither).
     assert_eq!(out.report.abstain, 1);
 }
+
+/// By hand: column `a` holds x, y, x, "" → x 2, y 1 (most frequent first), 2 distinct, 3 non-empty;
+/// the JSON array column `l` holds [1, -1], [1], [] → elements 1 ×2, -1 ×1, lengths 0..2.
+#[test]
+fn the_preview_counts_each_columns_values_and_the_elements_of_array_columns() {
+    let p = csv_preview("a,b\nx,long text here\ny,\nx,\n,\n");
+    let a = &p.columns[0];
+    assert_eq!(a.values, vec![("x".to_string(), 2), ("y".to_string(), 1)]);
+    assert_eq!((a.distinct, a.non_empty, a.max_chars), (2, 3, 1));
+    let jsonl = "{\"l\": [1, -1]}\n{\"l\": [1]}\n{\"l\": []}\n";
+    let p = preview(
+        jsonl.as_bytes(),
+        "t.jsonl",
+        Format::Jsonl,
+        None,
+        &Limits::default(),
+        10,
+    )
+    .unwrap();
+    let l = &p.columns[0];
+    assert_eq!(l.values, vec![("1".to_string(), 2), ("-1".to_string(), 1)]);
+    assert_eq!(l.array_len, Some((0, 2)));
+    assert_eq!(l.distinct, 3);
+}

@@ -1,5 +1,6 @@
 //! Starter guesses on the real inputs of `../shared/data/raw/`: the mapping guessed from the first
-//! [`GUESS_ROWS`] records of the CrowS-Pairs CSV, the TrustWare BBQ JSONL and the DecodingTrust JSONL
+//! [`GUESS_ROWS`] records of the CrowS-Pairs CSV, the TrustWare BBQ JSONL, the DecodingTrust JSONL
+//! and the AMQA JSONL (one file per model: the one correction is model ← `$file`)
 //! differs from the hand-written mapping of `tests/import/` in at most one role, and the import with the
 //! guess plus that one correction (copied from the hand-written mapping) gives the counts that
 //! `tests/import/count_reference.py` computed independently with pandas / Python `json`
@@ -10,7 +11,8 @@
 //! (compare_to), Rationale, and the Selection's value mapping (the `map` entries with their evidence,
 //! stored raw text and `obtained`, `only`, `refusals`, `equal` / `different`). Not compared: the name
 //! of a constant level and the ids of unpivot levels (display names, like labels and metadata; the
-//! unpivot *keys*, which pick the columns, are compared), `levels` / `order` (level order), `unmapped`
+//! unpivot *keys*, which pick the columns, are compared as a set), `levels` / `order` and the order of
+//! unpivot levels (level order: JSON leaf paths come in key order), `unmapped`
 //! (error vs Abstain: the counts show it), extra `attributes`.
 //!
 //! When `../shared/data/raw/` is absent the tests print why and pass without checking (as the e2e
@@ -73,6 +75,11 @@ fn value_rule(doc: &Value) -> Value {
 fn comparable(s: Source) -> Source {
     match s {
         Source::Constant(_) => Source::Constant(String::new()),
+        // The keys pick the columns; their order is the level order, not compared.
+        Source::Unpivot(mut keys) => {
+            keys.sort();
+            Source::Unpivot(keys)
+        }
         other => other,
     }
 }
@@ -310,4 +317,29 @@ fn decodingtrust_jsonl_guess_needs_at_most_one_correction_and_imports_with_the_i
             "decodingtrust-stereotype/derived/stereotype_responses_8models_3sysprompts.jsonl",
         )],
     );
+}
+
+#[test]
+fn amqa_jsonl_guess_needs_at_most_one_correction_and_imports_with_the_independent_counts() {
+    let runs = [
+        "claude_cot2",
+        "claude_no_cot",
+        "deepseek_cot2",
+        "deepseek_no_cot",
+        "gemini_no_cot",
+        "openai_cot2",
+        "openai_mini_no_cot",
+        "openai_no_cot",
+        "qwen_cot2",
+        "qwen_no_cot",
+    ];
+    let inputs: Vec<PathBuf> = runs
+        .iter()
+        .map(|r| {
+            raw(&format!(
+                "amqa-medqa-demographic/Results/AMQA_Benchmark_Answer_{r}.jsonl"
+            ))
+        })
+        .collect();
+    run("amqa", "amqa.mapping.json", &inputs);
 }
