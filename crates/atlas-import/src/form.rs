@@ -423,7 +423,7 @@ pub fn value_rows(doc: &Value, preview: &Preview) -> Option<(String, Vec<ValueRo
             }
         }
     }
-    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
     if let Some(map) = sel.get("map").and_then(Value::as_object) {
         for k in map.keys() {
             if !counts.iter().any(|(v, _)| v == k) {

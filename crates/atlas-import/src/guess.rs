@@ -514,7 +514,7 @@ impl<'a> Guesser<'a> {
                     }
                 }
             }
-            values.sort_by(|a, b| b.1.cmp(&a.1));
+            values.sort_by_key(|v| std::cmp::Reverse(v.1));
             out.push(Candidate {
                 field: p.pattern.clone(),
                 keys: Some(p.keys.clone()),

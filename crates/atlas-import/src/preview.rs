@@ -362,7 +362,7 @@ pub fn preview<R: Read>(
             let stats = &collector.stats[i];
             let mut values = stats.counts.clone();
             // Most frequent first; the sort is stable, so ties keep their first-seen order.
-            values.sort_by(|a, b| b.1.cmp(&a.1));
+            values.sort_by_key(|v| std::cmp::Reverse(v.1));
             ColumnInfo {
                 name: name.clone(),
                 detected,
