@@ -5,7 +5,7 @@
 //! Steps, as a reader sees them: pick a results file → a preview of its first rows with the detected
 //! column types (name and type as separate elements); the **form-based column mapper**: one row per
 //! role (model, statement, condition, template, repeat, Selection, Rationale, …) with a dropdown of
-//! the file's columns, preselected by [`atlas_import::guess`] from the real column names and values
+//! the file's columns, preselected by [`atlas_import::guess()`] from the real column names and values
 //! with the reason shown, the Selection's value mapping as a table (file value → class, with counts
 //! from the preview), and a live preview of the first mapped rows as they will enter the bundle (the
 //! same import code run on the previewed bytes); the raw JSON mapping stays in a collapsed "Edit as

@@ -52,7 +52,7 @@ pub struct ColumnInfo {
     /// first (ties in first-seen order), exactly as a mapping's `map` keys match them (a JSON number or
     /// boolean as its JSON text). For an array column: the scalar elements of its arrays. At most
     /// [`MAX_VALUE_COUNTS`] distinct values of at most [`MAX_VALUE_CHARS`] characters are listed;
-    /// `distinct` counts them all. Used by [`crate::guess`] and the app's value-mapping table.
+    /// `distinct` counts them all. Used by [`mod@crate::guess`] and the app's value-mapping table.
     pub values: Vec<(String, usize)>,
     /// Distinct non-empty values over the previewed records (an array counts as one value).
     pub distinct: usize,
