@@ -3,7 +3,14 @@
 //! (crate `atlas-import`).
 //!
 //! Steps, as a reader sees them: pick a results file → a preview of its first rows with the detected
-//! column types; write or load a mapping (a starter mapping is generated from the column names) →
+//! column types (name and type as separate elements); the **form-based column mapper**: one row per
+//! role (model, statement, condition, template, repeat, Selection, Rationale, …) with a dropdown of
+//! the file's columns, preselected by [`atlas_import::guess()`] from the real column names and values
+//! with the reason shown, the Selection's value mapping as a table (file value → class, with counts
+//! from the preview), and a live preview of the first mapped rows as they will enter the bundle (the
+//! same import code run on the previewed bytes); the raw JSON mapping stays in a collapsed "Edit as
+//! JSON" editor kept in sync both ways (a JSON parse error names line and column and the form keeps
+//! its last valid state) →
 //! **Import** streams the whole file through [`atlas_import::Importer`] chunk by chunk with a progress
 //! bar (the file is never held in memory: only the importer's compact observations are) → the
 //! validation report (records skipped and why, duplicates, unmapped values, cells per Selection
@@ -14,10 +21,15 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
-use atlas_import::{Format, Importer, Limits, Mapping, Preview, Report};
+use atlas_import::form::{self, MappedPreview};
+use atlas_import::guess::GUESS_ROWS;
+use atlas_import::{
+    Format, Guess, Importer, Limits, Mapping, Preview, Report, Role, Source, ValueClass,
+};
 use js_sys::Uint8Array;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::File;
 
@@ -28,8 +40,20 @@ use crate::ui::format::thousands;
 
 /// Bytes read from the start of a file for the preview.
 const PREVIEW_BYTES: f64 = 256.0 * 1024.0;
-/// Records shown in the preview.
+/// Records shown in the preview table (the guesses use [`GUESS_ROWS`]).
 const PREVIEW_ROWS: usize = 8;
+/// Mapped responses shown in the live preview.
+const MAPPED_ROWS: usize = 8;
+
+/// A file's preview with the bytes it was computed from (cut at a record boundary), for the live
+/// mapped-rows preview.
+#[derive(Debug)]
+struct Previewed {
+    preview: Preview,
+    bytes: Vec<u8>,
+    name: String,
+    format: Format,
+}
 
 /// Where the import stands.
 #[derive(Clone, Debug)]
@@ -85,8 +109,14 @@ fn publish(done: &Done) {
 pub fn ImportPanel() -> impl IntoView {
     let state = expect_context::<AtlasState>();
     let file = RwSignal::new_local(None::<File>);
-    let preview = RwSignal::new(None::<Result<Preview, String>>);
+    let preview = RwSignal::new_local(None::<Result<Rc<Previewed>, String>>);
     let mapping_text = RwSignal::new(String::new());
+    // The form's state: the last mapping text that parsed as JSON (`Value::Null` before any).
+    let doc = RwSignal::new(Value::Null);
+    let json_error = RwSignal::new(None::<String>);
+    let guessed = RwSignal::new_local(None::<Rc<Guess>>);
+    // True once a mapping file was loaded: choosing another results file keeps it.
+    let keep_mapping = RwSignal::new(false);
     let status = RwSignal::new_local(ImportState::Idle);
     let notice = RwSignal::new(None::<String>);
     // The shell's notice line and navigation (absent only where the panel is mounted alone).
@@ -99,9 +129,11 @@ pub fn ImportPanel() -> impl IntoView {
         preview.set(None);
         file.set(Some(picked.clone()));
         spawn_local(async move {
-            let result = read_preview(&picked).await;
-            if let (Ok(p), true) = (&result, mapping_text.get_untracked().trim().is_empty()) {
-                mapping_text.set(starter_mapping(&picked.name(), p));
+            let result = read_preview(&picked).await.map(Rc::new);
+            if let (Ok(p), false) = (&result, keep_mapping.get_untracked()) {
+                let g = atlas_import::guess(&p.name, &p.preview);
+                set_document(g.document.clone(), doc, mapping_text, json_error);
+                guessed.set(Some(Rc::new(g)));
             }
             preview.set(Some(result));
         });
@@ -129,7 +161,15 @@ pub fn ImportPanel() -> impl IntoView {
         };
         spawn_local(async move {
             match wasm_bindgen_futures::JsFuture::from(picked.text()).await {
-                Ok(text) => mapping_text.set(text.as_string().unwrap_or_default()),
+                Ok(text) => {
+                    keep_mapping.set(true);
+                    on_json(
+                        text.as_string().unwrap_or_default(),
+                        doc,
+                        mapping_text,
+                        json_error,
+                    );
+                }
                 Err(e) => status.set(ImportState::Failed(format!(
                     "reading the mapping file {} failed: {}",
                     picked.name(),
@@ -213,17 +253,22 @@ pub fn ImportPanel() -> impl IntoView {
                 </label>
             </div>
             {move || preview.get().map(|p| match p {
-                Ok(p) => view! { <PreviewView preview=p/> }.into_any(),
+                Ok(p) => view! { <PreviewView preview=p.preview.clone()/> }.into_any(),
                 Err(e) => view! { <p class="error" role="alert" id="import-preview-error">{e}</p> }.into_any(),
             })}
-            <label class="mapping-label" for="import-mapping">"Mapping (JSON; a starter is generated from the column names — check every field):"</label>
-            <textarea
-                id="import-mapping"
-                rows="14"
-                spellcheck="false"
-                prop:value=move || mapping_text.get()
-                on:input=move |ev| mapping_text.set(event_target_value(&ev))
-            ></textarea>
+            <MapperForm preview=preview doc=doc mapping_text=mapping_text json_error=json_error guessed=guessed/>
+            <details class="import-json" id="import-json">
+                <summary>"Edit as JSON (for experts; the form and the JSON stay in sync)"</summary>
+                <label class="mapping-label" for="import-mapping">"Mapping (JSON, see docs/import-mapping.md):"</label>
+                <textarea
+                    id="import-mapping"
+                    rows="14"
+                    spellcheck="false"
+                    prop:value=move || mapping_text.get()
+                    on:input=move |ev| on_json(event_target_value(&ev), doc, mapping_text, json_error)
+                ></textarea>
+                {move || json_error.get().map(|e| view! { <p class="error" role="alert" id="import-json-error">{e}</p> })}
+            </details>
             <div class="import-actions">
                 <button
                     id="import-run"
@@ -269,7 +314,7 @@ pub fn ImportPanel() -> impl IntoView {
 }
 
 /// Reads the first [`PREVIEW_BYTES`] of `file` and runs [`atlas_import::preview`] on them.
-async fn read_preview(file: &File) -> Result<Preview, String> {
+async fn read_preview(file: &File) -> Result<Previewed, String> {
     let head = file
         .slice_with_f64_and_f64(0.0, PREVIEW_BYTES.min(file.size()))
         .map_err(|e| crate::browser::loader::js_message(&e))?;
@@ -295,8 +340,16 @@ async fn read_preview(file: &File) -> Result<Preview, String> {
     } else {
         bytes.len()
     };
-    atlas_import::preview(&bytes[..cut], &name, format, None, &limits, PREVIEW_ROWS)
-        .map_err(|e| e.to_string())
+    let preview = atlas_import::preview(&bytes[..cut], &name, format, None, &limits, GUESS_ROWS)
+        .map_err(|e| e.to_string())?;
+    let mut bytes = bytes;
+    bytes.truncate(cut);
+    Ok(Previewed {
+        preview,
+        bytes,
+        name,
+        format,
+    })
 }
 
 /// Streams `file` through an [`Importer`] with `mapping`, updating `status` after every chunk.
@@ -337,64 +390,6 @@ async fn run_import(
     })
 }
 
-/// A mapping to start from: facets guessed from column names (model, statement, condition, template,
-/// repeat, category), the Selection from an `answer`/`selection`/`label` column with agree → 1 and
-/// disagree → 0. Every guess is visible in the text for the reader to check.
-fn starter_mapping(file_name: &str, preview: &Preview) -> String {
-    let names: Vec<&str> = preview.columns.iter().map(|c| c.name.as_str()).collect();
-    let find = |keys: &[&str]| -> Option<String> {
-        keys.iter().find_map(|k| {
-            names
-                .iter()
-                .find(|n| n.to_ascii_lowercase() == *k)
-                .or_else(|| names.iter().find(|n| n.to_ascii_lowercase().contains(k)))
-                .map(|n| n.to_string())
-        })
-    };
-    let mut facets = serde_json::Map::new();
-    let field = |f: String| serde_json::json!({ "field": f });
-    facets.insert(
-        "model".into(),
-        find(&["model"]).map_or(serde_json::json!({"value": "my-model"}), field),
-    );
-    let statement = find(&["statement", "prompt", "question", "sentence", "text"])
-        .unwrap_or_else(|| "statement".into());
-    let mut st = serde_json::json!({ "field": statement });
-    if let Some(c) = find(&["category", "bias_type", "topic"]) {
-        st["category"] = serde_json::Value::String(c);
-    }
-    facets.insert("statement".into(), st);
-    for (facet, keys) in [
-        (
-            "condition",
-            &["condition", "system_prompt", "sys_prompt"][..],
-        ),
-        ("template", &["template", "wording"][..]),
-        ("repeat", &["repeat", "sample", "seed"][..]),
-    ] {
-        if let Some(c) = find(keys) {
-            facets.insert(facet.into(), field(c));
-        }
-    }
-    let selection =
-        find(&["selection", "answer", "label", "response"]).unwrap_or_else(|| "answer".into());
-    let stem = file_name.rsplit_once('.').map_or(file_name, |(s, _)| s);
-    let mapping = serde_json::json!({
-        "mapping_version": 1,
-        "metadata": {
-            "id": format!("{stem}-import"),
-            "title": format!("{file_name} (imported)"),
-            "description": "Describe what was asked, of which models, and which Selection counts as bias evidence.",
-            "source": {"citation": "Your citation"},
-            "license": {"id": "CC-BY-4.0", "attribution": "Your attribution"},
-            "content_warning": null
-        },
-        "facets": facets,
-        "selection": {"field": selection, "map": {"agree": 1, "disagree": 0}}
-    });
-    serde_json::to_string_pretty(&mapping).unwrap_or_default()
-}
-
 #[component]
 fn PreviewView(preview: Preview) -> impl IntoView {
     let header = preview
@@ -402,9 +397,9 @@ fn PreviewView(preview: Preview) -> impl IntoView {
         .iter()
         .map(|c| {
             view! {
-                <th scope="col">
-                    <span class="column-name">{c.name.clone()}</span>
-                    <span class="column-kind">{format!("{:?}", c.detected).to_lowercase()}</span>
+                <th scope="col" data-column=c.name.clone() data-kind=form::kind_label(c.detected)>
+                    <span class="column-name">{form::column_label(&preview, &c.name)}</span>
+                    <span class="column-kind">{form::kind_label(c.detected)}</span>
                 </th>
             }
         })
@@ -412,6 +407,7 @@ fn PreviewView(preview: Preview) -> impl IntoView {
     let rows = preview
         .rows
         .iter()
+        .take(PREVIEW_ROWS)
         .map(|r| {
             view! { <tr>{r.iter().map(|v| view! { <td>{v.clone()}</td> }).collect_view()}</tr> }
         })
@@ -423,7 +419,7 @@ fn PreviewView(preview: Preview) -> impl IntoView {
                 "Preview of {}: {} columns, first {} records{}.",
                 preview.source.name,
                 preview.columns.len(),
-                preview.rows.len(),
+                preview.rows.len().min(PREVIEW_ROWS),
                 if skipped > 0 { format!(" ({skipped} skipped records in the part read)") } else { String::new() }
             )}</p>
             <div class="scroll">
@@ -522,4 +518,282 @@ fn ReportView(done: Rc<Done>) -> impl IntoView {
 /// Shows a failed download below the panel's buttons; the import result stays as it is.
 fn offer(result: Result<(), DownloadError>, notice: RwSignal<Option<String>>) {
     notice.set(result.err().map(|e| format!("The download failed: {e}")));
+}
+
+/// Replaces the mapping with `document` (from a guess or the form): the form state and the JSON
+/// editor's text.
+fn set_document(
+    document: Value,
+    doc: RwSignal<Value>,
+    mapping_text: RwSignal<String>,
+    json_error: RwSignal<Option<String>>,
+) {
+    mapping_text.set(serde_json::to_string_pretty(&document).unwrap_or_default());
+    doc.set(document);
+    json_error.set(None);
+}
+
+/// The JSON editor changed: keep the text; when it parses, the form follows; when it does not, the
+/// error names line and column and the form keeps its last valid state.
+fn on_json(
+    text: String,
+    doc: RwSignal<Value>,
+    mapping_text: RwSignal<String>,
+    json_error: RwSignal<Option<String>>,
+) {
+    let parsed = serde_json::from_str::<Value>(text.strip_prefix('\u{feff}').unwrap_or(&text));
+    mapping_text.set(text);
+    match parsed {
+        Ok(v) => {
+            doc.set(v);
+            json_error.set(None);
+        }
+        Err(e) => json_error.set(Some(format!(
+            "The JSON does not parse at line {}, column {}: {e}. The form keeps the last valid mapping.",
+            e.line(),
+            e.column()
+        ))),
+    }
+}
+
+/// Applies a form change to the mapping and writes it to the JSON editor.
+fn edit(
+    doc: RwSignal<Value>,
+    mapping_text: RwSignal<String>,
+    json_error: RwSignal<Option<String>>,
+    f: impl FnOnce(&mut Value),
+) {
+    let mut d = doc.get_untracked();
+    f(&mut d);
+    set_document(d, doc, mapping_text, json_error);
+}
+
+/// The form-based column mapper: one row per role, the value-mapping table and the live preview of
+/// the mapped rows. Shown once a results file is previewed.
+#[component]
+fn MapperForm(
+    preview: RwSignal<Option<Result<Rc<Previewed>, String>>, LocalStorage>,
+    doc: RwSignal<Value>,
+    mapping_text: RwSignal<String>,
+    json_error: RwSignal<Option<String>>,
+    guessed: RwSignal<Option<Rc<Guess>>, LocalStorage>,
+) -> impl IntoView {
+    move || {
+        let Some(Ok(p)) = preview.get() else {
+            return None;
+        };
+        let d = doc.get();
+        let g = guessed.get();
+        let rows = Role::ALL
+            .iter()
+            .map(|&role| role_row(role, &p, &d, g.as_deref(), doc, mapping_text, json_error))
+            .collect_view();
+        let values = value_table(&p, &d, doc, mapping_text, json_error);
+        let mapped = mapped_preview(&p, &d);
+        let missing: Vec<&str> = Role::ALL
+            .iter()
+            .filter(|r| r.required() && form::role_source(&d, **r) == Source::None)
+            .map(|r| r.label())
+            .collect();
+        Some(view! {
+            <div class="import-form" id="import-form">
+                <h3>"Which column holds what"</h3>
+                <p class="hint">"Each role is preselected from the file's column names and values, with the reason. Check them; change any with its dropdown."</p>
+                {(!missing.is_empty()).then(|| view! {
+                    <p class="error" id="import-missing" role="status">{format!("Still to choose (required): {}.", missing.join(", "))}</p>
+                })}
+                <table class="import-roles" id="import-roles">
+                    <caption>"Roles of the mapping (docs/import-mapping.md)"</caption>
+                    <thead><tr><th scope="col">"Role"</th><th scope="col">"Column in the file"</th><th scope="col">"Why"</th></tr></thead>
+                    <tbody>{rows}</tbody>
+                </table>
+                {values}
+                {mapped}
+            </div>
+        })
+    }
+}
+
+/// One row of the form: the role, its dropdown (and a constant's text), and the reason.
+fn role_row(
+    role: Role,
+    p: &Previewed,
+    d: &Value,
+    g: Option<&Guess>,
+    doc: RwSignal<Value>,
+    mapping_text: RwSignal<String>,
+    json_error: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let current = form::role_source(d, role);
+    let choices = form::role_choices(&p.preview, role, &current);
+    let selected = choices
+        .iter()
+        .position(|c| form::same_choice(&c.source, &current))
+        .unwrap_or(0);
+    let guess = g.and_then(|g| g.roles.iter().find(|r| r.role == role));
+    let hint = match guess {
+        Some(r) if form::same_choice(&r.source, &current) => r.reason.clone(),
+        Some(r) => format!("changed (the guess was: {})", form::describe(&r.source)),
+        None => String::new(),
+    };
+    let missing = role.required() && current == Source::None;
+    let hint = if missing {
+        format!("required: choose a column. {hint}")
+    } else {
+        hint
+    };
+    let key = role.key();
+    let options = choices
+        .iter()
+        .enumerate()
+        .map(|(i, c)| view! { <option value=i.to_string() selected=i == selected>{c.label.clone()}</option> })
+        .collect_view();
+    let sources: Vec<Source> = choices.into_iter().map(|c| c.source).collect();
+    let on_change = move |ev: leptos::ev::Event| {
+        let Ok(i) = event_target_value(&ev).parse::<usize>() else {
+            return;
+        };
+        let Some(source) = sources.get(i).cloned() else {
+            return;
+        };
+        let source = match source {
+            Source::Constant(v) if v.is_empty() => Source::Constant(role.key().to_string()),
+            other => other,
+        };
+        edit(doc, mapping_text, json_error, |d| {
+            form::set_role_source(d, role, &source)
+        });
+    };
+    let constant = match &current {
+        Source::Constant(v) => Some(view! {
+            <input type="text" class="import-constant" id=format!("import-role-{key}-const")
+                aria-label=format!("{}: constant value", role.label())
+                value=v.clone()
+                on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    if !v.is_empty() {
+                        edit(doc, mapping_text, json_error, |d| form::set_role_source(d, role, &Source::Constant(v)));
+                    }
+                }/>
+        }),
+        _ => None,
+    };
+    view! {
+        <tr class=if missing { "role missing" } else { "role" } data-role=key>
+            <th scope="row"><label for=format!("import-role-{key}")>{role.label()}{role.required().then_some(" *")}</label></th>
+            <td>
+                <select id=format!("import-role-{key}") on:change=on_change>{options}</select>
+                {constant}
+            </td>
+            <td class="hint" id=format!("import-role-{key}-hint")>{hint}</td>
+        </tr>
+    }
+}
+
+/// The value mapping of the Selection (or of its evidence column): file value → class, with counts.
+fn value_table(
+    p: &Previewed,
+    d: &Value,
+    doc: RwSignal<Value>,
+    mapping_text: RwSignal<String>,
+    json_error: RwSignal<Option<String>>,
+) -> Option<AnyView> {
+    if let Some(to) = d
+        .get("selection")
+        .and_then(|s| s.get("compare_to"))
+        .and_then(Value::as_str)
+    {
+        return Some(view! {
+            <p class="hint" id="import-values-compare">{format!("Bias evidence by comparison with {to}: equal → 0, different → 1 (edit in the JSON).")}</p>
+        }.into_any());
+    }
+    let (field, rows) = form::value_rows(d, &p.preview)?;
+    let body = rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let value = r.value.clone();
+            let options = ValueClass::ALL
+                .iter()
+                .map(|c| view! { <option value=c.key() selected=*c == r.class>{c.label()}</option> })
+                .collect_view();
+            view! {
+                <tr data-value=r.value.clone()>
+                    <td><code>{r.value.clone()}</code></td>
+                    <td class="num">{thousands(r.count)}</td>
+                    <td>
+                        <select id=format!("import-value-{i}") aria-label=format!("Class of the value {}", r.value)
+                            on:change=move |ev| {
+                                if let Some(class) = ValueClass::from_key(&event_target_value(&ev)) {
+                                    edit(doc, mapping_text, json_error, |d| form::set_value_class(d, &value, class));
+                                }
+                            }>{options}</select>
+                    </td>
+                </tr>
+            }
+        })
+        .collect_view();
+    Some(view! {
+        <table class="import-value-map" id="import-value-map" data-field=field.clone()>
+            <caption>{format!("Value mapping of {field}: which file value is bias evidence (counts from the preview)")}</caption>
+            <thead><tr><th scope="col">"Value in the file"</th><th scope="col" class="num">"Rows in the preview"</th><th scope="col">"Class"</th></tr></thead>
+            <tbody>{body}</tbody>
+        </table>
+    }.into_any())
+}
+
+/// The first mapped responses as they will enter the bundle (the preview's bytes imported with the
+/// current mapping), or why the mapping cannot be used yet.
+fn mapped_preview(p: &Previewed, d: &Value) -> AnyView {
+    let result = Mapping::from_json(&d.to_string())
+        .and_then(|m| form::mapped_rows(m, &p.name, p.format, &p.bytes, MAPPED_ROWS));
+    match result {
+        Err(e) => view! {
+            <div class="import-mapped" id="import-mapped">
+                <h4>"First mapped rows"</h4>
+                <p class="error" id="import-mapped-error">{format!("Not importable yet: {e}")}</p>
+            </div>
+        }
+        .into_any(),
+        Ok(MappedPreview {
+            facets,
+            rows,
+            report,
+        }) => {
+            let head = facets
+                .iter()
+                .map(|f| view! { <th scope="col">{f.clone()}</th> })
+                .collect_view();
+            let body = rows
+                .into_iter()
+                .map(|r| {
+                    let evidence = r.evidence.map_or("Abstain".to_string(), |e| e.to_string());
+                    view! {
+                        <tr>
+                            {r.levels.into_iter().map(|l| view! { <td>{l}</td> }).collect_view()}
+                            <td><code>{r.raw}</code></td>
+                            <td>{evidence}</td>
+                            <td>{r.rationale.unwrap_or_default()}</td>
+                        </tr>
+                    }
+                })
+                .collect_view();
+            view! {
+                <div class="import-mapped" id="import-mapped" data-responses=report.responses.to_string()>
+                    <h4>"First mapped rows, as they will enter the bundle"</h4>
+                    <p class="hint">{format!(
+                        "From the {} records previewed: {} responses, bias evidence 1: {}, 0: {}, Abstain: {}; {} skipped.",
+                        report.records, report.responses, report.evidence_1, report.evidence_0, report.abstain, report.records_skipped
+                    )}</p>
+                    <div class="scroll">
+                        <table class="import-mapped-table">
+                            <thead><tr>{head}<th scope="col">"Selection"</th><th scope="col">"Bias evidence"</th><th scope="col">"Rationale"</th></tr></thead>
+                            <tbody>{body}</tbody>
+                        </table>
+                    </div>
+                </div>
+            }
+            .into_any()
+        }
+    }
 }

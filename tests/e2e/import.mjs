@@ -101,6 +101,8 @@ try {
   // A broken mapping: a clear error naming the problem; the loaded bundle stays.
   const before = await page.$eval('#metadata .bundle-id code', (c) => c.textContent);
   await showView(page, 'import');
+  // The JSON editor sits in the collapsed "Edit as JSON" details of the form-based mapper.
+  if (!(await page.$eval('#import-json', (d) => d.open))) await page.click('#import-json summary');
   await page.fill('#import-mapping', '{"mapping_version": 1, "facets": {"model": {"field": "model"}}}');
   await page.click('#import-run');
   await page.waitForSelector('#import-error', { timeout: 30000 });

@@ -28,6 +28,8 @@ mod build;
 mod csv;
 pub mod decode;
 pub mod error;
+pub mod form;
+pub mod guess;
 mod json;
 pub mod mapping;
 pub mod preview;
@@ -41,6 +43,7 @@ use atlas_core::{Audit, BundleFile};
 use serde::{Deserialize, Serialize};
 
 pub use error::ImportError;
+pub use guess::{guess, Guess, Role, RoleGuess, Source, ValueClass};
 pub use mapping::Mapping;
 pub use preview::{preview, ColumnInfo, Preview, ValueKind};
 pub use record::RecordData;

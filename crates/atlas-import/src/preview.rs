@@ -48,7 +48,26 @@ pub struct ColumnInfo {
     pub kinds: BTreeMap<ValueKind, usize>,
     /// Up to three distinct non-empty example values (shortened).
     pub examples: Vec<String>,
+    /// Distinct non-empty scalar values with their counts over the previewed records, most frequent
+    /// first (ties in first-seen order), exactly as a mapping's `map` keys match them (a JSON number or
+    /// boolean as its JSON text). For an array column: the scalar elements of its arrays. At most
+    /// [`MAX_VALUE_COUNTS`] distinct values of at most [`MAX_VALUE_CHARS`] characters are listed;
+    /// `distinct` counts them all. Used by [`mod@crate::guess`] and the app's value-mapping table.
+    pub values: Vec<(String, usize)>,
+    /// Distinct non-empty values over the previewed records (an array counts as one value).
+    pub distinct: usize,
+    /// Non-empty values over the previewed records.
+    pub non_empty: usize,
+    /// Longest value in characters (an array: its longest scalar element).
+    pub max_chars: usize,
+    /// Shortest and longest array, for array columns (`None` when no value was an array).
+    pub array_len: Option<(usize, usize)>,
 }
+
+/// At most this many distinct values per column are counted in [`ColumnInfo::values`].
+pub const MAX_VALUE_COUNTS: usize = 64;
+/// Longer values are not listed in [`ColumnInfo::values`] (they are free text, not answer codes).
+pub const MAX_VALUE_CHARS: usize = 64;
 
 /// The first records of an input with their detected column types.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -131,6 +150,65 @@ fn flatten<'v>(prefix: &str, v: &'v Value, depth: usize, out: &mut Vec<(String, 
     }
 }
 
+/// Value statistics of one column.
+#[derive(Debug, Default)]
+struct Stats {
+    counts: Vec<(String, usize)>,
+    seen: std::collections::HashSet<String>,
+    non_empty: usize,
+    max_chars: usize,
+    array_len: Option<(usize, usize)>,
+}
+
+impl Stats {
+    fn scalar(&mut self, text: &str) {
+        let chars = text.chars().count();
+        self.max_chars = self.max_chars.max(chars);
+        if chars > MAX_VALUE_CHARS {
+            return;
+        }
+        if let Some(entry) = self.counts.iter_mut().find(|(v, _)| v == text) {
+            entry.1 += 1;
+        } else if self.counts.len() < MAX_VALUE_COUNTS {
+            self.counts.push((text.to_string(), 1));
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.non_empty += 1;
+        self.seen.insert(text.to_string());
+        self.scalar(text);
+    }
+
+    fn json(&mut self, v: &Value) {
+        match v {
+            Value::Null => {}
+            Value::String(s) => self.text(s),
+            Value::Bool(_) | Value::Number(_) => self.text(&v.to_string()),
+            Value::Array(items) => {
+                self.non_empty += 1;
+                self.seen.insert(v.to_string());
+                let n = items.len();
+                self.array_len = Some(self.array_len.map_or((n, n), |(a, b)| (a.min(n), b.max(n))));
+                for item in items {
+                    match item {
+                        Value::String(s) if !s.is_empty() => self.scalar(s),
+                        Value::Bool(_) | Value::Number(_) => self.scalar(&item.to_string()),
+                        _ => {}
+                    }
+                }
+            }
+            Value::Object(_) => {
+                self.non_empty += 1;
+                self.seen.insert(v.to_string());
+            }
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct Collector {
     wanted: usize,
@@ -138,6 +216,7 @@ struct Collector {
     index: BTreeMap<String, usize>,
     kinds: Vec<BTreeMap<ValueKind, usize>>,
     examples: Vec<Vec<String>>,
+    stats: Vec<Stats>,
     rows: Vec<BTreeMap<usize, String>>,
     skipped: Vec<Skip>,
     seen: usize,
@@ -153,6 +232,7 @@ impl Collector {
         self.index.insert(name.to_string(), i);
         self.kinds.push(BTreeMap::new());
         self.examples.push(Vec::new());
+        self.stats.push(Stats::default());
         i
     }
 
@@ -188,7 +268,11 @@ impl Consumer for Collector {
         match &data {
             RecordData::Csv(fields) => {
                 for (i, f) in fields.iter().enumerate() {
+                    if i >= self.names.len() {
+                        self.column(&format!("column {}", i + 1));
+                    }
                     self.observe(i, text_kind(f), shorten(f));
+                    self.stats[i].text(f);
                 }
             }
             RecordData::Json(v) => {
@@ -197,6 +281,7 @@ impl Consumer for Collector {
                 for (path, leaf) in leaves {
                     let c = self.column(&path);
                     self.observe(c, json_kind(leaf), json_display(leaf));
+                    self.stats[c].json(leaf);
                 }
             }
         }
@@ -274,11 +359,20 @@ pub fn preview<R: Read>(
                 [ValueKind::Integer, ValueKind::Number] => ValueKind::Number,
                 _ => ValueKind::Mixed,
             };
+            let stats = &collector.stats[i];
+            let mut values = stats.counts.clone();
+            // Most frequent first; the sort is stable, so ties keep their first-seen order.
+            values.sort_by_key(|v| std::cmp::Reverse(v.1));
             ColumnInfo {
                 name: name.clone(),
                 detected,
                 kinds,
                 examples: collector.examples[i].clone(),
+                values,
+                distinct: stats.seen.len(),
+                non_empty: stats.non_empty,
+                max_chars: stats.max_chars,
+                array_len: stats.array_len,
             }
         })
         .collect();

@@ -225,7 +225,15 @@ fn check_reader(g: &mut Gen, format: Format, bytes: &[u8]) -> Result<bool, Strin
             ));
         }
     }
-    let _ = preview(bytes, "in", format, None, &limits, 1 + g.below(4));
+    // The preview, and the starter guess and the form's tables from it, never panic either.
+    if let Ok(p) = preview(bytes, "in", format, None, &limits, 1 + g.below(4)) {
+        let guessed = atlas_import::guess("in", &p);
+        let _ = atlas_import::form::value_rows(&guessed.document, &p);
+        for role in atlas_import::Role::ALL {
+            let current = atlas_import::form::role_source(&guessed.document, role);
+            let _ = atlas_import::form::role_choices(&p, role, &current);
+        }
+    }
     Ok(whole.is_ok())
 }
 
