@@ -29,16 +29,18 @@ pub fn App() -> impl IntoView {
             <p class="tagline">
                 "Recompute LLM bias-audit statistics from frozen result bundles, in your browser."
             </p>
+            <crate::ui::theme::ThemeSwitch/>
         </header>
         <main>
             <LoadPanel/>
             {move || state.loaded.get().map(|loaded| view! { <BundleView loaded/> })}
             <crate::views::import::ImportPanel/>
             <crate::pilot::panel::PilotPanel/>
+            <crate::ui::glossary::Glossary/>
         </main>
         <footer>
             <p>
-                "Definitions follow BiAxisBias (Gan, Dong & Li): BER §3.3, reference score Eq. 4, Abstain = missing (§B.2). "
+                "Definitions follow the BiAxisBias paper (Gan, Dong & Li): BER §3.3, reference score Eq. 4, Abstain = missing (§B.2); see the glossary. "
                 "Data attribution of the loaded bundle is shown in its metadata above."
             </p>
         </footer>

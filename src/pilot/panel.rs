@@ -12,6 +12,7 @@ use crate::pilot::form::{design, rules, settings, FormState, Rows};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::ui::glossary::Term;
 use atlas_core::number::Rule;
 use atlas_pilot::{build_plan, to_bundle, BundleInfo, RunState};
 use leptos::prelude::*;
@@ -252,7 +253,7 @@ fn ProvidersForm(form: RwSignal<FormState>, keys: Keys) -> impl IntoView {
                 remove_id: Some("pilot-remove-model"), remove_label: "Remove the last model",
                 max: None, min: 1,
             })}
-            <h4>"Judges (0 to 3): code each Rationale E, QE, N, D or R"</h4>
+            <h4>"Judges (0 to 3): code each "<Term id="rationale">"Rationale"</Term>" "<Term id="judge-codes">"E, QE, N, D or R"</Term></h4>
             {row_list(Rows::Judges(form), keys, RowButtons {
                 add_id: "pilot-add-judge", add_label: "Add a judge",
                 remove_id: None, remove_label: "Remove the last judge",

@@ -50,7 +50,7 @@ pub fn EvidenceAtlas() -> impl IntoView {
 
     let ids_a = ids.clone();
     let rq1_caption = move |f: &Finished| match f.request {
-        Request::Rq1(s) => format!("RQ1, seed {}, {}", s.seed, s.policy.key()),
+        Request::Rq1(s) => format!("RQ1, random seed {}, {}", s.seed, s.policy.key()),
         _ => String::new(),
     };
     let panel_a: Spec = Memo::new(move |_| {
@@ -107,7 +107,10 @@ pub fn EvidenceAtlas() -> impl IntoView {
         ))
     });
     let rq2_caption = |f: &Finished| match f.request {
-        Request::Rq2(s) => format!("seed {}, {} draws, B = {}", s.seed, s.draws, s.budget),
+        Request::Rq2(s) => format!(
+            "random seed {}, {} draws, B = {}",
+            s.seed, s.draws, s.budget
+        ),
         _ => String::new(),
     };
     let rq2 = move || -> Result<(Finished, atlas_worker::Rq2Charts), String> {
@@ -190,9 +193,9 @@ pub fn EvidenceAtlas() -> impl IntoView {
 
     view! {
         <section class="atlas" id="atlas" data-view="atlas" aria-labelledby="atlas-title">
-            <h2 id="atlas-title">"Evidence atlas"</h2>
+            <h2 id="atlas-title">"Evidence atlas: every analysis as a chart" <span class="paper-ref">"BiAxisBias paper Figure 4"</span></h2>
             <p>
-                "The panels of the seed's Figure 4 as live views on this bundle. (c) and (d) follow the weights above; (a), (b), (e), (f) and the coverage curve show the last RQ1 / RQ2 run of the Analyses section; (g) and (h) need judge Rationale labels. "
+                "The panels of the BiAxisBias paper's Figure 4 as live views on this bundle. (c) and (d) follow the weights above; (a), (b), (e), (f) and the coverage curve show the last RQ1 / RQ2 run of the Analyses section; (g) and (h) need judge Rationale labels. "
                 "Point at a mark (or focus a chart and use the arrow keys) to read its value; every chart has its table below it."
             </p>
             <div class="atlas-grid">
