@@ -307,7 +307,7 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
             <label>"Prompt family "
                 <select id="pilot-family" prop:value=move || form.with(|f| f.family.clone())
                     on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| f.family = v); }>
-                    <option value="table7">"the five Table 7 agreement wordings (Selection: / Rationale: contract)"</option>
+                    <option value="table7">"the five agreement wordings of the BiAxisBias paper's Table 7 (Selection: / Rationale: contract)"</option>
                     <option value="bundle">"the loaded bundle's templates"</option>
                     <option value="custom">"my templates (below)"</option>
                 </select>
@@ -317,7 +317,7 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
                     on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| f.custom_templates = v); }></textarea>
             </label>
             <details>
-                <summary>"Conditions (Table 6): system prompts, editable"</summary>
+                <summary>"Conditions: the system prompts (as in the BiAxisBias paper's Table 6), editable"</summary>
                 {move || (0..n_conditions.get()).map(|i| {
                     let cid = form.with_untracked(|f| f.conditions.get(i).map(|c| c.id.clone()).unwrap_or_default());
                     let label = form.with_untracked(|f| f.conditions.get(i).map(|c| c.label.clone()).unwrap_or_default());

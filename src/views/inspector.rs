@@ -39,8 +39,9 @@ use crate::state::url::{absolute_link, bundle_param, replace_fragment, ViewState
 use crate::state::{AtlasState, Loaded};
 use crate::ui::format::thousands;
 
-/// Height of one list row in CSS pixels (the stylesheet's `.irow` height).
-pub const ROW_PX: f64 = 28.0;
+/// Height of one list row in CSS pixels (the stylesheet's `.irow` height): 44 px, so that each row,
+/// a link to its case, is a full touch target on a phone (WCAG 2.5.5; tests/e2e/a11y.mjs).
+pub const ROW_PX: f64 = 44.0;
 /// Largest scroll height the list declares. Browsers cap element heights (Firefox near 17.9 million
 /// pixels); beyond this the scroll position is mapped proportionally onto the rows.
 pub const MAX_LIST_PX: f64 = 8_000_000.0;

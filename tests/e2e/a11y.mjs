@@ -159,6 +159,25 @@ async function openPage(size, scheme, query) {
 }
 
 try {
+  // The detectors themselves: planted offenders must be found (so a passing run means something).
+  {
+    const { context, page } = await openPage(SIZES[1], 'light', '?view=overview');
+    await page.evaluate(() => {
+      const box = document.createElement('div');
+      box.id = 'a11y-planted';
+      box.style.background = '#ffffff';
+      box.innerHTML = '<button id="planted-small" style="min-height:0;min-width:0;width:20px;height:20px;padding:0">x</button>'
+        + '<p id="planted-grey" style="color:#999999">grey on white, 2.85:1</p>'
+        + '<p id="planted-ok" style="color:#767676">#767676 on white, 4.54:1</p>';
+      document.body.prepend(box);
+    });
+    const small = await page.evaluate(smallTargets);
+    const { bad } = await page.evaluate(lowContrast);
+    check('detector: a planted 20×20 button is reported as too small', small.some((o) => o.sel.startsWith('button#planted-small') && o.w === 20 && o.h === 20), JSON.stringify(small.slice(0, 3)));
+    check('detector: planted #999 on white (2.85:1) is reported and #767676 (4.54:1) is not',
+      bad.some((o) => o.sel.startsWith('p#planted-grey') && Math.abs(o.ratio - 2.85) < 0.01) && !bad.some((o) => o.sel.startsWith('p#planted-ok')), JSON.stringify(bad.slice(0, 3)));
+    await context.close();
+  }
   for (const size of SIZES) {
     for (const scheme of SCHEMES) {
       const tag = `${size.w}×${size.h} ${scheme}`;
