@@ -252,12 +252,15 @@ try {
         const shown = (sel) => [...document.querySelectorAll(sel)].filter((e) => getComputedStyle(e).display !== 'none' && e.getBoundingClientRect().height > 0).map((e) => e.tagName.toLowerCase() + (e.id ? `#${e.id}` : ''));
         const prov = document.querySelector('#table-provenance');
         return {
-          controls: shown('nav, [role="navigation"], button, select, input, textarea, .theme-switch, .skip-link'),
+          // Glossary terms are buttons on screen and plain words on paper: they must stay printed.
+          controls: shown('nav, [role="navigation"], button:not(.term-button), select, input, textarea, .theme-switch, .skip-link'),
+          terms: shown('.term-button').length,
           provenance: !!prov && getComputedStyle(prov).display !== 'none' && prov.textContent.includes('Bundle'),
         };
       });
       check(`${tag} print: no navigation, control or theme switch is displayed`, print.controls.length === 0, print.controls.slice(0, 10).join(', '));
       check(`${tag} print: the provenance caption (bundle, repeat policy, weights) is printed`, print.provenance);
+      check(`${tag} print: the glossary terms in titles stay printed as words (${print.terms})`, print.terms >= 3);
       await page.screenshot({ path: join(out, `overview-print-${size.w}-${scheme}.png`) });
       if (size.name === 'desktop' && scheme === 'light') {
         writeFileSync(join(out, 'overview-print.pdf'), await page.pdf({ format: 'A4', printBackground: true }));
