@@ -70,6 +70,7 @@ step "end to end: loads cannot race (a later open wins; a failed ?bundle= leads 
 step "end to end: the app shell in Chromium (navigation by click and keyboard, a URL per view, back/forward, bundle picker, window drop target)" node tests/e2e/shell.mjs
 step "end to end: RQ3 and the case inspector in Chromium" node tests/e2e/inspector.mjs
 step "end to end: the Clinical view in Chromium" node tests/e2e/clinical.mjs
+step "end to end: accessibility in Chromium (44-px targets, WCAG AA contrast in both themes, focus rings, glossary popovers, theme switch, print)" node tests/e2e/a11y.mjs
 step "end to end: a clinical pilot in Chromium against a scripted provider, then atlas clinical embed" node tests/e2e/clinical_pilot.mjs
 step "end to end: pilot failures in Chromium (dead port, blocked port, denied preflight, long Retry-After)" node tests/e2e/pilot_failures.mjs
 step "end to end: pilot against the real local model in Chromium" node tests/e2e/pilot.mjs

@@ -55,11 +55,12 @@ pub fn App() -> impl IntoView {
                 <ViewBox view=AppView::Pilot>
                     <crate::pilot::panel::PilotPanel/>
                 </ViewBox>
+                <crate::ui::glossary::Glossary/>
             </main>
         </div>
         <footer>
             <p>
-                "Definitions follow BiAxisBias (Gan, Dong & Li): BER §3.3, reference score Eq. 4, Abstain = missing (§B.2). "
+                "Definitions follow the BiAxisBias paper (Gan, Dong & Li): BER §3.3, reference score Eq. 4, Abstain = missing (§B.2); see the glossary. "
                 "Data attribution of the loaded bundle is shown in its metadata (Overview)."
             </p>
         </footer>

@@ -473,7 +473,7 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
 
     view! {
         <section class="clinical-pilot" id="clinical-pilot" aria-labelledby="clinical-pilot-title">
-            <h3 id="clinical-pilot-title">"Run a clinical pilot (seed 001's protocol)"</h3>
+            <h3 id="clinical-pilot-title">"Run a clinical pilot (the clinical audit paper's protocol)"</h3>
             <p>
                 "MedQA questions answered without demographics and with six race × sex prefixes (the vignette's age kept, else 45 years; "
                 "a prefix that contradicts the vignette is flagged), a minimal counterfactual towards the first other option and its re-answer, "

@@ -439,7 +439,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
         <section class="bundle-judge" id="bundle-judge" aria-labelledby="bundle-judge-title">
             <h3 id="bundle-judge-title">"Judge a loaded bundle's Rationales"</h3>
             <p>
-                "One to three judges code the Rationale texts stored in the loaded bundle E, QE, N, D or R (seed §3.3, B.3); "
+                "One to three judges code the Rationale texts stored in the loaded bundle E, QE, N, D or R (endorses, endorses with qualifications, neutral, denies, refuses: the BiAxisBias paper §3.3, §B.3); "
                 "their labels become new judge columns of that bundle, which then opens in every view (RQ3, the atlas panels g and h, the inspector) "
                 "or downloads as a file. Keys work as above: memory only unless you opted in. Same cells, prompts and columns as "
                 <code>"atlas pilot judge"</code>"."
@@ -461,7 +461,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
                     <select id="bundle-judge-scope" prop:value=move || form.with(|f| f.scope.clone())
                         on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| f.scope = v); }>
                         <option value="first">"the first N cells with a Rationale text"</option>
-                        <option value="sample">"a seeded sample of N cells with a Rationale text"</option>
+                        <option value="sample">"a random sample of N cells with a Rationale text (fixed by the random seed)"</option>
                         <option value="all">"all cells with a Rationale text"</option>
                     </select>
                 </label>" "

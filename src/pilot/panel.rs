@@ -12,6 +12,7 @@ use crate::pilot::form::{design, rules, settings, FormState, Rows};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::ui::glossary::Term;
 use atlas_core::number::Rule;
 use atlas_pilot::{build_plan, to_bundle, BundleInfo, RunState};
 use leptos::prelude::*;
@@ -252,7 +253,7 @@ fn ProvidersForm(form: RwSignal<FormState>, keys: Keys) -> impl IntoView {
                 remove_id: Some("pilot-remove-model"), remove_label: "Remove the last model",
                 max: None, min: 1,
             })}
-            <h4>"Judges (0 to 3): code each Rationale E, QE, N, D or R"</h4>
+            <h4>"Judges (0 to 3): code each "<Term id="rationale">"Rationale"</Term>" "<Term id="judge-codes">"E, QE, N, D or R"</Term></h4>
             {row_list(Rows::Judges(form), keys, RowButtons {
                 add_id: "pilot-add-judge", add_label: "Add a judge",
                 remove_id: None, remove_label: "Remove the last judge",
@@ -306,7 +307,7 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
             <label>"Prompt family "
                 <select id="pilot-family" prop:value=move || form.with(|f| f.family.clone())
                     on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| f.family = v); }>
-                    <option value="table7">"the five Table 7 agreement wordings (Selection: / Rationale: contract)"</option>
+                    <option value="table7">"the five agreement wordings of the BiAxisBias paper's Table 7 (Selection: / Rationale: contract)"</option>
                     <option value="bundle">"the loaded bundle's templates"</option>
                     <option value="custom">"my templates (below)"</option>
                 </select>
@@ -316,7 +317,7 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
                     on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| f.custom_templates = v); }></textarea>
             </label>
             <details>
-                <summary>"Conditions (Table 6): system prompts, editable"</summary>
+                <summary>"Conditions: the system prompts (as in the BiAxisBias paper's Table 6), editable"</summary>
                 {move || (0..n_conditions.get()).map(|i| {
                     let cid = form.with_untracked(|f| f.conditions.get(i).map(|c| c.id.clone()).unwrap_or_default());
                     let label = form.with_untracked(|f| f.conditions.get(i).map(|c| c.label.clone()).unwrap_or_default());

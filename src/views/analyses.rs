@@ -7,6 +7,7 @@
 use crate::ui::table::table_view;
 use std::sync::Arc;
 
+use crate::ui::glossary::Term;
 use atlas_core::number::WholeRule;
 use atlas_worker::{Outcome, Request, Rq1Settings, Rq2Settings};
 use leptos::prelude::*;
@@ -111,11 +112,11 @@ enum RunState {
 pub fn Analyses(loaded: Arc<Loaded>) -> impl IntoView {
     view! {
         <section class="analyses" id="analyses" aria-labelledby="analyses-title">
-            <h2 id="analyses-title">"Analyses"</h2>
+            <h2 id="analyses-title">"Does the score depend on how you ask? "<Term id="template">"Wording"</Term>" and "<Term id="audit-design">"audit size"</Term>" "<span class="paper-ref">"RQ1 and RQ2 · BiAxisBias paper §3.4–3.5"</span></h2>
             <p>
-                "RQ1 and RQ2 of BiAxisBias on this bundle, computed in a background thread (a Web Worker) by the same code as "
+                "RQ1 and RQ2 of the BiAxisBias paper on this bundle, computed in a background thread (a Web Worker) by the same code as "
                 <code>"atlas analyze-rq1"</code> " and " <code>"atlas analyze-rq2"</code>
-                ": the same bundle, seed and settings give the same numbers. The page stays usable while they run. "
+                ": the same bundle, random seed and settings give the same numbers. The page stays usable while they run. "
                 "Repeat policy: the one chosen above."
             </p>
             <AnalysisPanel analysis=Analysis::Rq1 loaded=loaded.clone()/>
@@ -134,22 +135,22 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>) -> impl IntoView {
             vec![
                 Field::new(
                     "seed",
-                    "Seed",
-                    "of every bootstrap draw",
+                    "Random seed",
+                    "fixes every bootstrap draw",
                     WholeRule::any(),
                     d.seed,
                 ),
                 Field::new(
                     "unit-reps",
                     "Unit-bootstrap resamples",
-                    "paired wording difference (C.1: 20,000)",
+                    "paired wording difference (the BiAxisBias paper §C.1 uses 20,000)",
                     COUNT,
                     d.unit_bootstrap_reps,
                 ),
                 Field::new(
                     "cluster-reps",
                     "Statement-cluster draws",
-                    "intervals of Tables 8 and 11 (10,000)",
+                    "intervals over statements, Tables 8 and 11 (the paper uses 10,000)",
                     COUNT,
                     d.cluster_bootstrap_reps,
                 ),
@@ -160,23 +161,29 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>) -> impl IntoView {
             vec![
                 Field::new(
                     "seed",
-                    "Seed",
-                    "of every stream (D.2: 20260722)",
+                    "Random seed",
+                    "fixes every audit draw (the BiAxisBias paper §D.2 uses 20260722)",
                     WholeRule::any(),
                     d.seed,
                 ),
-                Field::new("draws", "Draws per design", "D.2: 10,000", COUNT, d.draws),
+                Field::new(
+                    "draws",
+                    "Draws per design",
+                    "simulated audits per design (the paper §D.2: 10,000)",
+                    COUNT,
+                    d.draws,
+                ),
                 Field::new(
                     "budget",
                     "Budget B",
-                    "responses per model per audit (§3.5: 200)",
+                    "responses per model per audit (the paper §3.5: 200)",
                     COUNT,
                     d.budget,
                 ),
                 Field::new(
                     "bootstrap",
                     "Contrast bootstrap",
-                    "replicates (D.2: 2,000)",
+                    "replicates (the paper §D.2: 2,000)",
                     COUNT,
                     d.bootstrap_reps,
                 ),
@@ -271,13 +278,15 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>) -> impl IntoView {
     };
     let running = move || matches!(run_state.get(), RunState::Running { .. });
 
-    let (title, what) = match analysis {
+    let (title, paper_ref, what) = match analysis {
         Analysis::Rq1 => (
-            "RQ1 — input-condition dependence",
-            "Wording sensitivity (Table 8), model scores and ranks across wordings (Table 9), and model pairs whose order reverses across conditions (Table 11), with unit and statement-cluster bootstrap intervals.",
+            "Does wording change the answer?",
+            "RQ1 · BiAxisBias paper §3.4, §5.1–5.2, Tables 8, 9, 11",
+            "How much answers and scores move when only the wording changes (Table 8), model scores and ranks across wordings (Table 9), and model pairs whose order reverses across conditions (Table 11), with unit and statement-cluster bootstrap intervals.",
         ),
         Analysis::Rq2 => (
-            "RQ2 — equal-budget audits",
+            "Equal-budget audits: how wrong is a small audit?",
+            "RQ2 · BiAxisBias paper §3.5, §5.3, Tables 13–15",
             "Concentrated, SRS, stratified and balanced audit designs with the same budget per model, against the reference score (Eq. 4): errors, rank agreement and repeatability (Table 13), the condition-coverage curve (Table 14) and per-model errors (Table 15).",
         ),
     };
@@ -304,7 +313,7 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>) -> impl IntoView {
         .collect_view();
     view! {
         <div class="analysis-panel" id=key aria-labelledby=format!("{key}-title")>
-            <h3 id=format!("{key}-title")>{title}</h3>
+            <h3 id=format!("{key}-title")>{title}" "<span class="paper-ref">{paper_ref}</span></h3>
             <p>{what}</p>
             <div class="settings">
                 {inputs}

@@ -60,7 +60,7 @@ pub fn EvidenceAtlas(group: AtlasGroup) -> impl IntoView {
 
     let ids_a = ids.clone();
     let rq1_caption = move |f: &Finished| match f.request {
-        Request::Rq1(s) => format!("RQ1, seed {}, {}", s.seed, s.policy.key()),
+        Request::Rq1(s) => format!("RQ1, random seed {}, {}", s.seed, s.policy.key()),
         _ => String::new(),
     };
     let panel_a: Spec = Memo::new(move |_| {
@@ -117,7 +117,10 @@ pub fn EvidenceAtlas(group: AtlasGroup) -> impl IntoView {
         ))
     });
     let rq2_caption = |f: &Finished| match f.request {
-        Request::Rq2(s) => format!("seed {}, {} draws, B = {}", s.seed, s.draws, s.budget),
+        Request::Rq2(s) => format!(
+            "random seed {}, {} draws, B = {}",
+            s.seed, s.draws, s.budget
+        ),
         _ => String::new(),
     };
     let rq2 = move || -> Result<(Finished, atlas_worker::Rq2Charts), String> {
@@ -201,9 +204,9 @@ pub fn EvidenceAtlas(group: AtlasGroup) -> impl IntoView {
     });
 
     let (id, title, intro) = match group {
-        AtlasGroup::Weights => ("atlas", "Evidence atlas: how the weights move the ranking", "Panels (c) and (d) of the source paper's Figure 4, live on this bundle: they follow the weights above."),
-        AtlasGroup::Analyses => ("atlas-analyses", "Evidence atlas: wording and audit-size panels", "Panels (a), (b), (e), (f) of the source paper's Figure 4 and the coverage curve (Table 14): they show the last RQ1 / RQ2 run above."),
-        AtlasGroup::Rationale => ("atlas-rationale", "Evidence atlas: Selection vs Rationale panels", "Panels (g) and (h) of the source paper's Figure 4: they need the bundle's judge Rationale labels."),
+        AtlasGroup::Weights => ("atlas", "Evidence atlas: how the weights move the ranking", "Panels (c) and (d) of the BiAxisBias paper's Figure 4, live on this bundle: they follow the weights above."),
+        AtlasGroup::Analyses => ("atlas-analyses", "Evidence atlas: wording and audit-size panels", "Panels (a), (b), (e), (f) of the BiAxisBias paper's Figure 4 and the coverage curve (Table 14): they show the last RQ1 / RQ2 run above."),
+        AtlasGroup::Rationale => ("atlas-rationale", "Evidence atlas: Selection vs Rationale panels", "Panels (g) and (h) of the BiAxisBias paper's Figure 4: they need the bundle's judge Rationale labels."),
     };
     let (title_id, labelled_by) = (format!("{id}-title"), format!("{id}-title"));
     let panels = match group {
@@ -220,12 +223,12 @@ pub fn EvidenceAtlas(group: AtlasGroup) -> impl IntoView {
         }.into_any(),
         AtlasGroup::Rationale => view! {
                 <ChartPanel panel="atlas-g" title="(g) Selection vs Rationale BER per model" what="Scatter plot of each model's Selection BER (x) against its Rationale BER (y), with the equality diagonal." spec=panel_g/>
-                <ChartPanel panel="atlas-h" title="(h) Rationale composition per model" what="Stacked bars: each model's judge labels by class (E, QE, N, D, R), as shares." spec=panel_h/>
+                <ChartPanel panel="atlas-h" title="(h) Rationale composition per model" what="Stacked bars: each model's judge labels by class (E endorses, QE endorses with qualifications, N neutral, D denies, R refuses), as shares." spec=panel_h/>
         }.into_any(),
     };
     view! {
         <section class="atlas" id=id data-view=id aria-labelledby=labelled_by>
-            <h2 id=title_id>{title}</h2>
+            <h2 id=title_id>{title}" "<span class="paper-ref">"BiAxisBias paper Figure 4"</span></h2>
             <p>
                 {intro}
                 " Point at a mark (or focus a chart and use the arrow keys) to read its value; every chart has its table below it."

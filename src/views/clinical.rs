@@ -272,10 +272,10 @@ pub fn ClinicalView(loaded: Arc<Loaded>) -> impl IntoView {
     let picker_ctx = ctx.clone();
     view! {
         <section class="clinical" id="clinical" data-view="clinical" aria-labelledby="clinical-title">
-            <h2 id="clinical-title">"Clinical perturbation audit"</h2>
+            <h2 id="clinical-title">"Clinical audit: do answers hold up under small changes?" <span class="paper-ref">"clinical audit paper §3.3–3.5"</span></h2>
             <p class="provenance" id="clinical-provenance">
                 {format!(
-                    "Bundle {bundle} · protocol {} · baseline variant {} · {sizes} · recomputed in this page from the bundle (seed 001: CFV §3.3, demographic robustness §3.4, metrics §3.5, Tables 5–7, Figs. 2–6).",
+                    "Bundle {bundle} · protocol {} · baseline variant {} · {sizes} · recomputed in this page from the bundle (the clinical audit paper: CFV §3.3, demographic robustness §3.4, metrics §3.5, Tables 5–7, Figs. 2–6).",
                     clinical.protocol,
                     clinical.baseline.as_deref().unwrap_or("none"),
                 )}
@@ -444,7 +444,7 @@ fn CasePicker(ctx: Ctx, examples: Examples) -> impl IntoView {
     };
     view! {
         <div class="clinical-picker" id="clinical-picker" role="group" aria-labelledby="clinical-picker-title">
-            <h3 id="clinical-picker-title">"Case views (Tables 1–4 layout)"</h3>
+            <h3 id="clinical-picker-title">"Example cases" <span class="paper-ref">"as in the clinical audit paper's Tables 1–4"</span></h3>
             <div class="inspector-actions">
                 {example("clinical-example-valid", "Valid counterfactual (Table 1)", examples.valid_cfv)}
                 {example("clinical-example-invalid", "Invalid counterfactual (Table 2)", examples.invalid_cfv)}

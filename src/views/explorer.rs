@@ -4,6 +4,7 @@
 
 use crate::state::reweighting::{pct, BootState, ExplorerModel, BOOT_REPS, BOOT_SEED};
 
+use crate::ui::glossary::Term;
 use atlas_core::reweight::{
     ConditionWeights, PresetKind, WeightEntry, WeightPreset, BOOTSTRAP_STREAM, WEIGHT,
 };
@@ -396,12 +397,12 @@ pub fn Reweighting() -> impl IntoView {
         let bundle = model.loaded.with_value(|l| l.audit.metadata().id.clone());
         let boot = match model.boot.get() {
             BootState::Ready { boot, .. } => format!(
-                "95% statement-cluster bootstrap intervals: seed {}, {} replicates (stream {BOOTSTRAP_STREAM})",
+                "95% bootstrap intervals over statements: random seed {}, {} replicates (random-number stream {BOOTSTRAP_STREAM} of that seed)",
                 boot.seed(),
                 thousands(boot.reps())
             ),
             BootState::Running { .. } => format!(
-                "intervals being computed (seed {})",
+                "intervals being computed (random seed {})",
                 model.boot_settings.get().0
             ),
             BootState::Failed(_) => "no intervals (the bootstrap failed)".to_string(),
@@ -423,7 +424,7 @@ pub fn Reweighting() -> impl IntoView {
         }.into_any(),
         BootState::Ready { boot, .. } => view! {
             <span id="reweight-boot-status" data-state="ready" data-seed=boot.seed().to_string() data-reps=boot.reps().to_string()>
-                {format!("Intervals ready: seed {}, {} replicates.", boot.seed(), thousands(boot.reps()))}
+                {format!("Intervals ready: random seed {}, {} replicates.", boot.seed(), thousands(boot.reps()))}
             </span>
         }.into_any(),
         BootState::Failed(message) => view! {
@@ -440,8 +441,8 @@ pub fn Reweighting() -> impl IntoView {
                 model.boot_settings.set((seed, reps as usize));
             }
             (Err(e), _) => model.boot_error.set(Some(format!(
-                "{}; the intervals shown keep their seed.",
-                message("Seed", &e)
+                "{}; the intervals shown keep their random seed.",
+                message("Random seed", &e)
             ))),
             (_, Err(e)) => model.boot_error.set(Some(format!(
                 "{}; the intervals shown keep theirs.",
@@ -483,9 +484,9 @@ pub fn Reweighting() -> impl IntoView {
 
     view! {
         <section class="reweight" id="reweight" data-view="reweight" aria-labelledby="reweight-title">
-            <h2 id="reweight-title">"Re-weighting the reference score"</h2>
+            <h2 id="reweight-title">"What if conditions counted differently? Re-weighting the "<Term id="reference-score">"reference score"</Term>" "<span class="paper-ref">"BiAxisBias paper Eq. 4, §3.2"</span></h2>
             <p>
-                "The reference score (Eq. 4) averages the Selection conditions with equal weights: it encodes coverage, not deployment frequency (§3.2, §3.5). "
+                "The reference score (Eq. 4) averages the Selection conditions with equal weights: it encodes coverage, not deployment frequency (the BiAxisBias paper §3.2, §3.5). "
                 "Give each condition its own weight and see which scores and ranks move. Only the ratios of the weights matter; 0 leaves a condition out. "
                 "Numbers update as you type or drag; the interval of each score is a 95% statement-cluster bootstrap interval, computed once in a background worker."
             </p>
@@ -551,10 +552,10 @@ pub fn Reweighting() -> impl IntoView {
             </div>
             <div class="boot-controls">
                 <label class="setting">
-                    <span class="name">"Bootstrap seed"</span>
+                    <span class="name">"Bootstrap random seed"</span>
                     <NumberInput id="reweight-seed" shown=model.seed_text
                         on_text=Callback::new(move |v| model.seed_text.set(v))
-                        problem=Signal::derive(move || model.seed_text.with(|t| BOOT_SEED.read(t).err().map(|e| message("Seed", &e))))/>
+                        problem=Signal::derive(move || model.seed_text.with(|t| BOOT_SEED.read(t).err().map(|e| message("Random seed", &e))))/>
                 </label>
                 <label class="setting">
                     <span class="name">"Replicates"</span>

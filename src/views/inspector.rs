@@ -21,6 +21,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::ui::glossary::Term;
 use atlas_core::bundle::{Obtained, RationaleLabel};
 use atlas_core::cases::{
     a_text, b_text, direction_text, fill_prompt, five_class_majority, label_code, label_name,
@@ -38,8 +39,9 @@ use crate::state::url::{absolute_link, bundle_param, replace_fragment, ViewState
 use crate::state::{AtlasState, Loaded};
 use crate::ui::format::thousands;
 
-/// Height of one list row in CSS pixels (the stylesheet's `.irow` height).
-pub const ROW_PX: f64 = 28.0;
+/// Height of one list row in CSS pixels (the stylesheet's `.irow` height): 44 px, so that each row,
+/// a link to its case, is a full touch target on a phone (WCAG 2.5.5; tests/e2e/a11y.mjs).
+pub const ROW_PX: f64 = 44.0;
 /// Largest scroll height the list declares. Browsers cap element heights (Firefox near 17.9 million
 /// pixels); beyond this the scroll position is mapped proportionally onto the rows.
 pub const MAX_LIST_PX: f64 = 8_000_000.0;
@@ -541,10 +543,10 @@ pub fn Inspector(loaded: Arc<Loaded>) -> impl IntoView {
     let header_cols = header_columns(&loaded.audit, has_judges);
     view! {
         <section class="inspector" id="inspector" aria-labelledby="inspector-title">
-            <h2 id="inspector-title">"Case inspector"</h2>
+            <h2 id="inspector-title">"Cases: read single responses and their "<Term id="judge-codes">"judges' labels"</Term></h2>
             <p>
                 "Every response of the bundle, with its Selection, each judge's label of the Rationale and the reading under a coding rule. "
-                "Filter, search the loaded texts, open a case (seed Tables 20–21 layout) and share its link. Model text is always shown as plain text."
+                "Filter, search the loaded texts, open a case (laid out as the BiAxisBias paper's Tables 20–21) and share its link. Model text is always shown as plain text."
             </p>
             {content_warning}
             {move || notice.get().map(|n| view! { <p class="error" role="alert" id="case-notice">{n}</p> })}
@@ -605,7 +607,7 @@ pub fn Inspector(loaded: Arc<Loaded>) -> impl IntoView {
                 </button>
             </div>
             <p class="hint">
-                "Shortest case (seed F.1, Tables 20–21): among the listed responses whose judges all label the Rationale and all read it opposite to the Selection in that direction, the one with the shortest Rationale text (characters; ties: lowest cell)."
+                "Shortest case (as in the BiAxisBias paper §F.1, Tables 20–21): among the listed responses whose judges all label the Rationale and all read it opposite to the Selection in that direction, the one with the shortest Rationale text (characters; ties: lowest cell)."
             </p>
             {move || shortest_status.get().map(|s| view! { <p class="status" role="status" id="shortest-status">{s}</p> })}
             <div class="inspector-table">
@@ -1266,7 +1268,7 @@ fn CaseView(ctx: Ctx, cell: usize) -> impl IntoView {
             </p>
             <p>
                 <button id="case-procedures" aria-expanded=move || show_procedures.get().to_string() on:click=move |_| show_procedures.update(|s| *s = !*s)>
-                    {move || if show_procedures.get() { "Hide: one proposition, all procedures" } else { "One proposition, all procedures (Table 22)" }}
+                    {move || if show_procedures.get() { "Hide: the same statement under every condition and template" } else { "The same statement under every condition and template (Table 22)" }}
                 </button>
             </p>
             {move || show_procedures.get().then(|| procedures(&proc_ctx, cell))}
@@ -1379,7 +1381,7 @@ fn procedures(ctx: &Ctx, cell: usize) -> impl IntoView {
         <figure class="procedures">
             <figcaption>
                 <h4>{format!("One proposition, all procedures — {model}: {statement}")}</h4>
-                <p class="provenance">"Seed Table 22 layout: the same model and statement under every condition and template of the bundle (other facets as in this case). Selection raw and A; the judges' five-class majority; B under the inspector's rule; the Rationale text."</p>
+                <p class="provenance">"As in the BiAxisBias paper's Table 22: the same model and statement under every condition and template of the bundle (other facets as in this case). Selection raw and A; the judges' five-class majority; B under the inspector's rule; the Rationale text."</p>
             </figcaption>
             <div class="scroll">
                 <table id="procedures" class="procedures-table">

@@ -5,6 +5,7 @@ use crate::state::{AtlasState, Loaded};
 use crate::ui::format::{level_label, thousands};
 use std::sync::Arc;
 
+use crate::ui::glossary::Term;
 use atlas_charts::{draw_ber_by_model_condition, BerByModelCondition};
 use atlas_core::abstain::{share_text, FLAG};
 use atlas_core::stats::RepeatPolicy;
@@ -82,8 +83,8 @@ pub fn PolicyPanel() -> impl IntoView {
     let state = expect_context::<AtlasState>();
     view! {
         <section class="policy" aria-labelledby="policy-title">
-            <h2 id="policy-title">"Repeat policy"</h2>
-            <p>"A cell can hold several sampled responses (repeats). Choose how they enter every number below:"</p>
+            <h2 id="policy-title">"How repeated answers count: the "<Term id="repeat-policy">"repeat policy"</Term></h2>
+            <p>"A cell can hold several sampled responses ("<Term id="repeat">"repeats"</Term>"). Choose how they enter every number below:"</p>
             <fieldset>
                 <legend>"How repeats enter the statistics"</legend>
                 {RepeatPolicy::ALL.into_iter().map(|p| view! {
@@ -106,7 +107,7 @@ pub fn PolicyPanel() -> impl IntoView {
 
 fn provenance_line(loaded: &Loaded, policy: RepeatPolicy) -> String {
     format!(
-        "Bundle {} · repeat policy {} (counts are {}) · condition weights: equal over Selection conditions (Eq. 4) · no random draws (no seed)",
+        "Bundle {} · repeat policy {} (counts are {}) · condition weights: equal over Selection conditions (Eq. 4) · no random draws (no random seed)",
         loaded.audit.metadata().id,
         policy.key(),
         policy.count_unit()
@@ -147,12 +148,12 @@ pub fn BerTableView(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoVie
     let loaded_for_caption = loaded.clone();
     view! {
         <section class="table" aria-labelledby="table-title">
-            <h2 id="table-title">"Selection BER by model and condition"</h2>
+            <h2 id="table-title">"How often each model's answer shows bias: "<Term id="selection">"Selection"</Term>" "<Term id="ber">"BER"</Term>" by model and "<Term id="condition">"condition"</Term>" "<span class="paper-ref">"BiAxisBias paper §3.3, Eq. 4"</span></h2>
             <p class="provenance" id="table-provenance">{move || provenance_line(&loaded_for_caption, summary.get().policy)}</p>
             <div class="scroll">
             <table id="ber-table">
                 <caption>
-                    "Selection bias-evidence rate (BER = bias-evidence Selections / valid Selections, §3.3) per model and condition, with valid and Abstain counts; "
+                    "Selection bias-evidence rate (BER = bias-evidence Selections / valid Selections, the BiAxisBias paper §3.3) per model and condition, with valid and Abstain counts; "
                     "reference score = mean over conditions of the mean over templates of the mean over statements (Eq. 4); "
                     {move || summary.with(|s| format!("{}, ties share the average rank. ", s.direction.direction.rank_one()))}
                     <span id="ranking-direction">{move || summary.with(|s| format!("Ranking: {}.", s.direction.describe()))}</span>
@@ -256,7 +257,7 @@ pub fn BerChart(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoView {
     });
     view! {
         <section class="chart" aria-labelledby="chart-title">
-            <h2 id="chart-title">"BER by model and condition"</h2>
+            <h2 id="chart-title">"Chart: Selection "<Term id="ber">"BER"</Term>" by model and condition"</h2>
             <canvas
                 id="ber-chart"
                 node_ref=canvas

@@ -11,6 +11,7 @@
 
 use std::sync::Arc;
 
+use crate::ui::glossary::Term;
 use atlas_core::rq3::{analyze_rq3, tables, CodingRule, Direction, Rq3Report, Rq3Settings};
 use leptos::prelude::*;
 
@@ -26,15 +27,15 @@ pub fn Rq3Panel(loaded: Arc<Loaded>) -> impl IntoView {
     let audit_has_judges = !loaded.audit.file.responses.judges.is_empty();
     let intro = view! {
         <p>
-            "RQ3 of BiAxisBias: for every response valid in both fields, the Selection's bias evidence A (the mapped task answer) "
-            "against the Rationale's bias evidence B (the judges' labels E/QE = 1, N/D/R = 0, combined by a coding rule). "
+            "RQ3 of the BiAxisBias paper: for every response valid in both fields, the Selection's bias evidence A (the mapped task answer) "
+            "against the Rationale's bias evidence B (the judges' labels " <Term id="judge-codes">"E/QE = 1, N/D/R = 0"</Term> ", combined by a coding rule). "
             "Same code and tables as " <code>"atlas analyze-rq3"</code> "."
         </p>
     };
     if !audit_has_judges {
         return view! {
             <section class="rq3" id="rq3" aria-labelledby="rq3-title">
-                <h2 id="rq3-title">"RQ3: Selection versus Rationale"</h2>
+                <h2 id="rq3-title">"Does the answer match its explanation? "<Term id="selection">"Selection"</Term>" vs "<Term id="rationale">"Rationale"</Term>" "<span class="paper-ref">"RQ3 · BiAxisBias paper §3.6, Tables 3, 18, 19"</span></h2>
                 {intro}
                 <p class="unavailable" role="note" id="rq3-unavailable">{UNAVAILABLE_NO_JUDGES}</p>
             </section>
@@ -72,10 +73,10 @@ pub fn Rq3Panel(loaded: Arc<Loaded>) -> impl IntoView {
         .collect_view();
     view! {
         <section class="rq3" id="rq3" aria-labelledby="rq3-title">
-            <h2 id="rq3-title">"RQ3: Selection versus Rationale"</h2>
+            <h2 id="rq3-title">"Does the answer match its explanation? "<Term id="selection">"Selection"</Term>" vs "<Term id="rationale">"Rationale"</Term>" "<span class="paper-ref">"RQ3 · BiAxisBias paper §3.6, Tables 3, 18, 19"</span></h2>
             {intro}
             <fieldset class="rq3-rules">
-                <legend>"Coding rule behind Table 3 and the per-cell table (Table 18 shows all four)"</legend>
+                <legend>"How the judges' labels are combined (coding rule; Table 3 and the per-cell table use it, Table 18 shows all four)"</legend>
                 {rules}
             </fieldset>
             {move || match report.get() {
@@ -94,7 +95,7 @@ pub fn Rq3Panel(loaded: Arc<Loaded>) -> impl IntoView {
 fn provenance(report: &Rq3Report) -> String {
     let rule = report.settings.primary;
     format!(
-        "Bundle {} · coding rule: {} ({}) · judges: {} · repeat policy: none — every response counts once (the seed's RQ3 unit is the response; the repeat policy above does not apply here) · no random draws",
+        "Bundle {} · coding rule: {} ({}) · judges: {} · repeat policy: none — every response counts once (the BiAxisBias paper's RQ3 unit is the response; the repeat policy above does not apply here) · no random draws",
         report.bundle,
         rule.label(),
         rule.key(),

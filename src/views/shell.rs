@@ -69,6 +69,7 @@ pub fn TopBar() -> impl IntoView {
                     "Change bundle"
                 </button>
             </div>
+            <crate::ui::theme::ThemeSwitch/>
         </header>
     }
 }

@@ -196,7 +196,7 @@ try {
   trace = await typeKeys(page, '#reweight-seed', '12x');
   check('bootstrap seed "12x": not a number', /not a number/.test(trace[2].message) && neverRewritten(trace), JSON.stringify(trace));
   await page.click('#reweight-boot-run');
-  check('Recompute intervals with that seed is refused by name', /Seed: “12x” is not a number/.test(await page.textContent('#reweight-boot-error').catch(() => '')));
+  check('Recompute intervals with that seed is refused by name', /Random seed: “12x” is not a number/.test(await page.textContent('#reweight-boot-error').catch(() => '')));
   await typeKeys(page, '#reweight-seed', '20260722');
 
   // RQ1 / RQ2 settings: inline messages; Run refuses without losing anything.
@@ -204,7 +204,7 @@ try {
   trace = await typeKeys(page, '#rq1-seed', '-5');
   check('RQ1 seed "-5": "-" incomplete, "-5" negative, never rewritten', neverRewritten(trace) && /complete/.test(trace[0].message) && /negative/.test(trace[1].message), JSON.stringify(trace));
   await page.click('#rq1-run');
-  check('RQ1 Run with that seed says "Not run" and names the field', /Not run: Seed: “-5” is negative/.test(await page.textContent('#rq1-settings-error').catch(() => '')));
+  check('RQ1 Run with that seed says "Not run" and names the field', /Not run: Random seed: “-5” is negative/.test(await page.textContent('#rq1-settings-error').catch(() => '')));
   await typeKeys(page, '#rq1-seed', '20260716');
   trace = await typeKeys(page, '#rq2-draws', '1e3');
   check('RQ2 draws "1e3": not a whole number', /not a whole number/.test(trace[2].message), JSON.stringify(trace));

@@ -295,7 +295,7 @@ pub fn flags_of(
 /// The note under a panel with flags: `⚠ = Abstain share above 50 % in a cell the mark rests on`.
 pub fn flag_note(threshold: atlas_core::AbstainThreshold) -> String {
     format!(
-        "{FLAG} = {} in a cell the mark rests on (seed 000 §B.2)",
+        "{FLAG} = {} in a cell the mark rests on (the BiAxisBias paper §B.2)",
         threshold.describe()
     )
 }

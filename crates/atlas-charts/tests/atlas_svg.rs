@@ -205,8 +205,9 @@ fn panel_c_marks_a_rank_resting_on_a_high_abstain_cell_with_text() {
             vec![None, Some(0.75)],
             vec![Some(0.625), None],
         ],
-        flag_note: "⚠ = Abstain share above 50 % in a cell the mark rests on (seed 000 §B.2)"
-            .into(),
+        flag_note:
+            "⚠ = Abstain share above 50 % in a cell the mark rests on (the BiAxisBias paper §B.2)"
+                .into(),
         rank_axis: "rank (1 = closest to 50 %)".into(),
         caption: "panel c flags".into(),
     };
@@ -242,7 +243,8 @@ fn panel_a_marks_high_abstain_scores_with_text() {
     data.flags = vec![vec![None, None, None], vec![None, Some(0.9), None], vec![]];
     data.pooled_flags = vec![Some(0.55), None, None];
     data.flag_note =
-        "⚠ = Abstain share above 50 % in a cell the mark rests on (seed 000 §B.2)".into();
+        "⚠ = Abstain share above 50 % in a cell the mark rests on (the BiAxisBias paper §B.2)"
+            .into();
     let (svg, hits) = render("a_wording_scores_flags", (800, 400), |a| {
         draw_wording_scores(a, &data).unwrap()
     });

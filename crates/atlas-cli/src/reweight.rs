@@ -207,7 +207,7 @@ pub fn run(args: ReweightArgs) -> Result<ExitCode> {
                 .count();
             writeln!(
                 out,
-                "{} in a weighted cell (seed 000 §B.2: an Abstain is missing): {flagged} of {} ranks rest on a flagged cell; Abstain column = pooled share over the weighted cells",
+                "{} in a weighted cell (the BiAxisBias paper §B.2: an Abstain is missing): {flagged} of {} ranks rest on a flagged cell; Abstain column = pooled share over the weighted cells",
                 atlas_core::abstain::FLAG.to_string() + " = " + &threshold.describe(),
                 r.ranks.iter().filter(|x| x.is_some()).count()
             )?;

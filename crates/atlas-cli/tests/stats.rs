@@ -104,7 +104,7 @@ fn stats_flags_the_cell_and_the_rank_of_the_model_that_mostly_abstains() {
     );
     assert!(!row(&text, "model-mixed").contains('⚠'));
     assert!(
-        text.contains("⚠ = Abstain share above 50 % (seed 000 §B.2: an Abstain is missing, so the rate rests on the other answers): 1 of 6 BER cells flagged; 1 of 3 ranks rest on a flagged cell."),
+        text.contains("⚠ = Abstain share above 50 % (the BiAxisBias paper §B.2: an Abstain is missing, so the rate rests on the other answers): 1 of 6 BER cells flagged; 1 of 3 ranks rest on a flagged cell."),
         "{text}"
     );
     let low = stdout(&["stats", path, "--abstain-threshold", "0.3"]);

@@ -237,7 +237,7 @@ pub fn caption(
     ranked: usize,
 ) -> String {
     format!(
-        "{FLAG} = {} (seed 000 §B.2: an Abstain is missing, so the rate rests on the other answers): {} of {} BER cells flagged; {} of {} ranks rest on a flagged cell.",
+        "{FLAG} = {} (the BiAxisBias paper §B.2: an Abstain is missing, so the rate rests on the other answers): {} of {} BER cells flagged; {} of {} ranks rest on a flagged cell.",
         threshold.describe(),
         cells.0,
         cells.1,
@@ -250,7 +250,7 @@ pub fn caption(
 /// averages (seed 000 §B.2: an Abstain is missing, so the rate rests on the other answers).`
 pub fn caption_short(threshold: AbstainThreshold) -> String {
     format!(
-        "{FLAG} = {} in a cell the score averages (seed 000 §B.2: an Abstain is missing, so the rate rests on the other answers).",
+        "{FLAG} = {} in a cell the score averages (the BiAxisBias paper §B.2: an Abstain is missing, so the rate rests on the other answers).",
         threshold.describe()
     )
 }

@@ -1606,7 +1606,7 @@ pub fn table3(report: &Rq3Report, rule: CodingRule) -> Option<Table> {
         ],
         notes: vec![
             format!(
-                "BER_sel {}% · BER_rat {}% · BER_cor {}% · BER_union {}% (seed §3.3; fractions of n shown as %).",
+                "BER_sel {}% · BER_rat {}% · BER_cor {}% · BER_union {}% (the BiAxisBias paper §3.3; fractions of n shown as %).",
                 pct(s.sel),
                 pct(s.rat),
                 pct(s.cor),

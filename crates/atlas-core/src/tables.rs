@@ -204,7 +204,7 @@ pub fn rq1(audit: &Audit, r: &Rq1Report) -> (Vec<String>, Vec<Table>) {
         o.control_wording + 1
     );
     let summary = vec![format!(
-        "Wording sensitivity (seed §5.1, C.1): {} of {} model × condition × statement units ({}%) change their Selection at least once across {} wordings.",
+        "Wording sensitivity (the BiAxisBias paper §5.1, C.1): {} of {} model × condition × statement units ({}%) change their Selection at least once across {} wordings.",
         w.changed_any,
         w.units,
         pct(w.changed_any_rate),
@@ -297,7 +297,9 @@ pub fn rq1(audit: &Audit, r: &Rq1Report) -> (Vec<String>, Vec<Table>) {
     }
     let table9 = Table {
         id: "rq1-table9".into(),
-        title: "Table 9 layout — model-level sensitivity across wordings (seed §5.1)".into(),
+        title:
+            "Table 9 layout — model-level sensitivity across wordings (the BiAxisBias paper §5.1)"
+                .into(),
         caption: caption.clone(),
         header: ["Model", "pooled (%)", "range (pp)", "rank range"]
             .map(String::from)
@@ -368,7 +370,7 @@ pub fn rq1(audit: &Audit, r: &Rq1Report) -> (Vec<String>, Vec<Table>) {
     let table11 = Table {
         id: "rq1-table11".into(),
         title: format!(
-            "Table 11 layout — reversals across conditions (seed §5.2): {} of {} model pairs reverse; statement-cluster bootstrap {} draws",
+            "Table 11 layout — reversals across conditions (the BiAxisBias paper §5.2): {} of {} model pairs reverse; statement-cluster bootstrap {} draws",
             v.reversals.len(),
             v.pairs,
             v.draws
@@ -459,7 +461,7 @@ pub fn rq1(audit: &Audit, r: &Rq1Report) -> (Vec<String>, Vec<Table>) {
                 })
                 .collect(),
             notes: vec![
-                "η² = SS_effect / SS_total over valid responses (y = bias evidence); descriptive effect sizes, not an ANOVA (seed C.3).".into(),
+                "η² = SS_effect / SS_total over valid responses (y = bias evidence); descriptive effect sizes, not an ANOVA (the BiAxisBias paper §C.3).".into(),
             ],
         });
     }

@@ -345,7 +345,7 @@ fn the_cli_report_prints_the_app_tables_in_order_and_the_csv_keeps_unrounded_val
     assert_eq!(tables[8], table7(&r));
     let text = render_text(&summary, &tables);
     assert!(text.starts_with(
-        "Clinical perturbation metrics (seed 001) of bundle \"clinical-tiny-fixture\"; baseline variant: baseline\n"
+        "Clinical perturbation metrics (the clinical audit paper) of bundle \"clinical-tiny-fixture\"; baseline variant: baseline\n"
     ));
     let line = text
         .lines()

@@ -118,7 +118,7 @@ fn the_model_ranked_first_by_abstaining_has_its_rank_flagged_with_the_hand_count
     );
     assert_eq!(
         s.flag_caption(),
-        "⚠ = Abstain share above 50 % (seed 000 §B.2: an Abstain is missing, so the rate rests on the other answers): 1 of 6 BER cells flagged; 1 of 3 ranks rest on a flagged cell."
+        "⚠ = Abstain share above 50 % (the BiAxisBias paper §B.2: an Abstain is missing, so the rate rests on the other answers): 1 of 6 BER cells flagged; 1 of 3 ranks rest on a flagged cell."
     );
     let low = summarize(&audit, RepeatPolicy::AllResponses, threshold(0.3));
     assert_eq!(low.flagged_cells(), (3, 6));

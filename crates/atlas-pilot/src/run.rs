@@ -2050,7 +2050,7 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
     if !d.judges.is_empty() {
         let majority = pilot_judge_majority(state, plan);
         notes.push(format!(
-            "Judges label the stored Rationale text E/QE/N/D/R (seed 000 §3.3, B.3); `.` = no label (not run, failed or unreadable). Labels read only after normalising markup or invisible characters, per judge: {}. Panel of {} judge(s), {} (a response is Abstain without a strict binary majority of the panel, B.3). {}",
+            "Judges label the stored Rationale text E/QE/N/D/R (the BiAxisBias paper §3.3, §B.3); `.` = no label (not run, failed or unreadable). Labels read only after normalising markup or invisible characters, per judge: {}. Panel of {} judge(s), {} (a response is Abstain without a strict binary majority of the panel, B.3). {}",
             judge_normalised.join(", "),
             d.judges.len(),
             majority.describe(),

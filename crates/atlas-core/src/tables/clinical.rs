@@ -611,7 +611,7 @@ pub fn directions(report: &ClinicalReport) -> Table {
 pub fn report(audit: &Audit, report: &ClinicalReport) -> (Vec<String>, Vec<Table>) {
     let summary = vec![
         format!(
-            "Clinical perturbation metrics (seed 001) of bundle {:?}; baseline variant: {}",
+            "Clinical perturbation metrics (the clinical audit paper) of bundle {:?}; baseline variant: {}",
             report.bundle,
             report.baseline.as_deref().unwrap_or("none")
         ),
