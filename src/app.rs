@@ -65,6 +65,7 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
     });
     view! {
         <Metadata loaded=loaded.clone()/>
+        <crate::views::headline::Headline loaded=loaded.clone()/>
         {clinical}
         <PolicyPanel/>
         <BerTableView loaded=loaded.clone() summary/>

@@ -1,6 +1,7 @@
 //! The sections of the page, one file each. A view reads [`crate::state`] and uses [`crate::ui`]; it
 //! never imports another view.
 //!
+//! - [`headline`]: the Overview's headline (what the bundle is, ranking with intervals, findings);
 //! - [`overview`]: load panel, bundle metadata, repeat policy, Selection BER table and chart;
 //! - [`explorer`]: condition re-weighting (Eq. 4) with bootstrap intervals;
 //! - [`analyses`]: the RQ1 and RQ2 panels, run in the analysis worker;
@@ -14,6 +15,7 @@ pub mod analyses;
 pub mod atlas;
 pub mod clinical;
 pub mod explorer;
+pub mod headline;
 pub mod import;
 pub mod inspector;
 pub mod overview;

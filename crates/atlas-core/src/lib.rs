@@ -17,6 +17,7 @@ pub mod decode;
 pub mod direction;
 pub mod error;
 pub mod format;
+pub mod headline;
 pub mod number;
 pub mod query;
 pub mod rank;
