@@ -130,7 +130,12 @@ fn body(h: &HeadlineData, link: &dyn Fn(&str) -> String) -> impl IntoView {
                 view! { <span class="flag" title="This score averages a cell where most answers are Abstain (missing, §B.2)">" ⚠"</span> }
             });
             view! {
-                <tr data-model=r.model.clone()>
+                <tr
+                    data-model=r.model.clone()
+                    data-score=r.score.map_or_else(String::new, |v| v.to_string())
+                    data-lo=r.interval.map_or_else(String::new, |[lo, _]| lo.to_string())
+                    data-hi=r.interval.map_or_else(String::new, |[_, hi]| hi.to_string())
+                >
                     <td class="num rank">{r.rank.map_or_else(|| NO_VALUE.to_string(), |k| format!("{k}"))}</td>
                     <th scope="row" class="model" title=r.model.clone()>{r.label.clone()}{flag}</th>
                     <td class="num score">{percent(r.score, 1)}</td>
