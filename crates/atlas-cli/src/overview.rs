@@ -121,7 +121,11 @@ fn print_text(h: &Headline) {
                 percent(Some(lo), 1),
                 percent(Some(hi), 1)
             )),
-            if r.high_abstain { "  ⚠ high Abstain" } else { "" }
+            if r.high_abstain {
+                "  ⚠ high Abstain"
+            } else {
+                ""
+            }
         );
     }
     println!();

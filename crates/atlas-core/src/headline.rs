@@ -531,8 +531,12 @@ pub fn headline(audit: &Audit, options: HeadlineOptions) -> Headline {
             continue;
         }
         // First of equal values in bundle order.
-        let lo = bers.iter().fold(bers[0], |a, &x| if x.1 < a.1 { x } else { a });
-        let hi = bers.iter().fold(bers[0], |a, &x| if x.1 > a.1 { x } else { a });
+        let lo = bers
+            .iter()
+            .fold(bers[0], |a, &x| if x.1 < a.1 { x } else { a });
+        let hi = bers
+            .iter()
+            .fold(bers[0], |a, &x| if x.1 > a.1 { x } else { a });
         score_ranges.push(ScoreRange {
             model: model_ids[m].to_string(),
             label: labels[m].clone(),
@@ -828,11 +832,10 @@ fn findings(h: &Headline, audit: &Audit) -> Vec<Finding> {
     });
     if let Some(c) = &h.clinical {
         let model = |id: &str| {
-            audit
-                .model_ids()
-                .iter()
-                .position(|m| *m == id)
-                .map_or_else(|| id.to_string(), |m| level_label(audit, audit.model_facet, m))
+            audit.model_ids().iter().position(|m| *m == id).map_or_else(
+                || id.to_string(),
+                |m| level_label(audit, audit.model_facet, m),
+            )
         };
         out.push(Finding {
             key: "clinical_answer_change",

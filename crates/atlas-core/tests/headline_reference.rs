@@ -62,7 +62,11 @@ fn subset_diff(expected: &Value, actual: &Value, path: &str, out: &mut Vec<Strin
         }
         (Value::Array(e), Value::Array(a)) => {
             if e.len() != a.len() {
-                out.push(format!("{path}: {} items expected, {} computed", e.len(), a.len()));
+                out.push(format!(
+                    "{path}: {} items expected, {} computed",
+                    e.len(),
+                    a.len()
+                ));
             }
             for (i, (ev, av)) in e.iter().zip(a).enumerate() {
                 subset_diff(ev, av, &format!("{path}[{i}]"), out);
@@ -159,7 +163,10 @@ fn the_default_bundle_headline_equals_the_independent_numpy_computation() {
 fn the_judge_labelled_fixture_headline_reports_the_table_18_disagreement_as_numpy_does() {
     let h = check("rq3_cases");
     check_findings(&h);
-    let d = h.disagreement.as_ref().expect("the fixture has judge columns");
+    let d = h
+        .disagreement
+        .as_ref()
+        .expect("the fixture has judge columns");
     assert!(d.disagree > 0 && d.pairs > d.disagree, "{d:?}");
 }
 
@@ -168,7 +175,10 @@ fn the_clinical_fixture_headline_reports_answer_change_and_cfv_as_numpy_does() {
     let h = check("clinical");
     check_findings(&h);
     let views: Vec<(&str, &str)> = h.findings.iter().map(|f| (f.key, f.view)).collect();
-    assert!(views.contains(&("clinical_answer_change", "clinical")), "{views:?}");
+    assert!(
+        views.contains(&("clinical_answer_change", "clinical")),
+        "{views:?}"
+    );
     assert!(views.contains(&("clinical_cfv", "clinical")), "{views:?}");
     let c = h.clinical.as_ref().expect("a clinical bundle");
     assert!(c.changed > 0 && c.comparisons > c.changed, "{c:?}");
@@ -178,7 +188,12 @@ fn the_clinical_fixture_headline_reports_answer_change_and_cfv_as_numpy_does() {
 fn the_subset_comparison_fails_on_a_changed_count_or_score() {
     let expected = serde_json::json!({"n": 3, "score": 0.25, "list": [1, 2]});
     let mut out = Vec::new();
-    subset_diff(&expected, &serde_json::json!({"n": 3, "score": 0.25, "list": [1, 2], "extra": 1}), "$", &mut out);
+    subset_diff(
+        &expected,
+        &serde_json::json!({"n": 3, "score": 0.25, "list": [1, 2], "extra": 1}),
+        "$",
+        &mut out,
+    );
     assert!(out.is_empty(), "{out:?}");
     for changed in [
         serde_json::json!({"n": 4, "score": 0.25, "list": [1, 2]}),
