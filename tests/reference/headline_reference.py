@@ -30,7 +30,7 @@ Rust code is used. Definitions (seed 000 = BiAxisBias, seed 001 = the clinical p
   fewer than two are excluded and counted); widest first;
 * order flips (seed 000 Table 11): for every unordered model pair (ids sorted case-insensitively) and every
   Selection condition where both have a condition mean, delta = 100 (key_a - key_b) in pp; a pair with at
-  least two such conditions is compared; it flips when min delta < 0 < max delta; it survives a 2-pp tie
+  least two such conditions is compared (the others are counted as not_compared); it flips when min delta < 0 < max delta; it survives a 2-pp tie
   zone when min delta < -2 and max delta > 2 (strictly); the largest flip has the largest max - min;
 * Selection vs Rationale (Table 18, binary-first strict majority of every judge): a judge's label E/Q -> 1,
   N/D/R -> 0; the rule label is 1 when 2 * #1 > judges, 0 when 2 * #0 > judges, else none; a pair = an
@@ -301,7 +301,7 @@ def analyse(path: Path, reps: int) -> dict:
                     largest = {"model_a": models[a], "model_b": models[b], "a_better_condition": neg[1],
                                "a_better_pp": float(neg[0]), "b_better_condition": pos[1],
                                "b_better_pp": float(pos[0]), "swing_pp": float(swing)}
-    flips = {"pairs": pairs, "flipped": flipped, "survive_2pp": survive, "largest": largest}
+    flips = {"pairs": pairs, "not_compared": M * (M - 1) // 2 - pairs, "flipped": flipped, "survive_2pp": survive, "largest": largest}
 
     # Selection vs Rationale.
     disagreement = None

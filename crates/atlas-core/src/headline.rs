@@ -176,6 +176,9 @@ pub struct ScoreRange {
 pub struct Flips {
     /// Unordered model pairs compared (both models scored under at least two conditions).
     pub pairs: usize,
+    /// Unordered model pairs not compared (a model of the pair scored under fewer than two
+    /// Selection conditions): `M (M − 1) / 2 − pairs`.
+    pub not_compared: usize,
     /// Pairs whose order flips.
     pub flipped: usize,
     /// Flipped pairs that still flip with a 2-pp tie zone.
@@ -579,6 +582,8 @@ pub fn headline(audit: &Audit, options: HeadlineOptions) -> Headline {
                 });
             Flips {
                 pairs: r.pairs,
+                not_compared: (size.models * size.models.saturating_sub(1) / 2)
+                    .saturating_sub(r.pairs),
                 flipped: r.reversals.len(),
                 survive_2pp: r.reversals.iter().filter(|x| x.survives_2pp).count(),
                 largest,
@@ -587,6 +592,7 @@ pub fn headline(audit: &Audit, options: HeadlineOptions) -> Headline {
         }
         Err(e) => Flips {
             pairs: 0,
+            not_compared: size.models * size.models.saturating_sub(1) / 2,
             flipped: 0,
             survive_2pp: 0,
             largest: None,
@@ -741,6 +747,14 @@ fn findings(h: &Headline, audit: &Audit) -> Vec<Finding> {
     });
     // Order flips.
     let f = &h.flips;
+    let not_compared = if f.not_compared > 0 {
+        format!(
+            " {} without two scored conditions not compared.",
+            count(f.not_compared, "pair", "pairs")
+        )
+    } else {
+        String::new()
+    };
     out.push(match (&f.unavailable, &f.largest) {
         (Some(why), _) => Finding {
             key: "order_flips",
@@ -753,7 +767,7 @@ fn findings(h: &Headline, audit: &Audit) -> Vec<Finding> {
             key: "order_flips",
             view: "analyses",
             text: format!(
-                "{} of {} swap order between conditions (inversions, Table 11; {} still with a 2-point tie zone). Largest: {} is ahead of {} by {:.1} percentage points under {} but behind by {:.1} under {}.",
+                "{} of {} swap order between conditions (inversions, Table 11; {} still with a 2-point tie zone). Largest: {} is ahead of {} by {:.1} percentage points under {} but behind by {:.1} under {}.{not_compared}",
                 thousands(f.flipped),
                 count(f.pairs, "model pair", "model pairs"),
                 thousands(f.survive_2pp),
@@ -771,7 +785,7 @@ fn findings(h: &Headline, audit: &Audit) -> Vec<Finding> {
             key: "order_flips",
             view: "analyses",
             text: format!(
-                "None of {} swaps order between conditions (inversions, Table 11).",
+                "None of {} swaps order between conditions (inversions, Table 11).{not_compared}",
                 count(f.pairs, "compared model pair", "compared model pairs")
             ),
             value: Some(0.0),
