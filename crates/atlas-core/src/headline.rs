@@ -448,13 +448,15 @@ fn sentence_of(audit: &Audit, size: &Size) -> String {
         }
         design = format!(", in {} each", parts.join(" with "));
     }
+    let source = short_source(&m.source.citation);
+    // No second full stop after an abbreviation ("et al.").
+    let end = if source.ends_with('.') { "" } else { "." };
     format!(
-        "{title} — {} answered {} under {}{kind}{design}: {} from {}.",
+        "{title} — {} answered {} under {}{kind}{design}: {} from {source}{end}",
         count(size.models, "model", "models"),
         count(size.statements, "statement", "statements"),
         count(size.conditions, "condition", "conditions"),
         count(size.responses as usize, "response", "responses"),
-        short_source(&m.source.citation),
     )
 }
 
