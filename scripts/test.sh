@@ -51,6 +51,7 @@ step "numpy variance-components reference is current" "$PY" tests/reference/vari
 step "numpy RQ2 equal-budget reference is current" "$PY" tests/reference/rq2_reference.py --check
 step "numpy/scipy re-weighting reference is current" "$PY" tests/reference/reweight_reference.py --check
 step "pandas/scikit-learn RQ3 reference is current" "$PY" tests/reference/rq3_reference.py --check
+step "numpy Overview headline reference is current" "$PY" tests/reference/headline_reference.py --check
 step "pandas Clinical-view reference is current" "$PY" tests/reference/clinical_view_reference.py --check
 step "numpy/scipy clinical metrics reference (EDD, CFV, Spearman) is current" "$PY" tests/reference/clinical_reference.py --check
 step "AMQA clinical bundle: accuracy and answer change against pandas" "$PY" tests/reference/amqa_reference.py --check --input "$SHARED/data/raw/amqa-medqa-demographic"
@@ -71,6 +72,7 @@ step "end to end: the app shell in Chromium (navigation by click and keyboard, a
 step "end to end: RQ3 and the case inspector in Chromium" node tests/e2e/inspector.mjs
 step "end to end: the Clinical view in Chromium" node tests/e2e/clinical.mjs
 step "end to end: accessibility in Chromium (44-px targets, WCAG AA contrast in both themes, focus rings, glossary popovers, theme switch, print)" node tests/e2e/a11y.mjs
+step "end to end: the Overview headline in Chromium equals atlas overview --json" node tests/e2e/overview.mjs
 step "end to end: a clinical pilot in Chromium against a scripted provider, then atlas clinical embed" node tests/e2e/clinical_pilot.mjs
 step "end to end: pilot failures in Chromium (dead port, blocked port, denied preflight, long Retry-After)" node tests/e2e/pilot_failures.mjs
 step "end to end: pilot against the real local model in Chromium" node tests/e2e/pilot.mjs

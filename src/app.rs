@@ -102,9 +102,7 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
     );
     view! {
         <ViewBox view=AppView::Overview>
-            // === Overview headline: the "overview" helper's `crate::views::headline::Headline`
-            // (src/views/headline.rs) mounts HERE, above the metadata, e.g.
-            // `<crate::views::headline::Headline loaded=loaded.clone()/>` (wired in at merge). ===
+            <crate::views::headline::Headline loaded=l_overview.clone()/>
             <Metadata loaded=l_overview/>
         </ViewBox>
         <ViewBox view=AppView::Scores>

@@ -3,6 +3,7 @@
 //!
 //! - [`shell`]: the app shell (top bar, navigation, view containers, the window's drop target);
 //! - [`bundles`]: the bundle picker (shipped, recent, file, URL) and the load status / error bar;
+//! - [`headline`]: the Overview's headline (what the bundle is, ranking with intervals, findings);
 //! - [`overview`]: bundle metadata, repeat policy, Selection BER table and chart;
 //! - [`explorer`]: condition re-weighting (Eq. 4) with bootstrap intervals;
 //! - [`analyses`]: the RQ1 and RQ2 panels, run in the analysis worker;
@@ -17,6 +18,7 @@ pub mod atlas;
 pub mod bundles;
 pub mod clinical;
 pub mod explorer;
+pub mod headline;
 pub mod import;
 pub mod inspector;
 pub mod overview;

@@ -18,6 +18,8 @@
 //!   judge-coded Rationale (seed `000_…` §3.3, §5.4, E.2, E.3; Tables 3, 18, 19);
 //! - `atlas pilot design|plan|run|bundle|summary …` runs a pilot audit against real providers with
 //!   keys from environment variables (`docs/pilot.md`, "Native runner");
+//! - `atlas overview FILE [--policy P] [--reps N] [--seed S] [--json]` prints the headline of a bundle
+//!   (what it is, size, provenance, ranking with 95% intervals, findings): the app's Overview;
 //! - `atlas validate FILE` reads a bundle and reports the first problem, naming record and field;
 //! - `atlas stats FILE [--policy P] [--json] [--abstain-threshold T]` prints Selection BER per model ×
 //!   condition and the condition-balanced reference score (seed `000_…` Eq. 4) with ranks in the
@@ -27,6 +29,7 @@ mod amqa;
 mod clinical;
 mod decodingtrust;
 mod import;
+mod overview;
 mod pilot;
 mod qpain;
 mod reweight;
@@ -79,6 +82,9 @@ enum Command {
     /// Re-weight the reference score (Eq. 4) per condition: scores, ranks, τ-b and inverted pairs
     /// against equal weights, statement-cluster bootstrap intervals (the app's re-weighting panel).
     Reweight(reweight::ReweightArgs),
+    /// The headline of a bundle: what it is, its size and provenance, the ranking by the reference
+    /// score (Eq. 4) with 95% intervals, and the headline findings (the app's Overview).
+    Overview(overview::OverviewArgs),
     /// Pilot audits against real providers (docs/pilot.md): design, plan (estimate and hard cap),
     /// run or resume with retries and a persisted state, bundle, summary.
     Pilot(pilot::PilotArgs),
@@ -146,7 +152,7 @@ enum ConvertSource {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum Policy {
+pub(crate) enum Policy {
     AllResponses,
     FirstRepeat,
     UnitMajority,
@@ -209,6 +215,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::AnalyzeRq2(args) => rq2::run(args),
         Command::AnalyzeRq3(args) => rq3::run(args),
         Command::Reweight(args) => reweight::run(args),
+        Command::Overview(args) => overview::run(args),
         Command::Pilot(args) => pilot::run(args),
         Command::Import(args) => {
             let command_line = std::iter::once("atlas".to_string())

@@ -18,6 +18,7 @@ pub mod direction;
 pub mod error;
 pub mod format;
 pub mod glossary;
+pub mod headline;
 pub mod number;
 pub mod query;
 pub mod rank;

@@ -1,0 +1,209 @@
+//! The Overview's headline (issue 15, "Overview first"): what the loaded bundle is in one plain
+//! sentence, its size and provenance, the ranking by the reference score (seed `000_…` Eq. 4) with
+//! each model's score and 95 % statement-cluster bootstrap interval, the headline findings — each a
+//! short sentence with its number and a link to the view that shows it — and "What you can do here".
+//!
+//! Every number comes from [`atlas_core::headline::headline`], the code behind `atlas overview`, under
+//! the page's repeat policy, so the two show the same numbers (`tests/e2e/overview.mjs` compares them).
+//! The bootstrap runs on the page (2,000 replicates: about 50 ms natively on the default bundle; the
+//! section's `data-ms` attribute records what it took in the tab).
+
+use std::sync::Arc;
+
+use atlas_core::headline::{headline, Headline as HeadlineData, HeadlineOptions, Ranked};
+use leptos::prelude::*;
+
+use crate::browser::loader::now_ms;
+use crate::state::url::{bundle_param, page_link, ViewState};
+use crate::state::{AtlasState, Loaded};
+use crate::ui::format::{percent, thousands, NO_VALUE};
+
+/// The headline of one loaded bundle, recomputed when the repeat policy changes.
+#[component]
+pub fn Headline(loaded: Arc<Loaded>) -> impl IntoView {
+    let state = expect_context::<AtlasState>();
+    let for_memo = loaded.clone();
+    // (headline, milliseconds it took)
+    let data = Memo::new(move |_| {
+        let t0 = now_ms();
+        let h = headline(
+            &for_memo.audit,
+            HeadlineOptions {
+                policy: state.policy.get(),
+                ..HeadlineOptions::default()
+            },
+        );
+        (Arc::new(h), now_ms() - t0)
+    });
+    let bundle = StoredValue::new(bundle_param(&loaded));
+    // A link to a view of this bundle, keeping its `bundle=` key (and a non-default policy).
+    let link = move |view: &str| {
+        let policy = state.policy.get_untracked();
+        page_link(&ViewState {
+            bundle: bundle.get_value(),
+            view: Some(view.to_string()),
+            policy: (policy != atlas_core::RepeatPolicy::default()).then_some(policy),
+            ..ViewState::default()
+        })
+    };
+    let clinical = loaded.audit.file.clinical.is_some();
+    view! {
+        <section
+            class="headline"
+            id="headline"
+            data-view="overview"
+            aria-labelledby="headline-title"
+            data-ms=move || format!("{:.1}", data.get().1)
+        >
+            <h2 id="headline-title">"Overview"</h2>
+            {move || {
+                let (h, _) = data.get();
+                body(&h, &link)
+            }}
+            <h3 class="headline-do">"What you can do here"</h3>
+            <ul class="headline-actions">
+                <li>
+                    <a href=link("scores")>"Re-weight the conditions"</a>
+                    " and watch the ranking move (reference score, Eq. 4)."
+                </li>
+                <li>
+                    <a href=link(if clinical { "clinical" } else { "cases" })>"Inspect the cases"</a>
+                    " behind every number: each response with its answer (Selection) and explanation (Rationale)."
+                </li>
+                <li>
+                    <a href=link("pilot")>"Run a pilot on your own models"</a>
+                    " with your own API keys, or "
+                    <a href=link("import")>"import your results"</a>
+                    " (CSV, JSONL)."
+                </li>
+            </ul>
+        </section>
+    }
+}
+
+fn interval_text(r: &Ranked) -> String {
+    r.interval.map_or_else(
+        || NO_VALUE.to_string(),
+        |[lo, hi]| format!("{} – {}", percent(Some(lo), 1), percent(Some(hi), 1)),
+    )
+}
+
+fn body(h: &HeadlineData, link: &dyn Fn(&str) -> String) -> impl IntoView {
+    let s = &h.size;
+    let p = &h.provenance;
+    let mut size = format!(
+        "{} models · {} statements · {} conditions · {} templates · {} repeats · {} responses",
+        s.models,
+        thousands(s.statements),
+        s.conditions,
+        s.templates,
+        s.repeats,
+        thousands(s.responses as usize),
+    );
+    if let Some(j) = s.judged_responses {
+        size.push_str(&format!(" · {} judged", thousands(j as usize)));
+    }
+    if s.no_response > 0 || s.outside_design > 0 {
+        size.push_str(&format!(
+            " ({} cells without a response, {} outside the design)",
+            thousands(s.no_response as usize),
+            thousands(s.outside_design as usize)
+        ));
+    }
+    let source = p.source_url.clone();
+    let provenance = view! {
+        "Source: "
+        {match source {
+            Some(u) => view! { <a href=u.clone() rel="noopener noreferrer" title=p.source.clone()>{short_host(&u)}</a> }.into_any(),
+            None => view! { <span>{p.source.clone()}</span> }.into_any(),
+        }}
+        {p.commit.clone().map(|c| view! { " · commit " <code title=c.clone()>{c.chars().take(8).collect::<String>()}</code> })}
+        " · license " {p.license.clone()}
+        " · bundle " <code>{p.bundle_id.clone()}</code>
+    };
+    let rows = h
+        .ranking
+        .iter()
+        .map(|r| {
+            let interval = interval_text(r);
+            let flag = r.high_abstain.then(|| {
+                view! { <span class="flag" title="This score averages a cell where most answers are Abstain (missing, §B.2)">" ⚠"</span> }
+            });
+            view! {
+                <tr
+                    data-model=r.model.clone()
+                    data-score=r.score.map_or_else(String::new, |v| v.to_string())
+                    data-lo=r.interval.map_or_else(String::new, |[lo, _]| lo.to_string())
+                    data-hi=r.interval.map_or_else(String::new, |[_, hi]| hi.to_string())
+                >
+                    <td class="num rank">{r.rank.map_or_else(|| NO_VALUE.to_string(), |k| format!("{k}"))}</td>
+                    <th scope="row" class="model" title=r.model.clone()>{r.label.clone()}{flag}</th>
+                    <td class="num score">{percent(r.score, 1)}</td>
+                    <td class="num interval">{interval}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let findings = h
+        .findings
+        .iter()
+        .map(|f| {
+            view! {
+                <li data-finding=f.key data-value=f.value.map_or_else(String::new, |v| v.to_string())>
+                    {f.text.clone()} " "
+                    <a href=link(f.view) class="finding-link">{view_name(f.view)} " →"</a>
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <p class="headline-sentence">{h.sentence.clone()}</p>
+        <p class="headline-size">{size}</p>
+        <p class="headline-provenance">{provenance}</p>
+        <div class="headline-grid">
+            <div class="headline-ranking-box">
+                <table class="headline-ranking" id="headline-ranking">
+                    <caption>
+                        "Ranking by the reference score (Eq. 4: equal weight on every condition); "
+                        {h.direction.direction.rank_one()} "; 95% interval from "
+                        {thousands(h.intervals.reps)} " statement-cluster bootstrap replicates (seed "
+                        {h.intervals.seed.to_string()} "); repeat policy " {h.policy.key()} "."
+                    </caption>
+                    <thead>
+                        <tr>
+                            <th scope="col" class="num">"Rank"</th>
+                            <th scope="col">"Model"</th>
+                            <th scope="col" class="num">"Score"</th>
+                            <th scope="col" class="num">"95% interval"</th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            <div class="headline-findings-box">
+                <h3>"What the bundle shows"</h3>
+                <ul class="headline-findings" id="headline-findings">{findings}</ul>
+            </div>
+        </div>
+    }
+}
+
+/// `https://github.com/AI-secure/DecodingTrust` → `github.com/AI-secure/DecodingTrust`.
+fn short_host(url: &str) -> String {
+    url.trim_start_matches("https://")
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string()
+}
+
+/// The name of a view in a finding's link.
+fn view_name(view: &str) -> &'static str {
+    match view {
+        "scores" => "Scores",
+        "analyses" => "Analyses",
+        "rationale" => "Selection vs Rationale",
+        "cases" => "Cases",
+        "clinical" => "Clinical",
+        _ => "View",
+    }
+}
