@@ -719,6 +719,28 @@ impl ExplorerModel {
         }
     }
 
+    /// 95% intervals of the **equal-weight** reference score (Eq. 4) from the worker's bootstrap, for
+    /// the Overview's ranking: one per model (bundle order, fractions), with the run's seed and
+    /// replicates; `None` until the bootstrap is ready for the current repeat policy. The same
+    /// replicates and the same `ReweightBootstrap::intervals` as `atlas overview` computes natively.
+    pub fn equal_weight_intervals(&self) -> Option<IntervalInfo> {
+        let BootState::Ready { boot, policy } = self.boot.get() else {
+            return None;
+        };
+        let basis = self.basis.get();
+        if policy != basis.0.policy() {
+            return None;
+        }
+        let intervals = boot
+            .intervals(&ConditionWeights::equal(&basis.0), 0.95)
+            .ok()?;
+        Some(IntervalInfo {
+            seed: boot.seed(),
+            reps: boot.reps(),
+            intervals: Arc::new(intervals),
+        })
+    }
+
     /// File-name stem of this bundle's exports.
     pub fn file_stem(&self) -> String {
         self.loaded

@@ -14,6 +14,7 @@ use atlas_core::headline::{headline, Headline as HeadlineData, HeadlineOptions, 
 use leptos::prelude::*;
 
 use crate::browser::loader::now_ms;
+use crate::state::reweighting::ExplorerModel;
 use crate::state::url::{bundle_param, page_link, ViewState};
 use crate::state::{AtlasState, Loaded};
 use crate::ui::format::{percent, thousands, NO_VALUE};
@@ -24,16 +25,46 @@ pub fn Headline(loaded: Arc<Loaded>) -> impl IntoView {
     let state = expect_context::<AtlasState>();
     let for_memo = loaded.clone();
     // (headline, milliseconds it took)
+    // The page computes everything but the intervals (0 replicates): the 2,000-replicate bootstrap
+    // would block the tab for about half a second. The intervals come from the re-weighting panel's
+    // bootstrap, which the analysis worker runs anyway (same code, seed and replicates as
+    // `atlas overview`), and fill in when it is ready.
     let data = Memo::new(move |_| {
         let t0 = now_ms();
         let h = headline(
             &for_memo.audit,
             HeadlineOptions {
                 policy: state.policy.get(),
+                reps: 0,
                 ..HeadlineOptions::default()
             },
         );
         (Arc::new(h), now_ms() - t0)
+    });
+    let explorer = expect_context::<ExplorerModel>();
+    let model_ids: Vec<String> = loaded
+        .audit
+        .model_ids()
+        .iter()
+        .map(|m| m.to_string())
+        .collect();
+    let with_intervals = Memo::new(move |_| {
+        let (h, _) = data.get();
+        let Some(info) = explorer.equal_weight_intervals() else {
+            return (h, false);
+        };
+        let mut h = (*h).clone();
+        for r in h.ranking.iter_mut() {
+            r.interval = model_ids
+                .iter()
+                .position(|id| *id == r.model)
+                .and_then(|m| info.intervals.get(m).copied().flatten())
+                .filter(|_| r.score.is_some())
+                .map(|i| [i.lo, i.hi]);
+        }
+        h.intervals.reps = info.reps;
+        h.intervals.seed = info.seed;
+        (Arc::new(h), true)
     });
     let bundle = StoredValue::new(bundle_param(&loaded));
     // A link to a view of this bundle, keeping its `bundle=` key (and a non-default policy).
@@ -57,8 +88,8 @@ pub fn Headline(loaded: Arc<Loaded>) -> impl IntoView {
         >
             <h2 id="headline-title">"Overview"</h2>
             {move || {
-                let (h, _) = data.get();
-                body(&h, &link)
+                let (h, ready) = with_intervals.get();
+                body(&h, ready, &link)
             }}
             <h3 class="headline-do">"What you can do here"</h3>
             <ul class="headline-actions">
@@ -88,7 +119,7 @@ fn interval_text(r: &Ranked) -> String {
     )
 }
 
-fn body(h: &HeadlineData, link: &dyn Fn(&str) -> String) -> impl IntoView {
+fn body(h: &HeadlineData, intervals_ready: bool, link: &dyn Fn(&str) -> String) -> impl IntoView {
     let s = &h.size;
     let p = &h.provenance;
     let mut size = format!(
@@ -165,9 +196,17 @@ fn body(h: &HeadlineData, link: &dyn Fn(&str) -> String) -> impl IntoView {
                 <table class="headline-ranking" id="headline-ranking">
                     <caption>
                         "Ranking by the reference score (Eq. 4: equal weight on every condition); "
-                        {h.direction.direction.rank_one()} "; 95% interval from "
-                        {thousands(h.intervals.reps)} " statement-cluster bootstrap replicates (seed "
-                        {h.intervals.seed.to_string()} "); repeat policy " {h.policy.key()} "."
+                        {h.direction.direction.rank_one()} "; "
+                        {if intervals_ready {
+                            format!(
+                                "95% interval from {} statement-cluster bootstrap replicates (random seed {})",
+                                thousands(h.intervals.reps),
+                                h.intervals.seed
+                            )
+                        } else {
+                            "95% intervals: the statement-cluster bootstrap is running in the background".to_string()
+                        }}
+                        "; repeat policy " {h.policy.key()} "."
                     </caption>
                     <thead>
                         <tr>
