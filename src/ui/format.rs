@@ -3,5 +3,6 @@
 
 pub use atlas_core::cases::level_label;
 pub use atlas_core::format::{
-    display_percent, display_points, n_equals, number, percent, points, thousands, NO_VALUE,
+    display_percent, display_points, n_equals, number, percent, points, thousands, thousands_u64,
+    NO_VALUE,
 };

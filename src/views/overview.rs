@@ -3,18 +3,19 @@
 //! and ranks (seed `000_…` §3.3, Eq. 4) of [`atlas_core::summary`], the numbers `atlas stats` prints.
 
 use crate::state::{default_bundle_url, AtlasState, LoadStatus, Loaded, DEFAULT_BUNDLE};
-use crate::ui::format::{display_percent, level_label, n_equals, thousands, NO_VALUE};
+use crate::ui::format::{
+    display_percent, level_label, n_equals, thousands, thousands_u64, NO_VALUE,
+};
 use crate::ui::table::{sortable_table, Column, TableNames};
 use atlas_core::tables::SortKey;
 use std::sync::Arc;
 
-use atlas_charts::{draw_ber_by_model_condition, BerByModelCondition};
+use crate::ui::chart::{ChartCanvas, ChartSpec};
+use atlas_charts::BerByModelCondition;
 use atlas_core::abstain::{share_text, FLAG};
 use atlas_core::stats::RepeatPolicy;
 use atlas_core::summary::Summary;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 
 /// Progress bar, load errors, file picker and drop zone.
 #[component]
@@ -279,7 +280,7 @@ pub fn BerTableView(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoVie
                         class:high-abstain=flagged
                     >
                         <span class="ber">{display_percent(ber)}</span>
-                        <span class="counts">{format!("{} · Abstain {}", n_equals(k.valid), thousands(k.abstain))}</span>
+                        <span class="counts">{format!("{} · Abstain {}", n_equals(k.valid), thousands_u64(k.abstain))}</span>
                         {flagged.then(|| view! {
                             <span class="flag">{format!("{FLAG} {} Abstain", share_text(share.unwrap_or(0.0)))}</span>
                         })}
@@ -335,14 +336,14 @@ pub fn BerTableView(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoVie
     }
 }
 
+/// The main chart: Selection BER by model and condition on the app's one chart panel
+/// ([`crate::ui::chart::ChartCanvas`], spec `ChartSpec::BerBars`): drawn at its container's width,
+/// hover and arrow-key reading of each bar, PNG / SVG / CSV exports and the table alternative.
 #[component]
 pub fn BerChart(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoView {
-    let canvas = NodeRef::<leptos::html::Canvas>::new();
-    let chart_error = RwSignal::new(None::<String>);
     let models: Vec<String> = (0..loaded.audit.model_ids().len())
         .map(|m| level_label(&loaded.audit, loaded.audit.model_facet, m))
         .collect();
-    let height = 90 + 44 * models.len() as u32;
     let conditions: Vec<String> = loaded
         .audit
         .condition_ids()
@@ -350,34 +351,29 @@ pub fn BerChart(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoView {
         .map(|s| s.to_string())
         .collect();
     let bundle_id = loaded.audit.metadata().id.clone();
-    Effect::new(move |_| {
-        let s = summary.get();
-        let Some(element) = canvas.get() else {
-            return;
-        };
-        let data =
-            BerByModelCondition::from_summary(&s, models.clone(), conditions.clone(), &bundle_id);
-        let Some(backend) = CanvasBackend::with_canvas_object(element) else {
-            chart_error.set(Some("This browser gave no 2D canvas context.".into()));
-            return;
-        };
-        let root = backend.into_drawing_area();
-        if let Err(e) = draw_ber_by_model_condition(&root, &data) {
-            chart_error.set(Some(format!("Drawing the chart failed: {e}")));
-        }
+    let stem = use_context::<crate::state::reweighting::ExplorerModel>()
+        .map_or_else(|| "atlas".to_string(), |m| m.file_stem());
+    let spec = Memo::new(move |_| {
+        summary.with(|s| {
+            Ok::<_, String>(ChartSpec::BerBars(BerByModelCondition::from_summary(
+                s,
+                models.clone(),
+                conditions.clone(),
+                &bundle_id,
+            )))
+        })
     });
     view! {
         <section class="chart" aria-labelledby="chart-title">
             <h2 id="chart-title">"BER by model and condition"</h2>
-            <canvas
-                id="ber-chart"
-                node_ref=canvas
-                width="860"
-                height=height.to_string()
-                role="img"
-                aria-label="Grouped bar chart of Selection BER (percent) per model, one bar per condition; a bar whose Abstain share is above the threshold is labelled with the share; the table above holds the same values."
-            ></canvas>
-            {move || chart_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            <ChartCanvas
+                panel="ber"
+                canvas_id="ber-chart"
+                what="Grouped bar chart of Selection BER (percent) per model, one bar per condition; a bar whose Abstain share is above the threshold is labelled with the share."
+                spec
+                stem
+                on_activate=None
+            />
         </section>
     }
 }

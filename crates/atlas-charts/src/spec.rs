@@ -401,9 +401,21 @@ impl ChartSpec {
     /// # Errors
     /// The drawing error of the SVG backend.
     pub fn svg(&self) -> Result<String, DrawingAreaErrorKind<std::io::Error>> {
+        self.svg_sized(self.size())
+    }
+
+    /// The chart as an SVG document of `size` pixels (the size the app drew it at: a responsive
+    /// panel's [`ChartSpec::size_for`]).
+    ///
+    /// # Errors
+    /// The drawing error of the SVG backend.
+    pub fn svg_sized(
+        &self,
+        size: (u32, u32),
+    ) -> Result<String, DrawingAreaErrorKind<std::io::Error>> {
         let mut out = String::new();
         {
-            let backend = SVGBackend::with_string(&mut out, self.size());
+            let backend = SVGBackend::with_string(&mut out, size);
             let root = backend.into_drawing_area();
             self.draw(&root)?;
         }

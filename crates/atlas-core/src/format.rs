@@ -51,6 +51,11 @@ pub fn number(value: Option<f64>, decimals: usize) -> String {
 
 /// A count with a comma between thousands: `691200` → `691,200`.
 pub fn thousands(n: usize) -> String {
+    thousands_u64(n as u64)
+}
+
+/// [`thousands`] of a 64-bit count (`u64`: the counts of `atlas_core::stats`).
+pub fn thousands_u64(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, ch) in digits.chars().enumerate() {
@@ -81,8 +86,8 @@ pub fn display_points(pp: Option<f64>) -> String {
 }
 
 /// A sample size as the app shows it: `n = 28,162` ([`thousands`]).
-pub fn n_equals(n: usize) -> String {
-    format!("n = {}", thousands(n))
+pub fn n_equals(n: u64) -> String {
+    format!("n = {}", thousands_u64(n))
 }
 
 #[cfg(test)]
