@@ -67,6 +67,7 @@ step "end to end: dist/ under a sub-path and offline once loaded" node tests/e2e
 step "end to end: loads cannot race (a later open wins; a failed ?bundle= leads back to the default)" node tests/e2e/loads.mjs
 step "end to end: RQ3 and the case inspector in Chromium" node tests/e2e/inspector.mjs
 step "end to end: the Clinical view in Chromium" node tests/e2e/clinical.mjs
+step "end to end: sortable tables, display units and the main chart panel at 1280×800 and 390×844" node tests/e2e/tables.mjs
 step "end to end: a clinical pilot in Chromium against a scripted provider, then atlas clinical embed" node tests/e2e/clinical_pilot.mjs
 step "end to end: pilot failures in Chromium (dead port, blocked port, denied preflight, long Retry-After)" node tests/e2e/pilot_failures.mjs
 step "end to end: pilot against the real local model in Chromium" node tests/e2e/pilot.mjs

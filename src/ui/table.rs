@@ -9,14 +9,14 @@
 //!
 //! On it: a table of the core's layout ([`atlas_worker::Table`]) with its caption, notes and a
 //! "Table as CSV" button ([`table_view`]), and that table alone ([`table_grid`]; the charts' table
-//! alternatives). Their cells read in the display units of `atlas_core::format` (a `(%)` column's
-//! fractions as `13.4 %`, a `(pp)` column's points as `+1.2 pp`); the CSV keeps the table's own text
-//! and unrounded values. A cell holding a model id shows the model's label with the id on hover.
+//! alternatives). Their cells read in the display units of `atlas_core::format`
+//! ([`display_table_cell`]: a `(%)` column's fractions as `13.4 %`, a `(pp)` column's points as
+//! `+1.2 pp`, counts as `28,162`); the CSV keeps the table's own text and unrounded values. A cell holding a model id shows the model's label with the id on hover.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use atlas_core::format::{display_percent, display_points, points};
+use atlas_core::format::display_table_cell;
 use atlas_core::tables::{is_numeric_column, sort_order, SortKey};
 use atlas_worker::Table;
 use leptos::prelude::*;
@@ -212,26 +212,6 @@ fn model_labels() -> Arc<HashMap<String, String>> {
     Arc::new(map)
 }
 
-/// How a core-table cell reads in the page: in a `(%)` (or `%`) column a plain two-decimal
-/// percentage with its fraction as value reads `13.4 %` ([`display_percent`]); in a `(pp)` column a
-/// plain value in points reads `+1.2 pp` ([`display_points`]); anything else (a flagged value, a
-/// range, a count, a text) as the table wrote it.
-fn display_text(header: &str, text: &str, value: Option<f64>) -> String {
-    let Some(v) = value else {
-        return text.to_string();
-    };
-    let h = header.trim();
-    if (h == "%" || h.ends_with("(%)")) && text == points(Some(v), 2) {
-        display_percent(Some(v))
-    } else if h.contains("(pp)")
-        && (text == format!("{v:.2}") || text == format!("{v:+.2}") || text == format!("{v:.1}"))
-    {
-        display_points(Some(v))
-    } else {
-        text.to_string()
-    }
-}
-
 /// One table of the core's layout with a "Table as CSV" button: numeric cells carry their key and
 /// unrounded value (`data-key`, `data-value`) for readers' tools and the tests. `key` prefixes the CSV
 /// file name; `heading` is the level of the table's title (3 or 4) under its section.
@@ -313,7 +293,7 @@ pub fn table_grid(t: &Table, id: String, described: Option<(String, String)>) ->
                 let title = model.as_ref().map(|_| format!("model id: {}", c.text));
                 let value = c.value.as_deref().and_then(|v| v.parse::<f64>().ok());
                 let shown = model.unwrap_or_else(|| {
-                    display_text(header.get(i).map_or("", String::as_str), &c.text, value)
+                    display_table_cell(header.get(i).map_or("", String::as_str), &c.text, value)
                 });
                 let num = numeric.get(i).copied().unwrap_or(false);
                 if i == 0 {

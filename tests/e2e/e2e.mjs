@@ -65,8 +65,9 @@ async function compareTable(page, policy) {
     if (!e) { mismatches.push(`${c.model}/${c.condition}: not in the reference`); continue; }
     if (Math.abs(Number(c.ber) - e.ber) > FRACTION_TOL) mismatches.push(`${c.model}/${c.condition} BER ${c.ber} vs ${e.ber}`);
     if (c.valid !== e.valid || c.abstain !== e.abstain) mismatches.push(`${c.model}/${c.condition} counts ${c.valid}/${c.abstain} vs ${e.valid}/${e.abstain}`);
-    // Two decimals of the percentage; a value exactly halfway may round either way, so allow 0.005 pp.
-    if (!/^\d+\.\d\d%$/.test(c.shown) || Math.abs(parseFloat(c.shown) - e.ber * 100) > 0.005 + 1e-9) mismatches.push(`${c.model}/${c.condition} shows ${c.shown}, reference ${(e.ber * 100).toFixed(4)}%`);
+    // One decimal of the percentage and a spaced sign (atlas_core::format::display_percent); a value
+    // exactly halfway may round either way, so allow 0.05 pp.
+    if (!/^\d+\.\d %$/.test(c.shown) || Math.abs(parseFloat(c.shown) - e.ber * 100) > 0.05 + 1e-9) mismatches.push(`${c.model}/${c.condition} shows ${c.shown}, reference ${(e.ber * 100).toFixed(4)}%`);
   }
   check(`${policy}: every BER, valid and Abstain count equals the numpy reference`, mismatches.length === 0, mismatches.slice(0, 5).join('; '));
   const refs = await page.$$eval('#ber-table tbody tr', (rows) => rows.map((r) => ({

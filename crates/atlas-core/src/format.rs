@@ -90,6 +90,42 @@ pub fn n_equals(n: u64) -> String {
     format!("n = {}", thousands_u64(n))
 }
 
+/// How a cell of a core table (`atlas_core::tables::Table`) reads in the app, from its column
+/// header, the text the table wrote (the CLI's) and its unrounded value:
+/// - in a `%` or `… (%)` column, a plain two-decimal percentage ([`points`] of the value, a fraction)
+///   reads [`display_percent`] (`13.38` → `13.4 %`);
+/// - in a `… (pp)` column, a plain value in points (two or one decimals, signed or not) reads
+///   [`display_points`] (`1.23` → `+1.2 pp`);
+/// - a plain whole count (text = the value's digits) reads with [`thousands`] (`28162` → `28,162`);
+/// - anything else (a flagged value, a range, a ratio, a text, [`NO_VALUE`]) as the table wrote it.
+///
+/// The table's CSV keeps its own text and unrounded values; only the page reads this.
+pub fn display_table_cell(header: &str, text: &str, value: Option<f64>) -> String {
+    let Some(v) = value.filter(|v| v.is_finite()) else {
+        return text.to_string();
+    };
+    let h = header.trim();
+    if (h == "%" || h.ends_with("(%)")) && text == points(Some(v), 2) {
+        return display_percent(Some(v));
+    }
+    if h.contains("(pp)")
+        && [
+            format!("{v:.2}"),
+            format!("{v:+.2}"),
+            format!("{v:.1}"),
+            format!("{v:+.1}"),
+        ]
+        .iter()
+        .any(|t| t == text)
+    {
+        return display_points(Some(v));
+    }
+    if v >= 0.0 && v.fract() == 0.0 && v < 1e15 && text == format!("{}", v as u64) {
+        return thousands_u64(v as u64);
+    }
+    text.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

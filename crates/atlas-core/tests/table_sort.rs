@@ -2,7 +2,9 @@
 //! and the display units (`atlas_core::format::display_*`), against orders and texts worked out by
 //! hand in the comments.
 
-use atlas_core::format::{display_percent, display_points, n_equals, thousands, NO_VALUE};
+use atlas_core::format::{
+    display_percent, display_points, display_table_cell, n_equals, thousands, NO_VALUE,
+};
 use atlas_core::tables::{is_numeric_column, plain_text_order, sort_order, Cell, SortKey, Table};
 
 fn keys(cells: &[Cell]) -> Vec<SortKey> {
@@ -132,4 +134,38 @@ fn the_display_units_read_as_worked_out_by_hand() {
     assert_eq!(display_points(Some(-0.96)), "-1.0 pp");
     assert_eq!(n_equals(28162), "n = 28,162");
     assert_eq!(thousands(1_000_000), "1,000,000");
+}
+
+#[test]
+fn a_core_table_cell_reads_in_display_units_but_flags_ranges_and_texts_stay_as_written() {
+    // A `(%)` column's cell as Cell::percent writes it: 1/3 → text "33.33", value 0.333… → "33.3 %".
+    assert_eq!(
+        display_table_cell("pooled (%)", "33.33", Some(1.0 / 3.0)),
+        "33.3 %"
+    );
+    assert_eq!(display_table_cell("%", "12.50", Some(0.125)), "12.5 %");
+    // The same column with a flag appended keeps the table's text (the flag is information).
+    assert_eq!(
+        display_table_cell("pooled (%)", "33.33 ⚠", Some(1.0 / 3.0)),
+        "33.33 ⚠"
+    );
+    // A missing value stays the dash alone, never "—%".
+    assert_eq!(display_table_cell("pooled (%)", NO_VALUE, None), NO_VALUE);
+    // A `(pp)` column: 1.234 pp written "1.23" → "+1.2 pp"; −0.5 written "-0.50" → "-0.5 pp".
+    assert_eq!(
+        display_table_cell("range (pp)", "1.23", Some(1.234)),
+        "+1.2 pp"
+    );
+    assert_eq!(display_table_cell("Δ (pp)", "-0.50", Some(-0.5)), "-0.5 pp");
+    // Counts gain thousands separators: 28162 → "28,162"; a small count is unchanged.
+    assert_eq!(
+        display_table_cell("Changed", "28162", Some(28162.0)),
+        "28,162"
+    );
+    assert_eq!(display_table_cell("draws", "7", Some(7.0)), "7");
+    // A ratio or a rank range is left as written.
+    assert_eq!(display_table_cell("inversions", "3/28", Some(3.0)), "3/28");
+    assert_eq!(display_table_cell("rank range", "1–3", None), "1–3");
+    // A decimal that is not a percentage column is left as written (τ-b 0.714).
+    assert_eq!(display_table_cell("τ-b", "0.714", Some(0.7142857)), "0.714");
 }
