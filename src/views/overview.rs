@@ -367,7 +367,7 @@ pub fn BerChart(loaded: Arc<Loaded>, summary: Memo<Summary>) -> impl IntoView {
         <section class="chart" aria-labelledby="chart-title">
             <h2 id="chart-title">"BER by model and condition"</h2>
             <ChartCanvas
-                panel="ber"
+                panel="ber-chart"
                 canvas_id="ber-chart"
                 what="Grouped bar chart of Selection BER (percent) per model, one bar per condition; a bar whose Abstain share is above the threshold is labelled with the share."
                 spec

@@ -128,7 +128,7 @@ async function barPoint(page, rightmost) {
 }
 
 async function tipInside(page) {
-  return page.$eval('#ber-tip', (t) => {
+  return page.$eval('#ber-chart-tip', (t) => {
     const r = t.getBoundingClientRect();
     const s = t.closest('.chart-scroll').getBoundingClientRect();
     return { inside: r.left >= 0 && r.right <= window.innerWidth && r.left >= s.left - 1 && r.right <= s.right + 1, left: r.left, right: r.right, vw: window.innerWidth, text: t.textContent, visible: t.classList.contains('visible') };
@@ -260,16 +260,16 @@ try {
     check(`${tag}: the arrow keys move from bar to bar`, /\(1 of \d+\)/.test(t1) && /\(2 of \d+\)/.test(t2) && t1 !== t2, `${t1} | ${t2}`);
     check(`${tag}: End reaches the last bar, its tooltip inside the viewport`, new RegExp(`\\(${chart.marks} of ${chart.marks}\\)`).test(tEnd.text) && tEnd.inside, JSON.stringify(tEnd));
     await page.keyboard.press('Escape');
-    const png = await download(page, '#ber-png');
-    check(`${tag}: PNG export downloads a PNG`, png.name.endsWith('-ber.png') && png.bytes.subarray(1, 4).toString() === 'PNG', png.name);
-    const svg = await download(page, '#ber-svg');
+    const png = await download(page, '#ber-chart-png');
+    check(`${tag}: PNG export downloads a PNG`, png.name.endsWith('-ber-chart.png') && png.bytes.subarray(1, 4).toString() === 'PNG', png.name);
+    const svg = await download(page, '#ber-chart-svg');
     const svgText = svg.bytes.toString('utf8');
     const box = svgInside(svgText);
-    check(`${tag}: SVG export downloads the chart at the drawn width, every text and rect inside its box`, svg.name.endsWith('-ber.svg') && box.w === chart.width && box.bad.length === 0, `${svg.name} ${box.w} ${box.bad.slice(0, 2).join(' ')}`);
-    const csv = await download(page, '#ber-csv');
+    check(`${tag}: SVG export downloads the chart at the drawn width, every text and rect inside its box`, svg.name.endsWith('-ber-chart.svg') && box.w === chart.width && box.bad.length === 0, `${svg.name} ${box.w} ${box.bad.slice(0, 2).join(' ')}`);
+    const csv = await download(page, '#ber-chart-csv');
     const csvText = csv.bytes.toString('utf8');
-    check(`${tag}: CSV export downloads the chart's table`, csv.name.endsWith('-ber.csv') && csvText.startsWith('model,') && csvText.trim().split('\n').length === cli.models.length + 1, csvText.slice(0, 120));
-    check(`${tag}: the chart has a table alternative`, await page.$$eval('#ber-table-alt, .chart details.chart-table table tbody tr', (r) => r.length) === cli.models.length);
+    check(`${tag}: CSV export downloads the chart's table`, csv.name.endsWith('-ber-chart.csv') && csvText.startsWith('model,') && csvText.trim().split('\n').length === cli.models.length + 1, csvText.slice(0, 120));
+    check(`${tag}: the chart has a table alternative`, await page.$$eval('#ber-chart-table tbody tr', (r) => r.length) === cli.models.length);
     await page.screenshot({ path: join(shots, `scores-${w}.png`), fullPage: true });
 
     // 1 model and 50 models.
@@ -283,7 +283,7 @@ try {
         return { width: c.width, client: c.clientWidth, height: c.height, right: r.right, sectionRight: s.right, vw: window.innerWidth, font: window.__fonts['ber-chart'] };
       });
       check(`${tag}: ${models} model(s): the chart fits its section and the viewport`, c.right <= c.sectionRight + 1 && c.right <= c.vw && Math.abs(c.width - c.client) <= 1, JSON.stringify(c));
-      const s = await download(page, '#ber-svg');
+      const s = await download(page, '#ber-chart-svg');
       const b = svgInside(s.bytes.toString('utf8'));
       check(`${tag}: ${models} model(s): the legend, bars and labels lie inside the chart's box (SVG export)`, b.bad.length === 0 && b.w === c.width, b.bad.slice(0, 3).join(' '));
       check(`${tag}: ${models} model(s): the chart grows with the models (${c.height} px)`, models === 1 ? c.height < 400 : c.height > 2000, String(c.height));
