@@ -33,7 +33,9 @@ function check(name, condition, detail = '') {
 }
 
 const BUNDLE = join(root, 'static/bundles/decodingtrust-stereotype/bundle.json');
-const cli = JSON.parse(execFileSync('cargo', ['run', '-q', '--release', '-p', 'atlas-cli', '--bin', 'atlas', '--', 'stats', '--json', BUNDLE],
+// ATLAS_BIN: an atlas binary already built (else `cargo run --release` builds it).
+const [atlasCmd, atlasPre] = process.env.ATLAS_BIN ? [process.env.ATLAS_BIN, []] : ['cargo', ['run', '-q', '--release', '-p', 'atlas-cli', '--bin', 'atlas', '--']];
+const cli = JSON.parse(execFileSync(atlasCmd, [...atlasPre, 'stats', '--json', BUNDLE],
   { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'inherit'] }));
 const cliModels = new Map(cli.models.map((m) => [m.model, m]));
 
@@ -123,7 +125,7 @@ async function barPoint(page, rightmost) {
     }
     if (!best) return null;
     const r = c.getBoundingClientRect();
-    return { x: r.left + (best.x - 3) * r.width / c.width, y: r.top + (best.y) * r.height / c.height };
+    return { x: r.left + (best.x + (rightmost ? -3 : 3)) * r.width / c.width, y: r.top + (best.y) * r.height / c.height };
   }, rightmost);
 }
 

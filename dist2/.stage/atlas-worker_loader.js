@@ -1,0 +1,1 @@
+importScripts("./atlas-worker.js");wasm_bindgen("./atlas-worker_bg.wasm");
