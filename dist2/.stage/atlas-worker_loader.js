@@ -1,1 +1,0 @@
-importScripts("./atlas-worker.js");wasm_bindgen("./atlas-worker_bg.wasm");
