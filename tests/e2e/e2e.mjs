@@ -454,7 +454,8 @@ try {
   await page.locator('#atlas-c').scrollIntoViewIfNeeded();
   await page.focus('#atlas-c-canvas');
   await page.keyboard.press('ArrowRight');
-  const keyTip = await page.$eval('#atlas-c-tip', (t) => ({ text: t.textContent, left: parseFloat(t.style.left), top: parseFloat(t.style.top) }));
+  // data-x: the mark's x (style.left is moved to keep the tooltip inside the chart, src/ui/chart.rs).
+  const keyTip = await page.$eval('#atlas-c-tip', (t) => ({ text: t.textContent, left: parseFloat(t.dataset.x || t.style.left), top: parseFloat(t.style.top) }));
   const box = await page.locator('#atlas-c-canvas').boundingBox();
   await page.mouse.move(box.x + keyTip.left, box.y + keyTip.top);
   await page.waitForFunction(() => document.querySelector('#atlas-c-tip').classList.contains('visible') && !document.querySelector('#atlas-c-tip').textContent.includes(' of '), null, { timeout: 5000 }).catch(() => {});
