@@ -463,7 +463,8 @@ try {
   const tipMatch = /^(.+?) · (.+?): rank ([\d.]+)(?: · ⚠ Abstain [\d.]+ %)?$/.exec(hoverTip);
   const tableRank = tipMatch && await page.$eval('#atlas-c-table', (t, [model, step]) => {
     const col = [...t.querySelectorAll('thead th')].findIndex((th) => th.textContent === `rank: ${step}`);
-    const row = [...t.querySelectorAll('tbody tr')].find((r) => r.children[0].textContent === model);
+    // A table shows a model's label with its id on hover (title "model id: ID", src/ui/table.rs).
+    const row = [...t.querySelectorAll('tbody tr')].find((r) => r.children[0].textContent === model || r.children[0].title === `model id: ${model}`);
     return row && col > 0 ? row.children[col].textContent.split(' ')[0] : null;
   }, [tipMatch[1], tipMatch[2]]);
   check('hovering a rank-path mark shows its value, the same as the chart\'s table (and the keyboard reads it too)', tipMatch !== null && tableRank === tipMatch[3] && keyTip.text.startsWith(hoverTip), `hover ${JSON.stringify(hoverTip)}, keyboard ${JSON.stringify(keyTip.text)}, table ${tableRank}`);
