@@ -44,24 +44,58 @@ pub(crate) fn ChartPanel(
     }
 }
 
+/// The canvas of a panel with its tooltip, exports and table alternative. A responsive spec
+/// ([`ChartSpec::responsive`], the main BER chart) is drawn at its container's width (measured on
+/// mount and on every window resize), so its text keeps its size on a phone; the others at
+/// [`ChartSpec::size`], scaled to the container. The tooltip is kept inside the visible part of
+/// the chart (moved left or right at an edge). `canvas_id` replaces the canvas's `{panel}-canvas`.
 #[component]
-fn ChartCanvas(
+pub(crate) fn ChartCanvas(
     panel: &'static str,
     what: &'static str,
     spec: Spec,
     stem: String,
     on_activate: Option<Callback<usize>>,
+    #[prop(optional)] canvas_id: Option<&'static str>,
 ) -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
+    let wrap = NodeRef::<leptos::html::Div>::new();
+    let scroller = NodeRef::<leptos::html::Div>::new();
+    let tip_el = NodeRef::<leptos::html::P>::new();
+    let available = RwSignal::new(None::<u32>);
+    let tip_width = RwSignal::new(0.0f64);
+    let responsive = Memo::new(move |_| spec.with(|s| s.as_ref().is_ok_and(ChartSpec::responsive)));
+    let measure = move || {
+        if let Some(w) = wrap.get_untracked() {
+            let width = w.client_width();
+            if width > 0 {
+                available.set(Some(width as u32));
+            }
+        }
+    };
+    Effect::new(move |_| {
+        if responsive.get() {
+            request_animation_frame(measure);
+        }
+    });
+    let resize = window_event_listener(leptos::ev::resize, move |_| {
+        if responsive.get_untracked() {
+            measure();
+        }
+    });
+    on_cleanup(move || resize.remove());
     let hits = RwSignal::new(Vec::<HitRegion>::new());
     let tip = RwSignal::new(None::<(String, f64, f64)>);
     let focus = RwSignal::new(None::<usize>);
     let error = RwSignal::new(None::<String>);
-    let size = Memo::new(move |_| spec.with(|s| s.as_ref().map_or((720, 360), ChartSpec::size)));
+    let size = Memo::new(move |_| {
+        let width = available.get();
+        spec.with(|s| s.as_ref().map_or((720, 360), |s| s.size_for(width)))
+    });
     Effect::new(move |_| {
         let Ok(s) = spec.get() else { return };
         let Some(element) = canvas.get() else { return };
-        let (w, h) = s.size();
+        let (w, h) = size.get();
         element.set_width(w);
         element.set_height(h);
         let Some(backend) = CanvasBackend::with_canvas_object(element) else {
@@ -153,6 +187,30 @@ fn ChartCanvas(
         ev.prevent_default();
         show_region(next);
     };
+    // The tooltip's width once drawn, to keep it inside the visible part of the chart.
+    Effect::new(move |_| {
+        tip.track();
+        request_animation_frame(move || {
+            if let Some(t) = tip_el.get_untracked() {
+                tip_width.set(f64::from(t.offset_width()));
+            }
+        });
+    });
+    // The tooltip's centre: the mark's x, moved so that the whole tooltip (centred on it) lies
+    // between the visible edges of the scrolling chart, 4 px in.
+    let tip_left = move |x: f64| -> f64 {
+        let half = tip_width.get() / 2.0;
+        let Some(sc) = scroller.get_untracked() else {
+            return x;
+        };
+        let lo = f64::from(sc.scroll_left()) + 4.0 + half;
+        let hi = f64::from(sc.scroll_left() + sc.client_width()) - 4.0 - half;
+        if hi < lo {
+            lo
+        } else {
+            x.clamp(lo, hi)
+        }
+    };
     let table = move || {
         spec.with(|s| s.as_ref().ok().map(ChartSpec::table))
             .map(|t| crate::ui::table::table_grid(&t, format!("{panel}-table"), None))
@@ -173,7 +231,7 @@ fn ChartCanvas(
     let svg = move |_| {
         let result = spec
             .get_untracked()
-            .and_then(|s| s.svg().map_err(|e| e.to_string()))
+            .and_then(|s| s.svg_sized(size.get_untracked()).map_err(|e| e.to_string()))
             .and_then(|svg| {
                 download_text(&svg, "image/svg+xml", &format!("{stem_svg}-{panel}.svg"))
                     .map_err(|e| e.to_string())
@@ -199,9 +257,10 @@ fn ChartCanvas(
         }
     };
     view! {
-        <div class="chart-scroll"><div class="chart-wrap">
+        <div class="chart-scroll" node_ref=scroller><div class="chart-wrap" class:responsive=move || responsive.get() node_ref=wrap>
             <canvas
-                id=format!("{panel}-canvas")
+                id=canvas_id.map_or_else(|| format!("{panel}-canvas"), str::to_string)
+                data-panel=panel
                 node_ref=canvas
                 width=move || size.get().0.to_string()
                 height=move || size.get().1.to_string()
@@ -225,7 +284,9 @@ fn ChartCanvas(
                 aria-live="polite"
                 class:visible=move || tip.with(Option::is_some)
                 class:below=move || tip.with(|t| t.as_ref().is_some_and(|t| t.2 < 48.0))
-                style:left=move || tip.with(|t| t.as_ref().map_or("0px".into(), |t| format!("{:.0}px", t.1)))
+                style:left=move || tip.with(|t| t.as_ref().map_or("0px".into(), |t| format!("{:.0}px", tip_left(t.1))))
+                data-x=move || tip.with(|t| t.as_ref().map_or(String::new(), |t| format!("{:.0}", t.1)))
+                node_ref=tip_el
                 style:top=move || tip.with(|t| t.as_ref().map_or("0px".into(), |t| format!("{:.0}px", t.2)))
             >
                 {move || tip.with(|t| t.as_ref().map(|t| t.0.clone()).unwrap_or_default())}
@@ -239,7 +300,7 @@ fn ChartCanvas(
         </div>
         <details class="chart-table">
             <summary>"Table"</summary>
-            <div class="scroll">{table}</div>
+            {table}
         </details>
     }
 }

@@ -2,7 +2,7 @@
 //! re-weighted reference scores and ranks with their bootstrap intervals, and the exports. Its state is
 //! [`crate::state::reweighting::ExplorerModel`].
 
-use crate::state::reweighting::{pct, BootState, ExplorerModel, BOOT_REPS, BOOT_SEED};
+use crate::state::reweighting::{BootState, ExplorerModel, BOOT_REPS, BOOT_SEED};
 
 use crate::ui::glossary::Term;
 use atlas_core::reweight::{
@@ -13,8 +13,10 @@ use leptos::prelude::*;
 use crate::browser::clipboard::copy_then;
 use crate::browser::export::download_text;
 use crate::state::AtlasState;
-use crate::ui::format::thousands;
+use crate::ui::format::{display_percent, display_points, thousands, NO_VALUE};
 use crate::ui::number_field::{message, NumberInput};
+use crate::ui::table::{sortable_table, Column, TableNames};
+use atlas_core::tables::SortKey;
 
 /// The number a range input's event carries (`valueAsNumber`); `None` when it is not a number.
 fn slider_number(ev: &leptos::ev::Event) -> Option<f64> {
@@ -279,21 +281,53 @@ pub fn Reweighting() -> impl IntoView {
         })
         .collect_view();
 
-    // The table.
+    // The table (the app's sortable table, `crate::ui::table`).
     let conditions_for_header = conditions.clone();
-    let header = move || {
+    let table_columns = Signal::derive(move || {
         let shown = model.shown_conditions.get();
-        conditions_for_header
-            .iter()
-            .zip(shown)
-            .filter(|(c, s)| *s && c.has_selection)
-            .map(|(c, _)| view! { <th scope="col" class="cond">{format!("{} mean", c.id)}</th> })
-            .collect_view()
-    };
-    let conditions_for_rows = conditions.clone();
-    let rows = move || {
+        let mut columns = vec![
+            Column::text("Model"),
+            Column {
+                class: "score".into(),
+                ..Column::number("Score")
+            },
+            Column {
+                class: "ci".into(),
+                ..Column::number("95% interval (%)")
+            },
+            Column {
+                class: "delta".into(),
+                ..Column::number("Δ vs equal (pp)")
+            },
+            Column {
+                class: "rank".into(),
+                ..Column::number("Rank")
+            },
+            Column {
+                class: "equal-rank".into(),
+                ..Column::number("Equal-weight rank")
+            },
+            Column {
+                class: "abstain".into(),
+                ..Column::number("Abstain share")
+            },
+        ];
+        columns.extend(
+            conditions_for_header
+                .iter()
+                .zip(shown)
+                .filter(|(c, s)| *s && c.has_selection)
+                .map(|(c, _)| Column {
+                    class: "cond".into(),
+                    ..Column::number(format!("{} mean", c.id))
+                }),
+        );
+        columns
+    });
+    let conditions_for_keys = conditions.clone();
+    let table_rows = Signal::derive(move || {
         let Some(view) = model.view.get() else {
-            return ().into_any();
+            return Vec::new();
         };
         let basis = model.basis.get().0;
         let intervals = model.intervals.get();
@@ -303,10 +337,50 @@ pub fn Reweighting() -> impl IntoView {
             .iter()
             .filter(|r| shown_m.get(r.m).copied().unwrap_or(true))
             .map(|r| {
-                let ci = intervals.as_ref().and_then(|i| i.get(r.m).copied().flatten());
+                let ci = intervals
+                    .as_ref()
+                    .and_then(|i| i.get(r.m).copied().flatten());
+                let mut keys = vec![
+                    SortKey::text(&r.label),
+                    SortKey::number(r.score),
+                    SortKey::number(ci.map(|i| i.lo)),
+                    SortKey::number(r.delta_pp),
+                    SortKey::number(r.rank),
+                    SortKey::number(r.equal_rank),
+                    SortKey::number(r.abstain_share),
+                ];
+                keys.extend(
+                    conditions_for_keys
+                        .iter()
+                        .enumerate()
+                        .filter(|(c, cond)| {
+                            shown_c.get(*c).copied().unwrap_or(true) && cond.has_selection
+                        })
+                        .map(|(c, _)| SortKey::number(basis.condition_mean(r.m, c))),
+                );
+                (r.m, keys)
+            })
+            .collect::<Vec<_>>()
+    });
+    let conditions_for_rows = conditions.clone();
+    let render_row = move |m: usize| {
+        let Some(view) = model.view.get() else {
+            return ().into_any();
+        };
+        let Some(r) = view.rows.iter().find(|r| r.m == m) else {
+            return ().into_any();
+        };
+        let basis = model.basis.get().0;
+        let intervals = model.intervals.get();
+        let shown_c = model.shown_conditions.get();
+        {
+            {
+                let ci = intervals
+                    .as_ref()
+                    .and_then(|i| i.get(r.m).copied().flatten());
                 let ci_text = ci.map_or_else(
                     || "…".to_string(),
-                    |i| format!("{:.2} – {:.2}", 100.0 * i.lo, 100.0 * i.hi),
+                    |i| format!("{:.1} – {:.1} %", 100.0 * i.lo, 100.0 * i.hi),
                 );
                 let means = conditions_for_rows
                     .iter()
@@ -317,9 +391,9 @@ pub fn Reweighting() -> impl IntoView {
                         let share = basis.counts(r.m, c).abstain_share();
                         let high = basis.abstain_threshold().flags(share);
                         view! {
-                            <td class="cond" data-condition=cond.id.clone() data-value=v.map(|x| x.to_string()).unwrap_or_default()
+                            <td class="cond num" data-condition=cond.id.clone() data-value=v.map(|x| x.to_string()).unwrap_or_default()
                                 data-high-abstain=high.to_string() class:high-abstain=high>
-                                {pct(v)}
+                                {display_percent(v)}
                                 {high.then(|| view! { <span class="flag">{format!("⚠ {} Abstain", atlas_core::abstain::share_text(share.unwrap_or(0.0)))}</span> })}
                             </td>
                         }
@@ -333,24 +407,24 @@ pub fn Reweighting() -> impl IntoView {
                 let flagged = !r.abstain_flag.is_empty();
                 view! {
                     <tr data-model=r.id.clone() class=moved data-high-abstain=flagged.to_string()>
-                        <th scope="row">{r.label.clone()}</th>
-                        <td class="score" data-value=r.score.map(|x| x.to_string()).unwrap_or_default()>{r.score_text.clone()}</td>
-                        <td class="ci"
+                        <th scope="row" class="text" title=format!("model id: {}", r.id)>{r.label.clone()}</th>
+                        <td class="score num" data-value=r.score.map(|x| x.to_string()).unwrap_or_default()>{display_percent(r.score)}</td>
+                        <td class="ci num"
                             data-lo=ci.map(|i| i.lo.to_string()).unwrap_or_default()
                             data-hi=ci.map(|i| i.hi.to_string()).unwrap_or_default()>{ci_text}</td>
-                        <td class="delta" data-value=r.delta_pp.map(|x| x.to_string()).unwrap_or_default()>{r.delta_text.clone()}</td>
-                        <td class="rank" data-value=r.rank.map(|x| x.to_string()).unwrap_or_default()>{r.rank_text.clone()}</td>
-                        <td class="equal-rank" data-value=r.equal_rank.map(|x| x.to_string()).unwrap_or_default()>{r.equal_rank_text.clone()}</td>
-                        <td class="abstain" class:high-abstain=flagged data-value=r.abstain_share.map(|x| x.to_string()).unwrap_or_default()>
-                            {r.abstain_share.map_or("—".to_string(), atlas_core::abstain::share_text)}
+                        <td class="delta num" data-value=r.delta_pp.map(|x| x.to_string()).unwrap_or_default()>{display_points(r.delta_pp)}</td>
+                        <td class="rank num" data-value=r.rank.map(|x| x.to_string()).unwrap_or_default()>{r.rank_text.clone()}</td>
+                        <td class="equal-rank num" data-value=r.equal_rank.map(|x| x.to_string()).unwrap_or_default()>{r.equal_rank_text.clone()}</td>
+                        <td class="abstain num" class:high-abstain=flagged data-value=r.abstain_share.map(|x| x.to_string()).unwrap_or_default()>
+                            {r.abstain_share.map_or(NO_VALUE.to_string(), atlas_core::abstain::share_text)}
                             {flagged.then(|| view! { <span class="flag">{r.abstain_flag.clone()}</span> })}
                         </td>
                         {means}
                     </tr>
                 }
-            })
-            .collect_view()
-            .into_any()
+                .into_any()
+            }
+        }
     };
     let models_for_summary = models.clone();
     let summary = move || {
@@ -532,24 +606,18 @@ pub fn Reweighting() -> impl IntoView {
                 })}</span>
                 "Ranks are among all models of the bundle, including hidden ones; ▲ marks a model that moved towards rank 1 under these weights, ▼ one that moved away from it."
             </p>
-            <div class="scroll">
-                <table id="reweight-table" aria-describedby="reweight-table-note reweight-provenance">
-                    <caption class="visually-hidden">"Scores and ranks under the chosen condition weights"</caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">"Model"</th>
-                            <th scope="col">"Score"</th>
-                            <th scope="col">"95% interval (%)"</th>
-                            <th scope="col">"Δ vs equal (pp)"</th>
-                            <th scope="col">"Rank"</th>
-                            <th scope="col">"Equal-weight rank"</th>
-                            <th scope="col">"Abstain share"</th>
-                            {header}
-                        </tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            {sortable_table(
+                TableNames {
+                    id: "reweight-table".into(),
+                    region: "Re-weighting table".into(),
+                    described_by: Some("reweight-table-note reweight-provenance".into()),
+                    ..TableNames::default()
+                },
+                table_columns,
+                table_rows,
+                render_row,
+                Some(view! { <caption class="visually-hidden">"Scores and ranks under the chosen condition weights"</caption> }.into_any()),
+            )}
             <div class="boot-controls">
                 <label class="setting">
                     <span class="name">"Bootstrap random seed"</span>

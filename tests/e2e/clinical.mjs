@@ -135,7 +135,8 @@ try {
     check('the arrow keys reach the cell and its tooltip gives model, prefix and k of n',
       tip.includes(`· ${target.p}: answer change`) && tip.includes(`(${want.changed} of ${want.comparisons} comparisons)`), tip);
     // The tooltip sits at the cell's centre: click there with the mouse.
-    const at = await page.$eval('#clinical-heatmap-tip', (t) => ({ x: parseFloat(t.style.left), y: parseFloat(t.style.top) }));
+    // data-x: the cell's x (style.left is moved to keep the tooltip inside the chart).
+    const at = await page.$eval('#clinical-heatmap-tip', (t) => ({ x: parseFloat(t.dataset.x || t.style.left), y: parseFloat(t.style.top) }));
     await page.keyboard.press('Escape');
     await page.locator('#clinical-heatmap-canvas').click({ position: at });
     await page.waitForSelector('#clinical-cell-summary', { timeout: 5000 });

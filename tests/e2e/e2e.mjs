@@ -65,8 +65,9 @@ async function compareTable(page, policy) {
     if (!e) { mismatches.push(`${c.model}/${c.condition}: not in the reference`); continue; }
     if (Math.abs(Number(c.ber) - e.ber) > FRACTION_TOL) mismatches.push(`${c.model}/${c.condition} BER ${c.ber} vs ${e.ber}`);
     if (c.valid !== e.valid || c.abstain !== e.abstain) mismatches.push(`${c.model}/${c.condition} counts ${c.valid}/${c.abstain} vs ${e.valid}/${e.abstain}`);
-    // Two decimals of the percentage; a value exactly halfway may round either way, so allow 0.005 pp.
-    if (!/^\d+\.\d\d%$/.test(c.shown) || Math.abs(parseFloat(c.shown) - e.ber * 100) > 0.005 + 1e-9) mismatches.push(`${c.model}/${c.condition} shows ${c.shown}, reference ${(e.ber * 100).toFixed(4)}%`);
+    // One decimal of the percentage and a spaced sign (atlas_core::format::display_percent); a value
+    // exactly halfway may round either way, so allow 0.05 pp.
+    if (!/^\d+\.\d %$/.test(c.shown) || Math.abs(parseFloat(c.shown) - e.ber * 100) > 0.05 + 1e-9) mismatches.push(`${c.model}/${c.condition} shows ${c.shown}, reference ${(e.ber * 100).toFixed(4)}%`);
   }
   check(`${policy}: every BER, valid and Abstain count equals the numpy reference`, mismatches.length === 0, mismatches.slice(0, 5).join('; '));
   const refs = await page.$$eval('#ber-table tbody tr', (rows) => rows.map((r) => ({
@@ -463,7 +464,8 @@ try {
   await page.locator('#atlas-c').scrollIntoViewIfNeeded();
   await page.focus('#atlas-c-canvas');
   await page.keyboard.press('ArrowRight');
-  const keyTip = await page.$eval('#atlas-c-tip', (t) => ({ text: t.textContent, left: parseFloat(t.style.left), top: parseFloat(t.style.top) }));
+  // data-x: the mark's x (style.left is moved to keep the tooltip inside the chart, src/ui/chart.rs).
+  const keyTip = await page.$eval('#atlas-c-tip', (t) => ({ text: t.textContent, left: parseFloat(t.dataset.x || t.style.left), top: parseFloat(t.style.top) }));
   const box = await page.locator('#atlas-c-canvas').boundingBox();
   await page.mouse.move(box.x + keyTip.left, box.y + keyTip.top);
   await page.waitForFunction(() => document.querySelector('#atlas-c-tip').classList.contains('visible') && !document.querySelector('#atlas-c-tip').textContent.includes(' of '), null, { timeout: 5000 }).catch(() => {});
@@ -471,7 +473,8 @@ try {
   const tipMatch = /^(.+?) · (.+?): rank ([\d.]+)(?: · ⚠ Abstain [\d.]+ %)?$/.exec(hoverTip);
   const tableRank = tipMatch && await page.$eval('#atlas-c-table', (t, [model, step]) => {
     const col = [...t.querySelectorAll('thead th')].findIndex((th) => th.textContent === `rank: ${step}`);
-    const row = [...t.querySelectorAll('tbody tr')].find((r) => r.children[0].textContent === model);
+    // A table shows a model's label with its id on hover (title "model id: ID", src/ui/table.rs).
+    const row = [...t.querySelectorAll('tbody tr')].find((r) => r.children[0].textContent === model || r.children[0].title === `model id: ${model}`);
     return row && col > 0 ? row.children[col].textContent.split(' ')[0] : null;
   }, [tipMatch[1], tipMatch[2]]);
   check('hovering a rank-path mark shows its value, the same as the chart\'s table (and the keyboard reads it too)', tipMatch !== null && tableRank === tipMatch[3] && keyTip.text.startsWith(hoverTip), `hover ${JSON.stringify(hoverTip)}, keyboard ${JSON.stringify(keyTip.text)}, table ${tableRank}`);

@@ -89,51 +89,171 @@ impl BerByModelCondition {
     }
 }
 
+/// Text size of the BER chart's labels and ticks in pixels of the canvas, which the app draws at its
+/// CSS width (so 15 px on a 390 px phone; flags 14 px; plotters' SVG export writes sizes ÷ 1.24).
+pub const BER_FONT: u32 = 15;
+/// Caption size of the BER chart, pixels.
+pub const BER_CAPTION_FONT: u32 = 16;
+/// Height of one bar, pixels; a model's band holds one bar per condition and a gap.
+pub const BER_BAR: u32 = 14;
+/// Height of one legend line, pixels.
+pub const BER_LEGEND_ROW: u32 = 20;
+/// The narrowest and widest widths the BER chart is drawn at, pixels.
+pub const BER_WIDTH: (u32, u32) = (300, 1200);
+
+/// Approximate width of `chars` characters of the chart's text, pixels (8 px per character at
+/// [`BER_FONT`]).
+fn text_px(chars: usize) -> u32 {
+    (chars as f64 * 8.0).ceil() as u32
+}
+
+impl BerByModelCondition {
+    /// The legend's lines at canvas width `width`: condition indices, wrapped so that every entry
+    /// (swatch, name) lies inside the canvas.
+    pub fn legend_rows(&self, width: u32) -> Vec<Vec<usize>> {
+        let room = width.saturating_sub(20).max(60);
+        let mut rows: Vec<Vec<usize>> = Vec::new();
+        let mut used = 0;
+        for c in 0..self.conditions.len() {
+            let w = self.legend_entry_width(c, room);
+            if rows.is_empty() || used + w > room {
+                rows.push(Vec::new());
+                used = 0;
+            }
+            rows.last_mut().expect("a row was pushed").push(c);
+            used += w;
+        }
+        rows
+    }
+
+    /// One legend entry's width: swatch, gap, name (cut to fit `room`), spacing.
+    fn legend_entry_width(&self, c: usize, room: u32) -> u32 {
+        (18 + text_px(self.conditions[c].chars().count()) + 16).min(room)
+    }
+
+    /// The canvas size at `width` pixels (clamped to [`BER_WIDTH`]): the height grows with the
+    /// legend's lines and with the models (one band of [`BER_BAR`] px per condition each).
+    pub fn size_for(&self, width: u32) -> (u32, u32) {
+        let w = width.clamp(BER_WIDTH.0, BER_WIDTH.1);
+        let legend = self.legend_rows(w).len().max(1) as u32;
+        let band = (BER_BAR * self.conditions.len().max(1) as u32 + 12).max(30);
+        let h = 34 + legend * BER_LEGEND_ROW + 8 + band * self.models.len().max(1) as u32 + 64;
+        (w, h)
+    }
+
+    /// The tooltip / keyboard text of model `m` under condition `c`:
+    /// `model · condition: Selection BER 13.4 %` (`no valid Selection` without a value), with the
+    /// high-Abstain flag when the cell carries one.
+    pub fn mark_label(&self, m: usize, c: usize) -> String {
+        let ber = self.ber.get(m).and_then(|r| r.get(c)).copied().flatten();
+        let mut out = format!(
+            "{} · {}: {}",
+            self.models[m],
+            self.conditions[c],
+            match ber {
+                Some(_) => format!("Selection BER {}", atlas_core::format::display_percent(ber)),
+                None => "no valid Selection".to_string(),
+            }
+        );
+        if let Some(share) = self
+            .abstain
+            .get(m)
+            .and_then(|r| r.get(c))
+            .copied()
+            .flatten()
+        {
+            out.push_str(&format!(
+                " · {} {} Abstain",
+                atlas_core::abstain::FLAG,
+                atlas_core::abstain::share_text(share)
+            ));
+        }
+        out
+    }
+}
+
 /// Draws horizontal grouped bars: one group per model, one bar per condition, x = Selection BER in
-/// percent (0–100). One `Rectangle` per defined BER value; one text label `⚠ NN.N % Abstain` beside each
-/// bar flagged in [`BerByModelCondition::abstain`] (also a flagged cell without a valid Selection,
-/// at 0).
+/// percent (0–100), laid out for the area's width (see [`BerByModelCondition::size_for`]): the
+/// caption, then the legend (wrapped in lines inside the area), then the bars; model labels cut to
+/// fit a third of the width (the tooltips and the table keep them whole). One `Rectangle` per
+/// defined BER value; one text label `⚠ NN.N % Abstain` beside each bar flagged in
+/// [`BerByModelCondition::abstain`] (also a flagged cell without a valid Selection, at 0). Returns
+/// one hover region per bar, model by model and condition by condition.
 ///
 /// # Errors
 /// Whatever the backend reports.
 pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &BerByModelCondition,
-) -> DrawResult<DB> {
+) -> atlas::HitResult<DB> {
     root.fill(&WHITE)?;
+    let (width, _) = root.dim_in_pixel();
     let n_models = data.models.len().max(1);
     let n_cond = data.conditions.len().max(1);
-    let label_width = data
+    let font = ("sans-serif", BER_FONT);
+    // Caption, cut to the width.
+    let caption_chars = ((width.saturating_sub(20)) as f64 / 8.5) as usize;
+    root.draw(&Text::new(
+        panels::shorten(&data.caption, caption_chars.max(10)),
+        (10, 8),
+        ("sans-serif", BER_CAPTION_FONT).into_font(),
+    ))?;
+    // Legend, wrapped.
+    let legend = data.legend_rows(width);
+    let room = width.saturating_sub(20).max(60);
+    for (r, row) in legend.iter().enumerate() {
+        let y = 34 + r as i32 * BER_LEGEND_ROW as i32 + BER_LEGEND_ROW as i32 / 2;
+        let mut x = 10i32;
+        for &c in row {
+            let color = PALETTE[c % PALETTE.len()];
+            root.draw(&Rectangle::new(
+                [(x, y - 6), (x + 12, y + 6)],
+                color.filled(),
+            ))?;
+            let w = data.legend_entry_width(c, room);
+            let chars = ((w.saturating_sub(34)) as f64 / 8.0) as usize;
+            root.draw(&Text::new(
+                panels::shorten(&data.conditions[c], chars.max(3)),
+                (x + 18, y),
+                TextStyle::from(font.into_font()).pos(Pos::new(HPos::Left, VPos::Center)),
+            ))?;
+            x += w as i32;
+        }
+    }
+    let top = 34 + legend.len().max(1) as u32 * BER_LEGEND_ROW + 8;
+    let (_, plot) = root.split_vertically(top);
+    // Model labels: at most a third of the width.
+    let max_chars = ((width as f64 / 3.0) / 8.0) as usize;
+    let short: Vec<String> = data
         .models
         .iter()
-        .map(|m| m.chars().count())
-        .max()
-        .unwrap_or(8)
-        .clamp(8, 32) as u32
-        * 7
-        + 10;
-    let mut chart = ChartBuilder::on(root)
-        .caption(&data.caption, ("sans-serif", 16))
+        .map(|m| panels::shorten(m, max_chars.clamp(6, 32)))
+        .collect();
+    let label_width = text_px(short.iter().map(|m| m.chars().count()).max().unwrap_or(6)) + 14;
+    let mut chart = ChartBuilder::on(&plot)
         .margin(10)
-        .x_label_area_size(36)
+        .margin_top(2)
+        .x_label_area_size(50)
         .y_label_area_size(label_width)
         .build_cartesian_2d(0.0..100.0f64, 0.0..n_models as f64)?;
-    let models = data.models.clone();
+    let labels = short.clone();
     chart
         .configure_mesh()
         .disable_y_mesh()
-        .x_labels(11)
+        .x_labels(if width < 520 { 6 } else { 11 })
         .x_max_light_lines(1)
         .y_labels(n_models * 2 + 1)
+        .label_style(font)
+        .axis_desc_style(font)
         .y_label_formatter(&move |y: &f64| {
             // Labels sit at the centre of each model's band (m + 0.5), counted from the top.
             let pos = *y - 0.5;
             let m = pos.round();
             if (pos - m).abs() < atlas_core::tolerance::WHOLE_NUMBER
                 && m >= 0.0
-                && (m as usize) < models.len()
+                && (m as usize) < labels.len()
             {
-                models[models.len() - 1 - m as usize].clone()
+                labels[labels.len() - 1 - m as usize].clone()
             } else {
                 String::new()
             }
@@ -147,7 +267,7 @@ pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
         .draw()?;
 
     let band = 0.8 / n_cond as f64;
-    let flag_style = TextStyle::from(("sans-serif", 11).into_font())
+    let flag_style = TextStyle::from(("sans-serif", BER_FONT - 1).into_font())
         .color(&BLACK)
         .pos(Pos::new(HPos::Left, VPos::Center));
     for (m, row) in data.abstain.iter().enumerate() {
@@ -161,8 +281,9 @@ pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
                 .flatten()
                 .unwrap_or(0.0);
             let top = (n_models - 1 - m.min(n_models - 1)) as f64 + 0.9 - c as f64 * band;
-            // Right of the bar, moved inside the plot when the bar is long.
-            let x = (value * 100.0).min(78.0) + 1.0;
+            // Right of the bar, moved inside the plot when the bar is long (further in when narrow).
+            let limit = if width < 520 { 55.0 } else { 78.0 };
+            let x = (value * 100.0).min(limit) + 1.0;
             chart.draw_series(std::iter::once(Text::new(
                 format!("⚠ {:.1} % Abstain", 100.0 * share),
                 (x, top - band / 2.0),
@@ -170,6 +291,7 @@ pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
             )))?;
         }
     }
+    let mut regions = Vec::new();
     for c in 0..data.conditions.len() {
         let color = PALETTE[c % PALETTE.len()];
         let bars: Vec<Rectangle<(f64, f64)>> = data
@@ -185,17 +307,20 @@ pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
                 ))
             })
             .collect();
-        chart
-            .draw_series(bars)?
-            .label(data.conditions[c].clone())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+        chart.draw_series(bars)?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::LowerRight)
-        .draw()?;
+    for m in 0..data.models.len() {
+        for c in 0..data.conditions.len() {
+            let top = (n_models - 1 - m) as f64 + 0.9 - c as f64 * band;
+            let value = data.ber.get(m).and_then(|r| r.get(c)).copied().flatten();
+            let a = chart.backend_coord(&(0.0, top));
+            let b = chart.backend_coord(&(value.unwrap_or(0.0) * 100.0, top - band));
+            let mut region = atlas::HitRegion::corners(a, b, data.mark_label(m, c));
+            // A short (or absent) bar is still easy to point at.
+            region.x1 = region.x1.max(region.x0 + 8);
+            regions.push(region);
+        }
+    }
     root.present()?;
-    Ok(())
+    Ok(regions)
 }

@@ -49,6 +49,9 @@ pub enum ChartSpec {
     Stacked(StackedBars),
     /// Clinical: the answer-change heat map, model × prefix (Fig. 4).
     HeatMap(HeatMap),
+    /// The main chart of the summary: Selection BER by model and condition (seed `000_…` §3.3),
+    /// drawn at its container's width.
+    BerBars(crate::BerByModelCondition),
 }
 
 /// The columns of a chart's table alternative, before they become the one table model
@@ -100,6 +103,7 @@ impl ChartSpec {
             ChartSpec::RateBars(d) => draw_rate_bars(area, d),
             ChartSpec::Stacked(d) => draw_stacked_bars(area, d),
             ChartSpec::HeatMap(d) => draw_heat_map(area, d),
+            ChartSpec::BerBars(d) => crate::draw_ber_by_model_condition(area, d),
         }
     }
 
@@ -117,6 +121,7 @@ impl ChartSpec {
             ChartSpec::RateBars(d) => &d.caption,
             ChartSpec::Stacked(d) => &d.caption,
             ChartSpec::HeatMap(d) => &d.caption,
+            ChartSpec::BerBars(d) => &d.caption,
         }
     }
 
@@ -142,6 +147,22 @@ impl ChartSpec {
                 rows(d.rows.len(), 34).max(80 + 18 * d.classes.len() as u32),
             ),
             ChartSpec::HeatMap(d) => (720, rows(d.rows.len(), 44).max(170)),
+            ChartSpec::BerBars(d) => d.size_for(860),
+        }
+    }
+
+    /// Whether the panel follows its container's width ([`ChartSpec::size_for`]); the other panels
+    /// keep [`ChartSpec::size`] and scale to the container.
+    pub fn responsive(&self) -> bool {
+        matches!(self, ChartSpec::BerBars(_))
+    }
+
+    /// The canvas size when the container is `width` CSS pixels wide: a responsive panel's own
+    /// layout at that width ([`ChartSpec::responsive`]), else [`ChartSpec::size`].
+    pub fn size_for(&self, width: Option<u32>) -> (u32, u32) {
+        match (self, width) {
+            (ChartSpec::BerBars(d), Some(w)) => d.size_for(w),
+            _ => self.size(),
         }
     }
 
@@ -329,6 +350,26 @@ impl ChartSpec {
                 d.columns.iter().map(|c| format!("{c}: {}", d.measure)),
                 |r, c| d.cells.get(r).and_then(|v| v.get(c)).copied().flatten(),
             ),
+            ChartSpec::BerBars(d) => {
+                let mut header = vec!["model".to_string()];
+                header.extend(d.conditions.iter().map(|c| format!("{c} (%)")));
+                let rows = d
+                    .models
+                    .iter()
+                    .enumerate()
+                    .map(|(m, id)| {
+                        let mut row = vec![id.clone()];
+                        row.extend((0..d.conditions.len()).map(|c| {
+                            flagged(
+                                pct(d.ber.get(m).and_then(|r| r.get(c)).copied().flatten()),
+                                d.abstain.get(m).and_then(|r| r.get(c)).copied().flatten(),
+                            )
+                        }));
+                        row
+                    })
+                    .collect();
+                DataTable { header, rows }
+            }
             ChartSpec::Coverage(d) => DataTable {
                 header: vec![
                     "conditions covered K′".into(),
@@ -360,9 +401,21 @@ impl ChartSpec {
     /// # Errors
     /// The drawing error of the SVG backend.
     pub fn svg(&self) -> Result<String, DrawingAreaErrorKind<std::io::Error>> {
+        self.svg_sized(self.size())
+    }
+
+    /// The chart as an SVG document of `size` pixels (the size the app drew it at: a responsive
+    /// panel's [`ChartSpec::size_for`]).
+    ///
+    /// # Errors
+    /// The drawing error of the SVG backend.
+    pub fn svg_sized(
+        &self,
+        size: (u32, u32),
+    ) -> Result<String, DrawingAreaErrorKind<std::io::Error>> {
         let mut out = String::new();
         {
-            let backend = SVGBackend::with_string(&mut out, self.size());
+            let backend = SVGBackend::with_string(&mut out, size);
             let root = backend.into_drawing_area();
             self.draw(&root)?;
         }

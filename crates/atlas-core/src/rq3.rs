@@ -1665,7 +1665,7 @@ pub fn table18(report: &Rq3Report) -> Table {
                         Some(r.pairs as f64),
                     ),
                     Cell::number(
-                        format!("{}%", pct(r.rationale_bias_rate)),
+                        crate::format::percent(r.rationale_bias_rate, 2),
                         format!("{key}/rationale_bias_rate"),
                         r.rationale_bias_rate,
                     ),
@@ -1678,17 +1678,17 @@ pub fn table18(report: &Rq3Report) -> Table {
                         Some(r.rationale_abstain as f64),
                     ),
                     Cell::number(
-                        format!("{}%", pct(d.rate)),
+                        crate::format::percent(d.rate, 2),
                         format!("{key}/disagreement"),
                         d.rate,
                     ),
                     Cell::number(
-                        format!("{}%", pct(d.selection_only_rate)),
+                        crate::format::percent(d.selection_only_rate, 2),
                         format!("{key}/selection_only_rate"),
                         d.selection_only_rate,
                     ),
                     Cell::number(
-                        format!("{}%", pct(d.rationale_only_rate)),
+                        crate::format::percent(d.rationale_only_rate, 2),
                         format!("{key}/rationale_only_rate"),
                         d.rationale_only_rate,
                     ),
@@ -1752,7 +1752,7 @@ pub fn cells_table(report: &Rq3Report, rule: CodingRule) -> Option<Table> {
                         Some(c.joint.rationale_only as f64),
                     ),
                     Cell::number(
-                        format!("{}%", pct(c.disagreement)),
+                        crate::format::percent(c.disagreement, 2),
                         format!("{key}/disagreement"),
                         c.disagreement,
                     ),
@@ -1780,7 +1780,7 @@ pub fn table19(report: &Rq3Report) -> Option<Table> {
         Cell::text("Selection, binary"),
         Cell::text(agreement_text(&h.selection)),
         Cell::number(
-            format!("{}%", pct(h.selection.agreement)),
+            crate::format::percent(h.selection.agreement, 2),
             "selection/agreement",
             h.selection.agreement,
         ),
@@ -1795,7 +1795,7 @@ pub fn table19(report: &Rq3Report) -> Option<Table> {
             Cell::text(name),
             Cell::text(agreement_text(a)),
             Cell::number(
-                format!("{}%", pct(a.agreement)),
+                crate::format::percent(a.agreement, 2),
                 format!("{}/agreement", rule.key()),
                 a.agreement,
             ),

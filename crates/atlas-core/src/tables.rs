@@ -79,6 +79,157 @@ impl Cell {
     }
 }
 
+/// How a table cell sorts when a reader sorts its column (the app's table component, issue 15
+/// item 5): a missing value ([`NO_VALUE`] or empty) always sorts last; otherwise a number (the
+/// cell's unrounded value, else the number its text starts with: `12.34 ⚠ …` → 12.34, `+1.20` →
+/// 1.2, `28,162` → 28162, `3 of 10` → 3) and the text itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SortKey {
+    /// The number the cell sorts by in a numeric column; `None` for text.
+    pub number: Option<f64>,
+    /// The text the cell sorts by in a text column.
+    pub text: String,
+    /// No value: sorts after every value, whichever the direction.
+    pub missing: bool,
+}
+
+impl SortKey {
+    /// The key of a cell showing `text` with unrounded value `value` (a numeric cell's value, or
+    /// `None`: then the number the text starts with, if any).
+    pub fn new(text: &str, value: Option<f64>) -> Self {
+        let trimmed = text.trim();
+        let missing = trimmed.is_empty() || trimmed == NO_VALUE;
+        SortKey {
+            number: if missing {
+                None
+            } else {
+                value
+                    .filter(|v| v.is_finite())
+                    .or_else(|| leading_number(trimmed))
+            },
+            text: trimmed.to_string(),
+            missing,
+        }
+    }
+
+    /// A number (`None` or a non-finite value: missing); its text is the number's own.
+    pub fn number(value: Option<f64>) -> Self {
+        match value.filter(|v| v.is_finite()) {
+            Some(v) => SortKey {
+                number: Some(v),
+                text: v.to_string(),
+                missing: false,
+            },
+            None => SortKey::missing(),
+        }
+    }
+
+    /// A text (an empty text or [`NO_VALUE`]: missing). Texts never sort as numbers, even when they
+    /// start with a digit.
+    pub fn text(text: &str) -> Self {
+        SortKey {
+            number: None,
+            ..SortKey::new(text, None)
+        }
+    }
+
+    /// No value.
+    pub fn missing() -> Self {
+        SortKey {
+            number: None,
+            text: String::new(),
+            missing: true,
+        }
+    }
+}
+
+/// The number a cell's text starts with, read as written (`12.34 ⚠ Abstain` → 12.34, `+1.20` →
+/// 1.2, `−0.5` (minus sign) → −0.5, `28,162` → 28162), or `None` when it does not start with one.
+fn leading_number(text: &str) -> Option<f64> {
+    let mut out = String::new();
+    for (i, ch) in text.chars().enumerate() {
+        match ch {
+            '0'..='9' | '.' => out.push(ch),
+            ',' if !out.is_empty() => {}
+            '+' if i == 0 => {}
+            '-' | '−' if i == 0 => out.push('-'),
+            _ => break,
+        }
+    }
+    out.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+impl Cell {
+    /// How this cell sorts ([`SortKey::new`] of its text and value).
+    pub fn sort_key(&self) -> SortKey {
+        SortKey::new(
+            &self.text,
+            self.value.as_deref().and_then(|v| v.parse::<f64>().ok()),
+        )
+    }
+}
+
+/// Whether a column of `keys` sorts as numbers: every key with a value has a number, and at least
+/// one has. A column of text, or of numbers mixed with text, sorts as text.
+pub fn is_numeric_column<'a>(keys: impl IntoIterator<Item = &'a SortKey>) -> bool {
+    let mut any = false;
+    for k in keys {
+        if k.missing {
+            continue;
+        }
+        if k.number.is_none() {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// The order of `keys` (one per row) when a reader sorts by their column: as numbers when
+/// `numeric` (ascending, or descending with `descending`), else by `text_order` (the app passes the
+/// browser's locale collation); ties keep the rows' order (a stable sort); missing values last in
+/// both directions. Returns row indices; sorting moves rows, never changes a value.
+pub fn sort_order(
+    keys: &[SortKey],
+    numeric: bool,
+    descending: bool,
+    text_order: impl Fn(&str, &str) -> std::cmp::Ordering,
+) -> Vec<usize> {
+    use std::cmp::Ordering;
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (ka, kb) = (&keys[a], &keys[b]);
+        let missing = |k: &SortKey| k.missing || (numeric && k.number.is_none());
+        match (missing(ka), missing(kb)) {
+            (true, true) => return Ordering::Equal,
+            (true, false) => return Ordering::Greater,
+            (false, true) => return Ordering::Less,
+            (false, false) => {}
+        }
+        let o = if numeric {
+            ka.number
+                .unwrap_or(0.0)
+                .partial_cmp(&kb.number.unwrap_or(0.0))
+                .unwrap_or(Ordering::Equal)
+        } else {
+            text_order(&ka.text, &kb.text)
+        };
+        if descending {
+            o.reverse()
+        } else {
+            o
+        }
+    });
+    order
+}
+
+/// A text order for [`sort_order`] without a browser: case-insensitive, then by code points.
+pub fn plain_text_order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.to_lowercase()
+        .cmp(&b.to_lowercase())
+        .then_with(|| a.cmp(b))
+}
+
 /// A table: the first cell of each row is the row header.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Table {
