@@ -18,6 +18,7 @@ use crate::state::reweighting::ExplorerModel;
 use crate::state::url::{bundle_param, page_link, ViewState};
 use crate::state::{AtlasState, Loaded};
 use crate::ui::format::{percent, thousands, NO_VALUE};
+use crate::ui::glossary::Term;
 
 /// The headline of one loaded bundle, recomputed when the repeat policy changes.
 #[component]
@@ -99,7 +100,8 @@ pub fn Headline(loaded: Arc<Loaded>) -> impl IntoView {
                 </li>
                 <li>
                     <a href=link(if clinical { "clinical" } else { "cases" })>"Inspect the cases"</a>
-                    " behind every number: each response with its answer (Selection) and explanation (Rationale)."
+                    " behind every number: each response with its answer ("
+                    <Term id="selection">"Selection"</Term> ") and explanation (" <Term id="rationale">"Rationale"</Term> ")."
                 </li>
                 <li>
                     <a href=link("pilot")>"Run a pilot on your own models"</a>
@@ -195,7 +197,8 @@ fn body(h: &HeadlineData, intervals_ready: bool, link: &dyn Fn(&str) -> String) 
             <div class="headline-ranking-box">
                 <table class="headline-ranking" id="headline-ranking">
                     <caption>
-                        "Ranking by the reference score (Eq. 4: equal weight on every condition); "
+                        "Ranking by the " <Term id="reference-score">"reference score"</Term> " (Eq. 4: equal weight on every "
+                        <Term id="condition">"condition"</Term> "); "
                         {h.direction.direction.rank_one()} "; "
                         {if intervals_ready {
                             format!(

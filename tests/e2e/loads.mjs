@@ -122,6 +122,8 @@ try {
     await showView(page, 'import');
     await page.setInputFiles('#import-file', { name: 'rows.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.waitForSelector('#import-preview, #import-preview-error', { timeout: 30000 });
+    // The raw mapping sits in the form mapper's collapsed "Edit as JSON".
+    if (!(await page.$eval('#import-json', (d) => d.open))) await page.click('#import-json summary');
     await page.fill('#import-mapping', JSON.stringify(mapping));
     await page.click('#import-run');
     await page.waitForSelector('#import-summary, #import-error', { timeout: 30000 });

@@ -260,6 +260,8 @@ try {
       selection: { field: 'answer', map: { agree: 1, disagree: 0 } },
     };
     if (await page.$('#import-mapping')) {
+      // The raw mapping sits in the form mapper's collapsed "Edit as JSON".
+      if (!(await page.$eval('#import-json', (d) => d.open))) await page.click('#import-json summary');
       await page.fill('#import-mapping', JSON.stringify(mapping));
       await page.click('#import-run');
       await page.waitForSelector('#import-open, #import-error', { timeout: 30000 });

@@ -230,10 +230,15 @@ pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
         .map(|m| panels::shorten(m, max_chars.clamp(6, 32)))
         .collect();
     let label_width = text_px(short.iter().map(|m| m.chars().count()).max().unwrap_or(6)) + 14;
+    // On a narrow chart the flag note goes on a line of its own under the axis title (one line would
+    // run past the right edge), and the right margin leaves room for the last tick label ("100").
+    let narrow = width < 520;
+    let note_below = narrow && !data.flag_note.is_empty();
     let mut chart = ChartBuilder::on(&plot)
         .margin(10)
         .margin_top(2)
-        .x_label_area_size(50)
+        .margin_right(if narrow { 22 } else { 16 })
+        .x_label_area_size(if note_below { 50 + BER_FONT } else { 50 })
         .y_label_area_size(label_width)
         .build_cartesian_2d(0.0..100.0f64, 0.0..n_models as f64)?;
     let labels = short.clone();
@@ -258,13 +263,22 @@ pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
                 String::new()
             }
         })
-        .x_desc(if data.flag_note.is_empty() {
+        .x_desc(if data.flag_note.is_empty() || note_below {
             "Selection BER (%)".to_string()
         } else {
             format!("Selection BER (%) · {}", data.flag_note)
         })
         .x_label_formatter(&|x: &f64| format!("{x:.0}"))
         .draw()?;
+    if note_below {
+        let (_, height) = root.dim_in_pixel();
+        let chars = ((width.saturating_sub(20)) as f64 / 8.0) as usize;
+        root.draw(&Text::new(
+            panels::shorten(&data.flag_note, chars.max(10)),
+            (10, height as i32 - 6),
+            TextStyle::from(font.into_font()).pos(Pos::new(HPos::Left, VPos::Bottom)),
+        ))?;
+    }
 
     let band = 0.8 / n_cond as f64;
     let flag_style = TextStyle::from(("sans-serif", BER_FONT - 1).into_font())
