@@ -30,7 +30,6 @@ import { createHash } from 'node:crypto';
 import { extname, join, resolve } from 'node:path';
 import { launch, median, dist as defaultDist } from './common.mjs';
 
-// The ranking marker. The BER table's first data cell until the Overview's ranking lands; change it here.
 // The Overview's ranking (after issue 15) or, in a build from before it, the BER table's first cell.
 export const RANKING_SELECTOR = '#headline-ranking tbody tr[data-model], #ber-table td[data-ber]';
 let QUIET_MS = 1000; // --quiet MS: the quiet period that ends "page stops changing"
