@@ -13,11 +13,12 @@ wasm_bindgen_test_configure!(run_in_browser);
 fn a_short_list_places_row_i_at_i_times_the_row_height() {
     let w = list_window(23, 0.0, 420.0);
     assert_eq!((w.first, w.top, w.height), (0, 0.0, 23.0 * ROW_PX));
-    assert_eq!(w.count, 17, "15 rows in 420 px plus 2 below");
+    // ROW_PX = 44 (touch targets, issue 15): ceil(420 / 44) = ceil(9.55) = 10 rows in view, plus 2 below.
+    assert_eq!(w.count, 12, "10 rows in 420 px plus 2 below");
     let w = list_window(23, 5.0 * ROW_PX + 3.0, 420.0);
     assert_eq!(w.first, 5);
     assert_eq!(w.top, 5.0 * ROW_PX, "rows sit at their own offset");
-    assert_eq!(w.count, 17, "rows 5..=21: 15 rows in view plus 2");
+    assert_eq!(w.count, 12, "rows 5..=16: 10 rows in view plus 2");
     assert_eq!(list_window(0, 100.0, 420.0).count, 0);
 }
 
