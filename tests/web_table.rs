@@ -38,11 +38,21 @@ fn a_chart_table_alternative_is_a_plain_table_of_its_texts() {
     );
     let root = mount(move || table_grid(&t, "panel-table".into(), None));
     let table = html(&root, "#panel-table");
-    assert!(!table.contains("class="), "{table}");
-    assert!(!table.contains("aria-"), "{table}");
-    assert!(table.contains(r#"<th scope="col">rank: a</th>"#), "{table}");
-    assert!(table.contains(r#"<th scope="row">m1</th>"#), "{table}");
-    assert_eq!(html(&root, "#panel-table tbody td"), "<td>2</td>");
+    // The sortable table component (issue 15): every header a sort button with `aria-sort`, a
+    // number column right-aligned (`num`), a text column left (`text`), the texts unchanged.
+    assert!(table.contains(r#"class="sortable""#), "{table}");
+    assert!(
+        table.contains(r#"<th class="num" scope="col" aria-sort="none"><button class="sort" type="button">rank: a</button></th>"#),
+        "{table}"
+    );
+    assert!(
+        table.contains(r#"<th class="text" scope="row">m1</th>"#),
+        "{table}"
+    );
+    assert_eq!(
+        html(&root, "#panel-table tbody td"),
+        r#"<td class="num">2</td>"#
+    );
 }
 
 #[wasm_bindgen_test]
@@ -61,7 +71,7 @@ fn an_analysis_table_keeps_its_caption_keys_values_and_csv_button() {
     };
     let root = mount(move || table_view(&t, "clinical", 3));
     let table = html(&root, "#clinical-table5");
-    assert!(table.contains(r#"class="analysis""#), "{table}");
+    assert!(table.contains(r#"class="sortable analysis""#), "{table}");
     assert!(
         table.contains(r#"aria-labelledby="clinical-table5-title""#)
             && table.contains(r#"aria-describedby="clinical-table5-provenance""#),
@@ -72,7 +82,8 @@ fn an_analysis_table_keeps_its_caption_keys_values_and_csv_button() {
     assert!(
         cfv.contains(r#"data-key="m/cfv""#)
             && cfv.contains(&format!(r#"data-value="{value}""#))
-            && cfv.contains(">33.33<"),
+            // Display unit of a "(%)" column: 1/3 → 33.333… % → one decimal, "33.3 %".
+            && cfv.contains(">33.3 %<"),
         "{cfv}"
     );
     assert!(html(&root, "#clinical-table5 td.text").contains(">why<"));
