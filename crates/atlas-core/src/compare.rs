@@ -463,13 +463,12 @@ impl MatchedUnits {
         let mut per_statement_n = vec![0u64; self.statements];
         let mut per_statement_d = vec![0i64; self.statements];
         let block = self.statements * self.replicates;
-        for c in 0..self.conditions {
+        for (c, cell) in by_condition.iter_mut().enumerate() {
             for t in 0..self.templates {
                 if !self.in_design[c * self.templates + t] {
                     continue;
                 }
                 let start = (c * self.templates + t) * block;
-                let cell = &mut by_condition[c];
                 for (i, (&x, &y)) in ca[start..start + block]
                     .iter()
                     .zip(&cb[start..start + block])

@@ -33,6 +33,7 @@
 //! * first_repeat: n11 = 2, b = 2, c = 0, n00 = 3 (7 matched); invalid B only 1. Same p-values.
 //! * unit_majority: n11 = 1, b = c = 0, n00 = 2 (3 matched); invalid A only 1, B only 4. b + c = 0:
 //!   p = 1 with a note.
+//!
 //! With one pair, BH and Holm equal the raw p.
 
 use std::path::PathBuf;
