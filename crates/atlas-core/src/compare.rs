@@ -1121,12 +1121,12 @@ impl Comparison {
         let bh = benjamini_hochberg(&raw);
         let hm = holm(&raw);
         let mut separable = vec![vec![false; m_len]; m_len];
-        let index = |id: &str| models.iter().position(|m| m == id).unwrap_or(0);
-        for ((p, &q_bh), &q_holm) in pairs.iter_mut().zip(&bh).zip(&hm) {
+        // Pairs are in (a, b) order, a < b, as built above.
+        let indices = (0..m_len).flat_map(|a| (a + 1..m_len).map(move |b| (a, b)));
+        for (((p, &q_bh), &q_holm), (a, b)) in pairs.iter_mut().zip(&bh).zip(&hm).zip(indices) {
             p.p_bh = q_bh;
             p.p_holm = q_holm;
             p.separable = q_bh <= self.options.alpha;
-            let (a, b) = (index(&p.model_a), index(&p.model_b));
             separable[a][b] = p.separable;
             separable[b][a] = p.separable;
         }

@@ -206,6 +206,13 @@ fn pair_tables_tests_and_differences_match_the_reference_on_every_policy() {
                         e["separable"].as_bool().unwrap(),
                         "{w}: separable"
                     );
+                    let at = |id: &str| rep.models.iter().position(|m| m == id).unwrap();
+                    let (ia, ib) = (at(&p.model_a), at(&p.model_b));
+                    assert_eq!(rep.separable[ia][ib], p.separable, "{w}: matrix");
+                    assert_eq!(
+                        rep.separable[ib][ia], p.separable,
+                        "{w}: matrix (symmetric)"
+                    );
                     close(p.ber_a, &e["ber_a"], EXACT, &format!("{w}: BER A"));
                     close(p.ber_b, &e["ber_b"], EXACT, &format!("{w}: BER B"));
                     close(
