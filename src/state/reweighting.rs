@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use atlas_core::cases::level_label;
+use atlas_core::compare::{rank_bands as compare_rank_bands, RankBands};
 use atlas_core::number::WholeRule;
 use atlas_core::reweight::{
     format_weight, weights_from_entries, ConditionWeights, PresetKind, ReweightBasis,
@@ -203,6 +204,9 @@ pub struct ExplorerModel {
     pub boot: RwSignal<BootState>,
     /// 95% intervals of the current valid weights (when the bootstrap is ready for this policy).
     pub intervals: Memo<Option<Arc<Vec<Option<ScoreInterval>>>>>,
+    /// 95% rank bands and tie groups of the current valid weights, from the same replicates as
+    /// `intervals` ([`atlas_core::compare::rank_bands`]; `atlas compare` prints the same).
+    pub rank_bands: Memo<Option<Arc<RankBands>>>,
     /// Models shown in the table, the charts and the exports (bundle order).
     pub shown_models: RwSignal<Vec<bool>>,
     /// Conditions shown (bundle order).
@@ -469,6 +473,18 @@ impl ExplorerModel {
             }
             boot.intervals(&valid.get(), 0.95).ok().map(Arc::new)
         });
+        let rank_bands = Memo::new(move |_| {
+            let BootState::Ready { boot, policy } = boot.get() else {
+                return None;
+            };
+            let b = basis.get();
+            if policy != b.0.policy() {
+                return None;
+            }
+            compare_rank_bands(&b.0, &boot, &valid.get(), 0.95)
+                .ok()
+                .map(Arc::new)
+        });
         let model = ExplorerModel {
             loaded: StoredValue::new(loaded.clone()),
             basis,
@@ -485,6 +501,7 @@ impl ExplorerModel {
             boot_error: RwSignal::new(None),
             boot,
             intervals,
+            rank_bands,
             shown_models: RwSignal::new(if shown_models.len() == n_models {
                 shown_models
             } else {
@@ -739,6 +756,23 @@ impl ExplorerModel {
             reps: boot.reps(),
             intervals: Arc::new(intervals),
         })
+    }
+
+    /// 95% rank bands and tie groups of the **equal-weight** reference score (Eq. 4), for the
+    /// Overview's ranking: the same replicates as [`ExplorerModel::equal_weight_intervals`] and the
+    /// same [`atlas_core::compare::rank_bands`] as `atlas compare` (bands in bundle order); `None`
+    /// until the bootstrap is ready for the current repeat policy.
+    pub fn equal_weight_rank_bands(&self) -> Option<Arc<RankBands>> {
+        let BootState::Ready { boot, policy } = self.boot.get() else {
+            return None;
+        };
+        let basis = self.basis.get();
+        if policy != basis.0.policy() {
+            return None;
+        }
+        compare_rank_bands(&basis.0, &boot, &ConditionWeights::equal(&basis.0), 0.95)
+            .ok()
+            .map(Arc::new)
     }
 
     /// File-name stem of this bundle's exports.

@@ -3,6 +3,7 @@
 //! [`crate::state::reweighting::ExplorerModel`].
 
 use crate::state::reweighting::{BootState, ExplorerModel, BOOT_REPS, BOOT_SEED};
+use crate::views::headline::{band_text, tie_groups_text};
 
 use crate::ui::glossary::Term;
 use atlas_core::reweight::{
@@ -304,6 +305,10 @@ pub fn Reweighting() -> impl IntoView {
                 ..Column::number("Rank")
             },
             Column {
+                class: "band".into(),
+                ..Column::number("Rank band (95%)")
+            },
+            Column {
                 class: "equal-rank".into(),
                 ..Column::number("Equal-weight rank")
             },
@@ -331,6 +336,7 @@ pub fn Reweighting() -> impl IntoView {
         };
         let basis = model.basis.get().0;
         let intervals = model.intervals.get();
+        let bands = model.rank_bands.get();
         let shown_m = model.shown_models.get();
         let shown_c = model.shown_conditions.get();
         view.rows
@@ -346,6 +352,12 @@ pub fn Reweighting() -> impl IntoView {
                     SortKey::number(ci.map(|i| i.lo)),
                     SortKey::number(r.delta_pp),
                     SortKey::number(r.rank),
+                    SortKey::number(
+                        bands
+                            .as_ref()
+                            .and_then(|b| b.bands.get(r.m))
+                            .and_then(|b| b.lo),
+                    ),
                     SortKey::number(r.equal_rank),
                     SortKey::number(r.abstain_share),
                 ];
@@ -372,6 +384,7 @@ pub fn Reweighting() -> impl IntoView {
         };
         let basis = model.basis.get().0;
         let intervals = model.intervals.get();
+        let bands = model.rank_bands.get();
         let shown_c = model.shown_conditions.get();
         {
             {
@@ -405,6 +418,20 @@ pub fn Reweighting() -> impl IntoView {
                     _ => "",
                 };
                 let flagged = !r.abstain_flag.is_empty();
+                let band = bands.as_ref().and_then(|b| b.bands.get(r.m));
+                let band_lo = band
+                    .and_then(|b| b.lo)
+                    .map(|x| x.to_string())
+                    .unwrap_or_default();
+                let band_hi = band
+                    .and_then(|b| b.hi)
+                    .map(|x| x.to_string())
+                    .unwrap_or_default();
+                let band_text = if band.is_some() {
+                    band_text(band)
+                } else {
+                    "…".to_string()
+                };
                 view! {
                     <tr data-model=r.id.clone() class=moved data-high-abstain=flagged.to_string()>
                         <th scope="row" class="text" title=format!("model id: {}", r.id)>{r.label.clone()}</th>
@@ -414,6 +441,7 @@ pub fn Reweighting() -> impl IntoView {
                             data-hi=ci.map(|i| i.hi.to_string()).unwrap_or_default()>{ci_text}</td>
                         <td class="delta num" data-value=r.delta_pp.map(|x| x.to_string()).unwrap_or_default()>{display_points(r.delta_pp)}</td>
                         <td class="rank num" data-value=r.rank.map(|x| x.to_string()).unwrap_or_default()>{r.rank_text.clone()}</td>
+                        <td class="band num" data-lo=band_lo data-hi=band_hi>{band_text}</td>
                         <td class="equal-rank num" data-value=r.equal_rank.map(|x| x.to_string()).unwrap_or_default()>{r.equal_rank_text.clone()}</td>
                         <td class="abstain num" class:high-abstain=flagged data-value=r.abstain_share.map(|x| x.to_string()).unwrap_or_default()>
                             {r.abstain_share.map_or(NO_VALUE.to_string(), atlas_core::abstain::share_text)}
@@ -434,6 +462,17 @@ pub fn Reweighting() -> impl IntoView {
         let ids = &models_for_summary;
         let (visible, hidden): (Vec<_>, Vec<_>) = r.inverted_pairs.iter().partition(|(a, b)| {
             shown.get(*a).copied().unwrap_or(true) && shown.get(*b).copied().unwrap_or(true)
+        });
+        let ties = model.rank_bands.get().map(|b| {
+            let labels = model.labels.get_value();
+            let label = |id: &str| {
+                ids.iter()
+                    .position(|m| m == id)
+                    .and_then(|m| labels.get(m).cloned())
+                    .unwrap_or_else(|| id.to_string())
+            };
+            let groups = b.tie_groups.iter().filter(|g| g.len() > 1).count();
+            view! { <p class="reweight-ties" id="reweight-ties" data-groups=groups>{tie_groups_text(&b, &label)}</p> }
         });
         let items = visible
             .iter()
@@ -460,6 +499,7 @@ pub fn Reweighting() -> impl IntoView {
                 {(!hidden.is_empty()).then(|| view! {
                     <p class="hint">{format!("{} further inverted pair(s) involve hidden models.", hidden.len())}</p>
                 })}
+                {ties}
             </div>
         })
     };

@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use atlas_core::compare::{RankBand, RankBands};
 use atlas_core::headline::{headline, Headline as HeadlineData, HeadlineOptions, Ranked};
 use leptos::prelude::*;
 
@@ -49,6 +50,7 @@ pub fn Headline(loaded: Arc<Loaded>) -> impl IntoView {
         .iter()
         .map(|m| m.to_string())
         .collect();
+    let bands_ids = model_ids.clone();
     let with_intervals = Memo::new(move |_| {
         let (h, _) = data.get();
         let Some(info) = explorer.equal_weight_intervals() else {
@@ -90,7 +92,8 @@ pub fn Headline(loaded: Arc<Loaded>) -> impl IntoView {
             <h2 id="headline-title">"Overview"</h2>
             {move || {
                 let (h, ready) = with_intervals.get();
-                body(&h, ready, &link)
+                let bands = explorer.equal_weight_rank_bands();
+                body(&h, ready, bands.as_deref().map(|b| (b, bands_ids.as_slice())), &link)
             }}
             <h3 class="headline-do">"What you can do here"</h3>
             <ul class="headline-actions">
@@ -121,7 +124,50 @@ fn interval_text(r: &Ranked) -> String {
     )
 }
 
-fn body(h: &HeadlineData, intervals_ready: bool, link: &dyn Fn(&str) -> String) -> impl IntoView {
+/// A rank or a rank-band end: `2`, `2.5`.
+fn rank_number(x: f64) -> String {
+    let t = format!("{x:.1}");
+    t.strip_suffix(".0").map_or(t.clone(), str::to_string)
+}
+
+/// A 95 % rank band as text: `3` when it is one rank, `2 – 4` otherwise.
+pub(crate) fn band_text(band: Option<&RankBand>) -> String {
+    match band.and_then(|b| Some((b.lo?, b.hi?))) {
+        Some((lo, hi)) if (hi - lo).abs() < 1e-9 => rank_number(lo),
+        Some((lo, hi)) => format!("{} – {}", rank_number(lo), rank_number(hi)),
+        None => NO_VALUE.to_string(),
+    }
+}
+
+/// The tie groups in words, with model labels: which models this audit cannot order.
+pub(crate) fn tie_groups_text(bands: &RankBands, label: &dyn Fn(&str) -> String) -> String {
+    let groups: Vec<String> = bands
+        .tie_groups
+        .iter()
+        .filter(|g| g.len() > 1)
+        .map(|g| g.iter().map(|m| label(m)).collect::<Vec<_>>().join(", "))
+        .collect();
+    if groups.is_empty() {
+        "Every model's 95% rank band is a single rank: this audit settles the whole order."
+            .to_string()
+    } else {
+        format!(
+            "This audit cannot settle the order within {} (overlapping 95% rank bands: a tie group).",
+            groups
+                .iter()
+                .map(|g| format!("{{{g}}}"))
+                .collect::<Vec<_>>()
+                .join(" · ")
+        )
+    }
+}
+
+fn body(
+    h: &HeadlineData,
+    intervals_ready: bool,
+    bands: Option<(&RankBands, &[String])>,
+    link: &dyn Fn(&str) -> String,
+) -> impl IntoView {
     let s = &h.size;
     let p = &h.provenance;
     let mut size = format!(
@@ -159,6 +205,15 @@ fn body(h: &HeadlineData, intervals_ready: bool, link: &dyn Fn(&str) -> String) 
         .iter()
         .map(|r| {
             let interval = interval_text(r);
+            let band = bands.and_then(|(b, ids)| {
+                ids.iter()
+                    .position(|id| *id == r.model)
+                    .and_then(|m| b.bands.get(m))
+            });
+            let band_lo = band.and_then(|b| b.lo).map_or_else(String::new, |v| v.to_string());
+            let band_hi = band.and_then(|b| b.hi).map_or_else(String::new, |v| v.to_string());
+            let band_group = band.and_then(|b| b.group).map_or_else(String::new, |g| g.to_string());
+            let band = band_text(band);
             let flag = r.high_abstain.then(|| {
                 view! { <span class="flag" title="This score averages a cell where most answers are Abstain (missing, §B.2)">" ⚠"</span> }
             });
@@ -173,6 +228,7 @@ fn body(h: &HeadlineData, intervals_ready: bool, link: &dyn Fn(&str) -> String) 
                     <th scope="row" class="model" title=r.model.clone()>{r.label.clone()}{flag}</th>
                     <td class="num score">{percent(r.score, 1)}</td>
                     <td class="num interval">{interval}</td>
+                    <td class="num band" data-band-lo=band_lo data-band-hi=band_hi data-group=band_group>{band}</td>
                 </tr>
             }
         })
@@ -189,6 +245,21 @@ fn body(h: &HeadlineData, intervals_ready: bool, link: &dyn Fn(&str) -> String) 
             }
         })
         .collect_view();
+    let labels: Vec<(String, String)> = h
+        .ranking
+        .iter()
+        .map(|r| (r.model.clone(), r.label.clone()))
+        .collect();
+    let tie_line = bands.map(|(b, _)| {
+        let label = |id: &str| {
+            labels
+                .iter()
+                .find(|(m, _)| m == id)
+                .map_or_else(|| id.to_string(), |(_, l)| l.clone())
+        };
+        let groups = b.tie_groups.iter().filter(|g| g.len() > 1).count();
+        view! { <p class="headline-ties" id="headline-ties" data-groups=groups>{tie_groups_text(b, &label)}</p> }
+    });
     view! {
         <p class="headline-sentence">{h.sentence.clone()}</p>
         <p class="headline-size">{size}</p>
@@ -202,7 +273,7 @@ fn body(h: &HeadlineData, intervals_ready: bool, link: &dyn Fn(&str) -> String) 
                         {h.direction.direction.rank_one()} "; "
                         {if intervals_ready {
                             format!(
-                                "95% interval from {} statement-cluster bootstrap replicates (random seed {})",
+                                "95% interval and rank band (2.5–97.5% of the rank) from {} statement-cluster bootstrap replicates (random seed {})",
                                 thousands(h.intervals.reps),
                                 h.intervals.seed
                             )
@@ -217,10 +288,12 @@ fn body(h: &HeadlineData, intervals_ready: bool, link: &dyn Fn(&str) -> String) 
                             <th scope="col">"Model"</th>
                             <th scope="col" class="num">"Score"</th>
                             <th scope="col" class="num">"95% interval"</th>
+                            <th scope="col" class="num"><Term id="rank-band">"Rank band"</Term></th>
                         </tr>
                     </thead>
                     <tbody>{rows}</tbody>
                 </table>
+                {tie_line}
             </div>
             <div class="headline-findings-box">
                 <h3>"What the bundle shows"</h3>

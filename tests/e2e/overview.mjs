@@ -14,7 +14,10 @@
 //  3. the sentence, size and provenance line (bundle id, license, commit) are there;
 //  4. at 1280×800 the ranking table starts in the first screen (bounding box top < 800);
 //  5. at 390 px the page does not overflow sideways;
-//  6. what the headline took in the tab (the section's data-ms; the intervals come from the worker's bootstrap).
+//  6. what the headline took in the tab (the section's data-ms; the intervals come from the worker's bootstrap);
+//  7. each row's 95 % rank band and the tie-group line equal `atlas compare --json` (issue 17), and under
+//     the unit-majority policy — where the default bundle has tie groups — the Overview's and the Scores
+//     view's bands and tie-group lines equal `atlas compare --policy unit_majority --json`.
 // Screenshots (first screen): target/e2e-overview/overview-desktop.png and overview-phone.png.
 // Ends with "N passed, M failed".
 import { execFileSync } from 'node:child_process';
@@ -36,6 +39,16 @@ const cliOut = process.env.ATLAS_BIN
   : execFileSync('cargo', ['run', '-q', '--release', '-p', 'atlas-cli', '--bin', 'atlas', '--', ...cliArgs],
     { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 });
 const cli = JSON.parse(cliOut);
+// The rank bands (issue 17): `atlas compare BUNDLE --json` at equal weights, the same seed and replicates.
+const cmpArgs = ['compare', BUNDLE, '--json'];
+const cmp = JSON.parse(process.env.ATLAS_BIN
+  ? execFileSync(process.env.ATLAS_BIN, cmpArgs, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 })
+  : execFileSync('cargo', ['run', '-q', '--release', '-p', 'atlas-cli', '--bin', 'atlas', '--', ...cmpArgs],
+    { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 }));
+const bandOf = Object.fromEntries(cmp.rank_bands.bands.map((b) => [b.model, b]));
+const rankNum = (x) => { const t = x.toFixed(1); return t.endsWith('.0') ? t.slice(0, -2) : t; };
+const bandText = (b) => (Math.abs(b.hi - b.lo) < 1e-9 ? rankNum(b.lo) : `${rankNum(b.lo)} – ${rankNum(b.hi)}`);
+const tieGroups = cmp.rank_bands.tie_groups.filter((g) => g.length > 1).length;
 console.log(`atlas overview: ${cli.ranking.length} models, ${cli.findings.length} findings, bundle ${cli.bundle}`);
 
 let passed = 0, failed = 0;
@@ -57,7 +70,7 @@ async function run(label, viewport) {
   await page.goto(`${base}?view=overview`);
   await page.waitForSelector('#headline-ranking tbody tr', { timeout: 60000 });
   // The intervals come from the re-weighting bootstrap in the analysis worker and fill in when it is done.
-  await page.waitForFunction(() => document.querySelector('#headline-ranking caption')?.textContent.includes('95% interval from'), null, { timeout: 120000 });
+  await page.waitForFunction(() => document.querySelector('#headline-ranking caption')?.textContent.includes('95% interval and rank band'), null, { timeout: 120000 });
   const got = await page.evaluate(() => {
     const q = (s) => document.querySelector(s);
     const rows = [...document.querySelectorAll('#headline-ranking tbody tr')].map((tr) => ({
@@ -67,6 +80,8 @@ async function run(label, viewport) {
       title: tr.querySelector('th.model')?.getAttribute('title'),
       scoreText: tr.querySelector('td.score')?.textContent.trim(),
       intervalText: tr.querySelector('td.interval')?.textContent.trim(),
+      bandLo: tr.querySelector('td.band')?.dataset.bandLo, bandHi: tr.querySelector('td.band')?.dataset.bandHi,
+      bandText: tr.querySelector('td.band')?.textContent.trim(),
     }));
     const findings = [...document.querySelectorAll('#headline-findings li')].map((li) => ({
       key: li.dataset.finding, value: li.dataset.value,
@@ -81,6 +96,7 @@ async function run(label, viewport) {
       provenance: q('.headline-provenance')?.textContent ?? '',
       actions: document.querySelectorAll('.headline-actions li').length,
       ms: q('#headline')?.dataset.ms,
+      ties: q('#headline-ties')?.dataset.groups, tiesText: q('#headline-ties')?.textContent ?? '',
       scrollWidth: document.scrollingElement.scrollWidth,
     };
   });
@@ -96,9 +112,15 @@ async function run(label, viewport) {
     check(`${tag} ${r.model}: shown as rank ${r.rank}, ${pct(r.score)}, ${pct(lo)} – ${pct(hi)}`,
       row.rank === String(r.rank) && row.scoreText === pct(r.score) && row.intervalText === `${pct(lo)} – ${pct(hi)}`,
       JSON.stringify(row));
+    const band = bandOf[r.model];
+    check(`${tag} ${r.model}: rank band ${band ? bandText(band) : '?'} equals atlas compare's (2.5–97.5 % of the rank over the same replicates)`,
+      band && Number(row.bandLo) === band.lo && Number(row.bandHi) === band.hi && row.bandText === bandText(band), JSON.stringify({ row, band }));
     check(`${tag} ${r.model}: the label is shown, the id on hover`, row.label === r.label && row.title === r.model,
       JSON.stringify(row));
   });
+  check(`${tag} the tie-group line names as many unsettled groups as atlas compare (${tieGroups})`,
+    got.ties === String(tieGroups) && (tieGroups === 0 ? got.tiesText.includes('settles the whole order') : got.tiesText.includes('cannot settle')),
+    JSON.stringify({ ties: got.ties, text: got.tiesText }));
   check(`${tag} the findings are the CLI's, in its order`,
     JSON.stringify(got.findings.map((f) => f.key)) === JSON.stringify(cli.findings.map((f) => f.key)),
     JSON.stringify(got.findings.map((f) => f.key)));
@@ -128,9 +150,42 @@ async function run(label, viewport) {
   await page.close();
 }
 
+// Under the unit-majority repeat policy the default bundle has tie groups (atlas compare --policy
+// unit_majority): the Overview and the Scores view's re-weighting table show the same bands, and the
+// tie-group line names every group of more than one model.
+async function tieGroupsUnderUnitMajority() {
+  const args = ['compare', BUNDLE, '--policy', 'unit_majority', '--json'];
+  const um = JSON.parse(process.env.ATLAS_BIN
+    ? execFileSync(process.env.ATLAS_BIN, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 })
+    : execFileSync('cargo', ['run', '-q', '--release', '-p', 'atlas-cli', '--bin', 'atlas', '--', ...args],
+      { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 }));
+  const groups = um.rank_bands.tie_groups.filter((g) => g.length > 1);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  for (const view of ['overview', 'scores']) {
+    await page.goto(`${base}?view=${view}&policy=unit_majority`);
+    const sel = view === 'overview' ? '#headline-ranking tbody tr td.band' : '#reweight-table tbody tr td.band';
+    await page.waitForFunction((s) => [...document.querySelectorAll(s)].length > 0
+      && [...document.querySelectorAll(s)].every((td) => (td.dataset.bandLo ?? td.dataset.lo) !== ''), sel, { timeout: 120000 });
+    const got = await page.$$eval(sel, (tds) => tds.map((td) => ({ model: td.closest('tr').dataset.model,
+      lo: Number(td.dataset.bandLo ?? td.dataset.lo), hi: Number(td.dataset.bandHi ?? td.dataset.hi) })));
+    const bad = got.filter((g) => { const b = um.rank_bands.bands.find((x) => x.model === g.model); return !b || b.lo !== g.lo || b.hi !== g.hi; });
+    check(`[unit_majority ${view}] ${got.length} rank bands equal atlas compare --policy unit_majority's`, got.length === um.models.length && bad.length === 0, JSON.stringify(bad));
+    const line = view === 'overview' ? '#headline-ties' : '#reweight-ties';
+    const ties = await page.$eval(line, (p) => ({ n: p.dataset.groups, text: p.textContent }));
+    check(`[unit_majority ${view}] the tie-group line names its ${groups.length} groups of models the audit cannot order`,
+      groups.length > 0 && ties.n === String(groups.length) && ties.text.includes('cannot settle') && (ties.text.match(/\{/g) || []).length === groups.length,
+      JSON.stringify({ ties, groups }));
+  }
+  check('[unit_majority] no page error', errors.length === 0, errors.join('; '));
+  await page.close();
+}
+
 try {
   await run('desktop', { width: 1280, height: 800 });
   await run('phone', { width: 390, height: 844 });
+  await tieGroupsUnderUnitMajority();
 } finally {
   await browser.close();
   server.close();

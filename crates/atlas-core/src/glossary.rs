@@ -169,6 +169,13 @@ pub const ENTRIES: &[Entry] = &[
         source: "the BiAxisBias paper §3.5 and §D.1",
     },
     Entry {
+        id: "rank-band",
+        term: "rank band",
+        definition: "The range of ranks a model takes when the audit's statements are resampled: the middle 95 % of its ranks over the bootstrap replicates (for example 2–4). Models whose bands overlap form a tie group: this audit cannot settle their order.",
+        paper_term: "percentile interval of the rank over the statement-cluster bootstrap",
+        source: "the BiAxisBias paper §D.2 (statement-cluster bootstrap) and §6 (rankings for model selection); defined in Audit Atlas's docs/statistics.md, \"Comparing models\"",
+    },
+    Entry {
         id: "random-seed",
         term: "random seed",
         definition: "The number that fixes the pseudo-random draws (bootstrap intervals, audit draws, samples), so the same bundle, settings and random seed give the same numbers again.",

@@ -10,10 +10,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The section numbers of the BiAxisBias paper (arXiv 2605.09041), copied by hand from its headings
-/// (`## 3 BiAxisBias Design`, `### 3.1 Measurement Target`, …, `### H.3 Responsible Use`).
+/// (`## 3 BiAxisBias Design`, `### 3.1 Measurement Target`, …, `## 6 Governance Implications and
+/// Limitations` (no subsections), …, `### H.3 Responsible Use`).
 const BIAXIS_SECTIONS: &[&str] = &[
     "1", "2.1", "2.2", "2.3", "3.1", "3.2", "3.3", "3.4", "3.5", "3.6", "4.1", "4.2", "4.3", "4.4",
-    "4.5", "4.6", "5.1", "5.2", "5.3", "5.4", "B.1", "B.2", "B.3", "B.4", "C.1", "C.2", "C.3",
+    "4.5", "4.6", "5.1", "5.2", "5.3", "5.4", "6", "B.1", "B.2", "B.3", "B.4", "C.1", "C.2", "C.3",
     "D.1", "D.2", "D.3", "E.1", "E.2", "E.3", "E.4", "F.1", "F.2", "G.1", "G.2", "H.1", "H.2",
     "H.3",
 ];
