@@ -154,7 +154,7 @@ async function run(label, viewport) {
 // unit_majority): the Overview and the Scores view's re-weighting table show the same bands, and the
 // tie-group line names every group of more than one model.
 async function tieGroupsUnderUnitMajority() {
-  const args = ['compare', BUNDLE, '--policy', 'unit_majority', '--json'];
+  const args = ['compare', BUNDLE, '--policy', 'unit-majority', '--json'];
   const um = JSON.parse(process.env.ATLAS_BIN
     ? execFileSync(process.env.ATLAS_BIN, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 })
     : execFileSync('cargo', ['run', '-q', '--release', '-p', 'atlas-cli', '--bin', 'atlas', '--', ...args],
