@@ -663,7 +663,13 @@ impl Rq2Matrix {
         (scores, dropped)
     }
 
-    fn score_into(&self, draw: &AuditDraw, sc: &mut Scratch, out: &mut [f64], dropped: &mut [u32]) {
+    pub(crate) fn score_into(
+        &self,
+        draw: &AuditDraw,
+        sc: &mut Scratch,
+        out: &mut [f64],
+        dropped: &mut [u32],
+    ) {
         dropped.iter_mut().for_each(|v| *v = 0);
         let m_len = self.models;
         sc.group_sum.iter_mut().for_each(|v| *v = 0.0);
@@ -705,7 +711,7 @@ impl Rq2Matrix {
     }
 }
 
-struct Scratch {
+pub(crate) struct Scratch {
     sum: Vec<f64>,
     n: Vec<u32>,
     group_sum: Vec<f64>,
@@ -713,7 +719,7 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn new(models: usize) -> Self {
+    pub(crate) fn new(models: usize) -> Self {
         Scratch {
             sum: vec![0.0; models],
             n: vec![0; models],
@@ -814,7 +820,7 @@ fn std_error(v: &[f64]) -> Option<f64> {
     Some((ss / (v.len() - 1) as f64).sqrt() / (v.len() as f64).sqrt())
 }
 
-fn range(v: &[f64], level: f64) -> Option<[f64; 2]> {
+pub(crate) fn range(v: &[f64], level: f64) -> Option<[f64; 2]> {
     percentile_interval(v, level).map(|(lo, hi)| [lo, hi])
 }
 
