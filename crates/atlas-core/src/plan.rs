@@ -51,7 +51,8 @@ use crate::bundle::Audit;
 use crate::direction::ScoreDirection;
 use crate::resample::{percentile, DrawStream};
 use crate::rq2::{
-    summarize_draws_in, Design, DesignDraws, Metric, Rq2Error, Rq2Matrix, Scratch, DEFAULT_SEED,
+    summarize_draws_in, AuditDraw, Design, DesignDraws, DrawScratch, Metric, Rq2Error, Rq2Matrix,
+    Scratch, DEFAULT_SEED,
 };
 use crate::stats::RepeatPolicy;
 
@@ -575,6 +576,8 @@ impl Planner {
         let mut scratch = Scratch::new(m_all);
         let mut buf = vec![f64::NAN; m_all];
         let mut dropped_buf = vec![0u32; m_all];
+        let mut draw_scratch = DrawScratch::default();
+        let mut draw = AuditDraw::default();
         let mut main = Vec::with_capacity(options.draws);
         let mut dropped = Vec::with_capacity(options.draws);
         let mut draw_mae = Vec::with_capacity(options.draws);
@@ -586,9 +589,8 @@ impl Planner {
         });
         let (mut right, mut tied, mut unscored) = (0usize, 0usize, 0usize);
         for _ in 0..options.draws {
-            let draw = self
-                .matrix
-                .draw(design, budget, &mut stream)
+            self.matrix
+                .draw_into(design, budget, &mut stream, &mut draw_scratch, &mut draw)
                 .map_err(design_error)?;
             self.matrix
                 .score_into(&draw, &mut scratch, &mut buf, &mut dropped_buf);

@@ -561,33 +561,75 @@ impl Rq2Matrix {
         budget: usize,
         stream: &mut DrawStream,
     ) -> Result<AuditDraw, Rq2Error> {
+        let mut out = AuditDraw::default();
+        self.draw_into(
+            design,
+            budget,
+            stream,
+            &mut DrawScratch::default(),
+            &mut out,
+        )?;
+        Ok(out)
+    }
+
+    /// [`Rq2Matrix::draw`] into `out` (its groups are reused), with reusable `scratch`: the same
+    /// words consumed and the same cells in the same order, without allocating per draw once the
+    /// buffers have grown ([`DrawStream::sample_without_replacement_into`]). On error `out` is
+    /// unspecified.
+    ///
+    /// # Errors
+    /// Those of [`Rq2Matrix::design_budget`].
+    pub fn draw_into(
+        &self,
+        design: Design,
+        budget: usize,
+        stream: &mut DrawStream,
+        scratch: &mut DrawScratch,
+        out: &mut AuditDraw,
+    ) -> Result<(), Rq2Error> {
         let used = self.design_budget(design, budget)?;
         let b = to_u32(used)?;
         let k_all = self.conditions.len() as u32;
         let s_len = self.statements;
-        let mut groups = Vec::new();
+        let groups_needed = match design {
+            Design::Concentrated | Design::Srs => 1,
+            Design::Stratified | Design::Balanced => k_all as usize,
+            Design::Coverage(kk) => kk,
+        };
+        out.groups.resize_with(groups_needed, Vec::new);
+        out.groups.truncate(groups_needed);
+        out.groups.iter_mut().for_each(Vec::clear);
+        let DrawScratch {
+            sample,
+            picks,
+            counts,
+            chosen,
+        } = scratch;
         match design {
             Design::Concentrated => {
                 let k = below(stream, k_all) as usize;
                 let t = below(stream, self.templates[k].len() as u32);
-                let cells = stream
-                    .sample_without_replacement(s_len, b)?
-                    .into_iter()
-                    .map(|s| self.flat(k, t, s))
-                    .collect();
-                groups.push(cells);
+                picks.clear();
+                stream.sample_without_replacement_into(s_len, b, sample, picks)?;
+                out.groups[0].extend(picks.iter().map(|&s| self.flat(k, t, s)));
             }
-            Design::Srs => groups.push(stream.sample_without_replacement(self.cells, b)?),
+            Design::Srs => {
+                stream.sample_without_replacement_into(self.cells, b, sample, &mut out.groups[0])?
+            }
             Design::Stratified => {
                 let q = b / k_all;
-                let mut n_k = vec![q; k_all as usize];
-                for k in stream.sample_without_replacement(k_all, b % k_all)? {
-                    n_k[k as usize] += 1;
+                counts.clear();
+                counts.resize(k_all as usize, q);
+                picks.clear();
+                stream.sample_without_replacement_into(k_all, b % k_all, sample, picks)?;
+                for &k in picks.iter() {
+                    counts[k as usize] += 1;
                 }
-                for (k, &n) in n_k.iter().enumerate() {
+                for (k, &n) in counts.iter().enumerate() {
                     let t = below(stream, self.templates[k].len() as u32);
                     let j = u64::from(below(stream, s_len));
-                    let mut cells = Vec::with_capacity(n as usize);
+                    let cells = &mut out.groups[k];
+                    cells.reserve(n as usize);
                     let mut cum = 0u64;
                     let s64 = u64::from(s_len);
                     for cat in &self.categories {
@@ -595,50 +637,51 @@ impl Rq2Matrix {
                         cum += cat.statements.len() as u64;
                         let after = (u64::from(n) * cum + j) / s64;
                         let n_g = (after - before) as u32;
-                        for p in
-                            stream.sample_without_replacement(cat.statements.len() as u32, n_g)?
-                        {
+                        picks.clear();
+                        stream.sample_without_replacement_into(
+                            cat.statements.len() as u32,
+                            n_g,
+                            sample,
+                            picks,
+                        )?;
+                        for &p in picks.iter() {
                             cells.push(self.flat(k, t, cat.statements[p as usize]));
                         }
                     }
-                    groups.push(cells);
                 }
             }
             Design::Balanced => {
                 for k in 0..k_all as usize {
                     let t = below(stream, self.templates[k].len() as u32);
-                    let cells = self
-                        .categories
-                        .iter()
-                        .map(|cat| {
-                            let p = below(stream, cat.statements.len() as u32);
-                            self.flat(k, t, cat.statements[p as usize])
-                        })
-                        .collect();
-                    groups.push(cells);
+                    let cells = &mut out.groups[k];
+                    for cat in &self.categories {
+                        let p = below(stream, cat.statements.len() as u32);
+                        cells.push(self.flat(k, t, cat.statements[p as usize]));
+                    }
                 }
             }
             Design::Coverage(kk) => {
                 let kk = kk as u32;
-                let chosen = stream.sample_without_replacement(k_all, kk)?;
+                chosen.clear();
+                stream.sample_without_replacement_into(k_all, kk, sample, chosen)?;
                 let q = b / kk;
-                let mut n_p = vec![q; kk as usize];
-                for p in stream.sample_without_replacement(kk, b % kk)? {
-                    n_p[p as usize] += 1;
+                counts.clear();
+                counts.resize(kk as usize, q);
+                picks.clear();
+                stream.sample_without_replacement_into(kk, b % kk, sample, picks)?;
+                for &p in picks.iter() {
+                    counts[p as usize] += 1;
                 }
-                for (&k, &n) in chosen.iter().zip(&n_p) {
+                for (g, (&k, &n)) in chosen.iter().zip(counts.iter()).enumerate() {
                     let k = k as usize;
                     let t = below(stream, self.templates[k].len() as u32);
-                    let cells = stream
-                        .sample_without_replacement(s_len, n)?
-                        .into_iter()
-                        .map(|s| self.flat(k, t, s))
-                        .collect();
-                    groups.push(cells);
+                    picks.clear();
+                    stream.sample_without_replacement_into(s_len, n, sample, picks)?;
+                    out.groups[g].extend(picks.iter().map(|&s| self.flat(k, t, s)));
                 }
             }
         }
-        Ok(AuditDraw { groups })
+        Ok(())
     }
 
     /// Every model's score in `draw` (fractions): the mean over groups of the mean over the group's
@@ -727,6 +770,15 @@ impl Scratch {
             group_n: vec![0; models],
         }
     }
+}
+
+/// Reusable memory of [`Rq2Matrix::draw_into`].
+#[derive(Debug, Clone, Default)]
+pub struct DrawScratch {
+    sample: crate::resample::SampleScratch,
+    picks: Vec<u32>,
+    counts: Vec<u32>,
+    chosen: Vec<u32>,
 }
 
 /// The mean of a metric over draws with its Monte Carlo standard error and percentile range.
@@ -1351,6 +1403,8 @@ pub fn analyze_rq2_with_progress(
     let mut scratch = Scratch::new(matrix.models);
     let mut buf = vec![f64::NAN; matrix.models];
     let mut dropped_buf = vec![0u32; matrix.models];
+    let mut draw_scratch = DrawScratch::default();
+    let mut draw = AuditDraw::default();
     for &design in &designs {
         let used = matrix.design_budget(design, options.budget)?;
         let mut audit_stream = DrawStream::with_stream(options.seed, design.audit_stream());
@@ -1364,7 +1418,7 @@ pub fn analyze_rq2_with_progress(
                 (&mut audit_stream, &mut main, &mut main_dropped),
                 (&mut repeat_stream, &mut repeat, &mut repeat_dropped),
             ] {
-                let draw = matrix.draw(design, options.budget, stream)?;
+                matrix.draw_into(design, options.budget, stream, &mut draw_scratch, &mut draw)?;
                 matrix.score_into(&draw, &mut scratch, &mut buf, &mut dropped_buf);
                 out.push(
                     buf.iter()
