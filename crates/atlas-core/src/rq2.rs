@@ -296,6 +296,9 @@ pub struct Rq2Matrix {
     cells: u32,
     /// Unit values, `z[cell · models + m]`, NaN = missing.
     z: Vec<f64>,
+    /// Per cell `2 · models` numbers: the unit values with missing as 0, then 1 (valid) / 0 (missing)
+    /// per model — what [`Rq2Matrix::draw`]'s scoring reads, one row per cell.
+    packed: Vec<f64>,
 }
 
 fn to_u32(n: usize) -> Result<u32, Rq2Error> {
@@ -400,7 +403,16 @@ impl Rq2Matrix {
                 }
             }
         }
+        let packed = z
+            .chunks(models.max(1))
+            .flat_map(|row| {
+                let values = row.iter().map(|v| if v.is_nan() { 0.0 } else { *v });
+                let valid = row.iter().map(|v| if v.is_nan() { 0.0 } else { 1.0 });
+                values.chain(valid).collect::<Vec<f64>>()
+            })
+            .collect();
         Ok(Rq2Matrix {
+            packed,
             models,
             reference,
             conditions,
@@ -719,25 +731,34 @@ impl Rq2Matrix {
         sc.group_n.iter_mut().for_each(|v| *v = 0);
         for group in &draw.groups {
             sc.sum.iter_mut().for_each(|v| *v = 0.0);
-            sc.n.iter_mut().for_each(|v| *v = 0);
+            sc.n.iter_mut().for_each(|v| *v = 0.0);
+            // One gather per cell for all models: the cell's row of `packed` holds the models'
+            // values (missing = 0) then their valid flags (1 / 0), so the loop has no branch. Adding
+            // 0.0 for a missing unit leaves the sum bit for bit as skipping it would (the sums start
+            // at +0.0 and the values are not negative), and the count is exact in f64.
+            let width = 2 * m_len;
             for &cell in group {
                 // Cells outside the matrix (only possible in a hand-made draw) are skipped.
                 let Some(row) = self
-                    .z
-                    .get(cell as usize * m_len..(cell as usize + 1) * m_len)
+                    .packed
+                    .get(cell as usize * width..(cell as usize + 1) * width)
                 else {
                     continue;
                 };
-                for (m, &v) in row.iter().enumerate() {
-                    if !v.is_nan() {
-                        sc.sum[m] += v;
-                        sc.n[m] += 1;
-                    }
+                let (values, valid) = row.split_at(m_len);
+                for ((sum, n), (v, ok)) in sc
+                    .sum
+                    .iter_mut()
+                    .zip(sc.n.iter_mut())
+                    .zip(values.iter().zip(valid))
+                {
+                    *sum += v;
+                    *n += ok;
                 }
             }
             for (m, lost) in dropped.iter_mut().enumerate().take(m_len) {
-                if sc.n[m] > 0 {
-                    sc.group_sum[m] += sc.sum[m] / sc.n[m] as f64;
+                if sc.n[m] > 0.0 {
+                    sc.group_sum[m] += sc.sum[m] / sc.n[m];
                     sc.group_n[m] += 1;
                 } else {
                     *lost += 1;
@@ -756,7 +777,8 @@ impl Rq2Matrix {
 
 pub(crate) struct Scratch {
     sum: Vec<f64>,
-    n: Vec<u32>,
+    /// Valid units per model (an exact integer count kept as f64).
+    n: Vec<f64>,
     group_sum: Vec<f64>,
     group_n: Vec<u32>,
 }
@@ -765,7 +787,7 @@ impl Scratch {
     pub(crate) fn new(models: usize) -> Self {
         Scratch {
             sum: vec![0.0; models],
-            n: vec![0; models],
+            n: vec![0.0; models],
             group_sum: vec![0.0; models],
             group_n: vec![0; models],
         }
