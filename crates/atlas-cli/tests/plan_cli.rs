@@ -4,7 +4,7 @@
 //! (unknown model, budget 0, a budget above the observable cells, an unknown design, a pair target
 //! without a pair) exits non-zero with a message naming the input.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;

@@ -39,7 +39,7 @@ fn rq2(policy: RepeatPolicy, budget: usize, weights: Option<Vec<f64>>) -> Rq2Rep
     .expect("RQ2 runs")
 }
 
-fn rq2_design<'a>(report: &'a Rq2Report, design: Design) -> &'a DesignResult {
+fn rq2_design(report: &Rq2Report, design: Design) -> &DesignResult {
     match design {
         Design::Coverage(k) => &report.coverage[k - 1],
         d => report.design(d.key()).expect("design in the report"),
