@@ -55,7 +55,7 @@ CHECK_BUDGETS = (20, 50, 100, 200, 384)
 CHECK_DRAWS = 10_000
 CHECK_TARGET_MAE = 2.0
 SEED = 20260722
-CHUNK_CELLS = 8_000_000  # random keys per chunk (memory bound)
+CHUNK_CELLS = 2_000_000  # random keys per chunk (fastest here: the arrays stay in cache)
 
 
 class Matrix:
@@ -65,6 +65,10 @@ class Matrix:
         self.M, self.K, self.T, self.S = z.shape
         self.zc = np.ascontiguousarray(z.transpose(1, 2, 3, 0).reshape(-1, self.M))  # (K*T*S, M)
         self.cells = self.zc.shape[0]
+        # One gather per cell for all models: the models' values (missing = 0) then their valid flags, so
+        # a sum over the sampled cells gives sums and counts at once (faster than nanmean, same means).
+        valid = ~np.isnan(self.zc)
+        self.packed = np.concatenate([np.where(valid, self.zc, 0.0), valid.astype(np.float64)], axis=1)
         with np.errstate(invalid="ignore"):
             t_mean = np.nanmean(z, axis=3)  # (M, K, T) template means
             c_mean = np.nanmean(t_mean, axis=2)
@@ -76,7 +80,17 @@ class Matrix:
         self.perm = np.array([s for g in groups for s in g])  # statements, category by category
         self.sizes = np.array([len(g) for g in groups])
         self.cum = np.concatenate([[0], np.cumsum(self.sizes)])
+        self.cat_idx = np.repeat(np.arange(len(self.sizes)), self.sizes)  # category of each sorted position
+        self.cat_of_perm = self.cat_idx.astype(np.float64)
+        self.rank_in_cat = np.arange(self.S) - self.cum[self.cat_idx]
         self.direction = direction
+
+    def mean_of(self, cells: np.ndarray, axis: int) -> np.ndarray:
+        """Per model, the mean over `axis` of the valid unit values of `cells` (NaN: none valid)."""
+        g = self.packed[cells].sum(axis=axis)
+        sums, n = g[..., : self.M], g[..., self.M :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(n > 0, sums / np.maximum(n, 1), np.nan)
 
     def keys(self, scores: np.ndarray) -> np.ndarray:
         if self.direction == "higher":
@@ -92,14 +106,14 @@ class Matrix:
         else:
             stmts = np.argpartition(rng.random((d, self.S)), b - 1, axis=1)[:, :b]
         cells = ((k * self.T + t) * self.S)[:, None] + stmts
-        return np.nanmean(self.zc[cells], axis=1)
+        return self.mean_of(cells, 1)
 
     def srs(self, rng, d: int, b: int) -> np.ndarray:
         if b == self.cells:
             cells = np.broadcast_to(np.arange(self.cells), (d, self.cells))
         else:
             cells = np.argpartition(rng.random((d, self.cells)), b - 1, axis=1)[:, :b]
-        return np.nanmean(self.zc[cells], axis=1)
+        return self.mean_of(cells, 1)
 
     def stratified(self, rng, d: int, b: int) -> np.ndarray:
         K, S = self.K, self.S
@@ -111,22 +125,21 @@ class Matrix:
         j = rng.integers(S, size=(d, K))
         cut = (n[..., None] * self.cum + j[..., None]) // S  # (d, K, G+1)
         n_g = np.diff(cut, axis=-1)  # statements per category, sum = n
-        keys = rng.random((d, K, S))  # in category order (self.perm)
-        take = np.empty((d, K, S), bool)
-        for g in range(len(self.sizes)):
-            lo, hi = self.cum[g], self.cum[g + 1]
-            rank = keys[..., lo:hi].argsort(-1).argsort(-1)
-            take[..., lo:hi] = rank < n_g[..., g, None]
+        # Uniform without replacement within each category, all at once: sort category + key, so
+        # category g fills sorted positions cum[g]..cum[g+1] in random order; take its first n_g.
+        order = np.argsort(self.cat_of_perm + rng.random((d, K, S)), axis=-1)
+        take = self.rank_in_cat < np.take(n_g, self.cat_idx, axis=-1)  # (d, K, S) over positions
         width = q + 1 if r else q
-        pos = np.argsort(~take, axis=-1, kind="stable")[..., :width]  # the chosen first
+        pos = np.argsort(~take, axis=-1, kind="stable")[..., :width]  # the chosen positions first
         chosen = np.take_along_axis(take, pos, axis=-1)  # False: padding of a q-statement condition
-        stmt = self.perm[pos]
+        stmt = self.perm[np.take_along_axis(order, pos, axis=-1)]
         cells = ((np.arange(K)[None, :] * self.T + t) * S)[..., None] + stmt  # (d, K, width)
-        vals = self.zc[cells]  # (d, K, width, M)
-        vals[~chosen] = np.nan
-        with np.errstate(invalid="ignore"):
-            cond = np.nanmean(vals, axis=2)  # (d, K, M); a condition without a valid unit leaves
-            return np.nanmean(cond, axis=1)
+        g = self.packed[cells] * chosen[..., None]  # (d, K, width, 2M)
+        g = g.sum(axis=2)
+        sums, n = g[..., : self.M], g[..., self.M :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cond = np.where(n > 0, sums / np.maximum(n, 1), np.nan)  # (d, K, M)
+            return np.nanmean(cond, axis=1)  # a condition without a valid unit leaves
 
     def run(self, design: str, seed: int, draws: int, budget: int) -> np.ndarray:
         rng = np.random.default_rng(np.random.SeedSequence([seed, DESIGNS.index(design)]))
