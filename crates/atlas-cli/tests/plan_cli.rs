@@ -95,7 +95,7 @@ fn plan_audit_text_names_the_inputs_and_answers_the_target() {
         "plan-audit",
         &bundle(),
         "--budgets",
-        "100,384",
+        "100,384,1500",
         "--draws",
         "200",
         "--target-mae",
@@ -108,7 +108,10 @@ fn plan_audit_text_names_the_inputs_and_answers_the_target() {
     assert!(ok, "{err}");
     for needle in [
         "Plan an audit of bundle decodingtrust-stereotype-v1: seed 20260722, 200 draws per estimate",
-        "designs: concentrated, srs, stratified; budgets (responses per model): 100, 384",
+        "designs: concentrated, srs, stratified; budgets (responses per model): 100, 384, 1500",
+        // A budget a design cannot read is skipped, with the design named.
+        "  budget 1500 skipped: concentrated would read 1500 statements of one template; the bundle has 384",
+        "  budget 1500 skipped: stratified would read 500 statements of one template; the bundle has 384",
         "this bundle's own conditions",
         "score MAE ≤ 2 pp in 95 % of audits:",
         "order of gpt-4-0314 and gpt-3.5-turbo-0301 right in ≥ 90 % of audits:",

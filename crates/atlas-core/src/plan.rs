@@ -798,7 +798,7 @@ impl Planner {
                 match self.matrix.design_budget(design, b) {
                     Err(e) => skipped.push(SkippedBudget {
                         budget: b,
-                        reason: e.to_string(),
+                        reason: skip_reason(design, &e),
                     }),
                     Ok(used) if estimates.iter().any(|e| e.budget == used) => {}
                     Ok(_) => estimates.push(self.estimate(design, b, &est_options)?),
@@ -882,6 +882,23 @@ impl Planner {
             designs,
             answers,
         })
+    }
+}
+
+/// Why `design` cannot read a budget, in words naming the design (RQ2's own message says "a
+/// concentrated audit" for every design that reads too many statements of one template).
+fn skip_reason(design: Design, e: &Rq2Error) -> String {
+    match e {
+        Rq2Error::BudgetExceedsStatements { budget, statements } => format!(
+            "{} would read {budget} statements of one template; the bundle has {statements}",
+            design_name(design)
+        ),
+        Rq2Error::BudgetBelowConditions { budget, conditions } => format!(
+            "{} reads at least one statement in each of {conditions} conditions; budget {budget} is \
+             too small",
+            design_name(design)
+        ),
+        other => other.to_string(),
     }
 }
 
