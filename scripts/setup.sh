@@ -85,9 +85,9 @@ if [ "$WITH_TEST" = 1 ]; then
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
   fi
-  if ! "$CACHE/venv/bin/python" -c 'import numpy, jsonschema, pandas, scipy, sklearn' 2>/dev/null; then
-    say "creating the Python venv $CACHE/venv (numpy, jsonschema, pandas, scipy, scikit-learn)"
-    python3 -m venv "$CACHE/venv"
+  if ! "$CACHE/venv/bin/python" -c 'import numpy, jsonschema, pandas, scipy, sklearn, statsmodels' 2>/dev/null; then
+    say "creating or completing the Python venv $CACHE/venv (numpy, jsonschema, pandas, scipy, scikit-learn, statsmodels)"
+    [ -x "$CACHE/venv/bin/python" ] || python3 -m venv "$CACHE/venv"
     "$CACHE/venv/bin/pip" install -q -r tests/requirements.txt
   fi
   # The real local model of the pilot tests (idempotent; the first install compiles llama.cpp).

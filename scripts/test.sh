@@ -51,6 +51,7 @@ step "numpy variance-components reference is current" "$PY" tests/reference/vari
 step "numpy RQ2 equal-budget reference is current" "$PY" tests/reference/rq2_reference.py --check
 step "vectorised numpy RQ2 planner reference (bench/rq2_numpy_vec.py) is current" "$PY" bench/rq2_numpy_vec.py --check
 step "numpy/scipy re-weighting reference is current" "$PY" tests/reference/reweight_reference.py --check
+step "statsmodels/scipy/numpy model-comparison reference (McNemar, BH, Holm, paired bootstrap, rank bands) is current" "$PY" tests/reference/compare_reference.py --check
 step "pandas/scikit-learn RQ3 reference is current" "$PY" tests/reference/rq3_reference.py --check
 step "numpy Overview headline reference is current" "$PY" tests/reference/headline_reference.py --check
 step "pandas Clinical-view reference is current" "$PY" tests/reference/clinical_view_reference.py --check

@@ -24,6 +24,10 @@
 //!   keys from environment variables (`docs/pilot.md`, "Native runner");
 //! - `atlas overview FILE [--policy P] [--reps N] [--seed S] [--json]` prints the headline of a bundle
 //!   (what it is, size, provenance, ranking with 95% intervals, findings): the app's Overview;
+//! - `atlas compare FILE [--a MODEL --b MODEL] [--policy P] [--weights … | --preset …] [--reps N]
+//!   [--seed S] [--alpha A] [--json | --csv [pairs|bands]]` compares models: McNemar's exact and mid-p
+//!   tests on matched units, paired BER and Eq. 4 score differences with statement-cluster bootstrap
+//!   intervals, BH and Holm adjustments over all pairs, the separable matrix and rank bands;
 //! - `atlas validate FILE` reads a bundle and reports the first problem, naming record and field;
 //! - `atlas stats FILE [--policy P] [--json] [--abstain-threshold T]` prints Selection BER per model ×
 //!   condition and the condition-balanced reference score (seed `000_…` Eq. 4) with ranks in the
@@ -31,6 +35,7 @@
 
 mod amqa;
 mod clinical;
+mod compare;
 mod decodingtrust;
 mod import;
 mod overview;
@@ -94,6 +99,10 @@ enum Command {
     /// The headline of a bundle: what it is, its size and provenance, the ranking by the reference
     /// score (Eq. 4) with 95% intervals, and the headline findings (the app's Overview).
     Overview(overview::OverviewArgs),
+    /// Compare models: paired McNemar tests on matched units, BER and Eq. 4 score differences with
+    /// statement-cluster bootstrap intervals, BH (FDR) and Holm adjustments, separable pairs, rank
+    /// bands and tie groups (docs/statistics.md, "Comparing models").
+    Compare(compare::CompareArgs),
     /// Pilot audits against real providers (docs/pilot.md): design, plan (estimate and hard cap),
     /// run or resume with retries and a persisted state, bundle, summary.
     Pilot(pilot::PilotArgs),
@@ -226,6 +235,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::AnalyzeRq3(args) => rq3::run(args),
         Command::Reweight(args) => reweight::run(args),
         Command::Overview(args) => overview::run(args),
+        Command::Compare(args) => compare::run(args),
         Command::Pilot(args) => pilot::run(args),
         Command::Import(args) => {
             let command_line = std::iter::once("atlas".to_string())

@@ -13,6 +13,7 @@ pub mod abstain;
 pub mod bundle;
 pub mod cases;
 pub mod clinical;
+pub mod compare;
 pub mod decode;
 pub mod direction;
 pub mod error;
