@@ -11,8 +11,59 @@
 #   bench/rq2_bench.sh                         # defaults
 #   DRAWS=1000 REPEAT=1 bench/rq2_bench.sh     # quick look
 #   LAYOUT=nested bench/rq2_bench.sh           # the 13.6 MB nested layout instead
+#
+#   bench/rq2_bench.sh headline                # issue 17 §3: the headline RQ2 on the DEFAULT bundle
+# The headline mode runs concentrated, SRS and stratified (B = 200, 10,000 audit draws each, 8 models, the
+# shipped DecodingTrust bundle) as
+#   native     target/release/atlas plan-audit BUNDLE --design concentrated,srs,stratified --budget 200
+#              --draws 10000 --json   (RQ2's audit draws and metrics, identical to analyze-rq2's)
+#   numpy-vec  bench/rq2_numpy_vec.py: vectorised numpy, the same three designs and metrics, with the
+#              native numbers side by side (z-scores of the differences)
+# and, labelled apart because they do more work (every design incl. the coverage curve, the repeat
+# draws and the contrast bootstrap): native analyze-rq2 and the old per-design loop numpy
+# (bench/rq2_numpy.py). Wall and CPU seconds (user + sys; on a shared machine the wall time includes
+# waiting for a core), median of REPEAT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [[ ${1:-} == headline ]]; then
+  DRAWS=${DRAWS:-10000}
+  BUDGET=${BUDGET:-200}
+  SEED=${SEED:-20260722}
+  REPEAT=${REPEAT:-3}
+  PY=${PYTHON:-$HOME/.cache/audit-atlas/venv/bin/python}
+  CLI=target/release/atlas
+  bundle=static/bundles/decodingtrust-stereotype/bundle.json
+  [[ -x $CLI ]] || { echo "missing $CLI: run cargo build --release -p atlas-cli" >&2; exit 2; }
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/atlas-rq2-headline.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+  timed() { # label, command...: appends "wall cpu" to $tmp/$label
+    local label=$1; shift
+    /usr/bin/time -f '%e %U %S' -o "$tmp/t" "$@" >"$tmp/$label.out"
+    awk '{printf "%s %.3f\n", $1, $2 + $3}' "$tmp/t" >>"$tmp/$label"
+    echo "  $label: wall/cpu seconds $(tail -1 "$tmp/$label")"
+  }
+  echo "headline RQ2: $bundle, concentrated/srs/stratified, budget $BUDGET, $DRAWS draws, seed $SEED, $REPEAT repetitions"
+  for ((i = 0; i < REPEAT; i++)); do
+    timed native "$CLI" plan-audit "$bundle" --design concentrated,srs,stratified --budget "$BUDGET" \
+      --draws "$DRAWS" --seed "$SEED" --json
+    timed numpy-vec "$PY" bench/rq2_numpy_vec.py "$bundle" --draws "$DRAWS" --budget "$BUDGET" --seed "$SEED" \
+      --repeat 1 --compare "$tmp/native.out"
+    timed native-full-rq2 "$CLI" analyze-rq2 "$bundle" --draws "$DRAWS" --budget "$BUDGET" --seed "$SEED" --format json
+    timed numpy-loop-full-rq2 "$PY" bench/rq2_numpy.py "$bundle" --draws "$DRAWS" --budget "$BUDGET" --seed "$SEED" --repeat 1
+  done
+  sed 's/^/  /' "$tmp/numpy-vec.out"
+  col() { awk -v c="$2" '{print $c}' "$tmp/$1" | median; }
+  nw=$(col native 1); nc=$(col native 2); vw=$(col numpy-vec 1); vc=$(col numpy-vec 2)
+  echo
+  printf '| %-20s | %9s | %9s |\n' run "wall s" "cpu s"
+  printf '| %-20s | %9s | %9s |\n' --- ---: ---:
+  for r in native numpy-vec native-full-rq2 numpy-loop-full-rq2; do
+    printf '| %-20s | %9.3f | %9.3f |\n' "$r" "$(col $r 1)" "$(col $r 2)"
+  done
+  printf 'numpy-vec / native (same work): wall %.2f×, cpu %.2f×\n' "$(echo "$vw / $nw" | bc -l)" "$(echo "$vc / $nc" | bc -l)"
+  exit 0
+fi
 DRAWS=${DRAWS:-10000}
 BUDGET=${BUDGET:-200}
 SEED=${SEED:-20260722}

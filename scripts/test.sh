@@ -49,6 +49,7 @@ step "scipy/numpy rank and resampling reference is current" "$PY" tests/referenc
 step "numpy/scipy RQ1 reference is current" "$PY" tests/reference/rq1_reference.py --check
 step "numpy variance-components reference is current" "$PY" tests/reference/variance_reference.py --check
 step "numpy RQ2 equal-budget reference is current" "$PY" tests/reference/rq2_reference.py --check
+step "vectorised numpy RQ2 planner reference (bench/rq2_numpy_vec.py) is current" "$PY" bench/rq2_numpy_vec.py --check
 step "numpy/scipy re-weighting reference is current" "$PY" tests/reference/reweight_reference.py --check
 step "statsmodels/scipy/numpy model-comparison reference (McNemar, BH, Holm, paired bootstrap, rank bands) is current" "$PY" tests/reference/compare_reference.py --check
 step "pandas/scikit-learn RQ3 reference is current" "$PY" tests/reference/rq3_reference.py --check

@@ -10,6 +10,10 @@
 //! - `atlas synth --seed S --out FILE` writes a seeded SYNTHETIC full-scale bundle (no real outputs);
 //! - `atlas analyze-rq2 FILE --draws N --budget B --seed S [--policy P] [--format text|json|csv]`
 //!   runs the equal-budget audits of seed `000_…` §3.5 (Tables 13, 14, 15);
+//! - `atlas plan-audit FILE [--design D …] [--budget N | --budgets a,b,c] [--models …] [--draws N]
+//!   [--seed S] [--target-mae X] [--target-inversions Y] [--pair A,B --target-pair Z] [--json]`
+//!   plans an audit with the bundle as the finite reference (issue 17: predicted error per design and
+//!   budget, smallest budget meeting a target);
 //! - `atlas import --mapping M.json IN... -o OUT` imports CSV / TSV / JSONL / JSON results into a
 //!   bundle (`--preview` shows detected columns and value counts; see `docs/import-mapping.md`);
 //! - `atlas reweight FILE [--policy P] [--weights c=w,… | --preset equal|baseline|sweep:NAME]
@@ -36,6 +40,7 @@ mod decodingtrust;
 mod import;
 mod overview;
 mod pilot;
+mod plan;
 mod qpain;
 mod reweight;
 mod rq1;
@@ -79,6 +84,10 @@ enum Command {
     Synth(synth::SynthArgs),
     /// RQ2 (seed 000 §3.5, §5.3, D.1, D.2): equal-budget audits, printed like Tables 13, 14 and 15.
     AnalyzeRq2(rq2::AnalyzeRq2Args),
+    /// Plan an audit with the bundle as the finite reference (seed 000 §3.5, §5.3): predicted score
+    /// MAE, RMSE, τ-b, inversions and a pair's order per design and budget, and the smallest budget
+    /// meeting a target. Predicts error against this bundle's conditions, not unseen ones.
+    PlanAudit(plan::PlanAuditArgs),
     /// RQ3 (seed 000 §3.3, §5.4, E.2, E.3): Selection versus judge-coded Rationale, printed like
     /// Tables 3, 18 and 19 with the per model × condition cells.
     AnalyzeRq3(rq3::AnalyzeRq3Args),
@@ -222,6 +231,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::AnalyzeRq2(args) => rq2::run(args),
+        Command::PlanAudit(args) => plan::run(args),
         Command::AnalyzeRq3(args) => rq3::run(args),
         Command::Reweight(args) => reweight::run(args),
         Command::Overview(args) => overview::run(args),

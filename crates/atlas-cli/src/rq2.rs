@@ -48,13 +48,13 @@ pub struct AnalyzeRq2Args {
     pub format: Format,
 }
 
-fn parse_policy(s: &str) -> Result<RepeatPolicy, String> {
+pub(crate) fn parse_policy(s: &str) -> Result<RepeatPolicy, String> {
     RepeatPolicy::from_key(&s.replace('-', "_")).ok_or_else(|| {
         format!("unknown repeat policy {s:?}: use all_responses, first_repeat or unit_majority")
     })
 }
 
-fn parse_weights(spec: &str, audit: &Audit) -> Result<Vec<f64>> {
+pub(crate) fn parse_weights(spec: &str, audit: &Audit) -> Result<Vec<f64>> {
     let ids = audit.condition_ids();
     let mut weights = vec![1.0; ids.len()];
     for part in spec.split(',').filter(|p| !p.trim().is_empty()) {

@@ -21,6 +21,7 @@ pub mod format;
 pub mod glossary;
 pub mod headline;
 pub mod number;
+pub mod plan;
 pub mod query;
 pub mod rank;
 pub mod resample;

@@ -153,6 +153,47 @@ impl DrawStream {
         }
     }
 
+    /// [`DrawStream::sample_without_replacement`] appending to `out` and reusing `scratch` across
+    /// calls: the same words consumed and the same indices in the same order (the same Fisher–Yates
+    /// draws), without allocating once `scratch` has grown to `n` slots. The slot array is kept as the
+    /// identity between calls (the `k` swaps are undone afterwards, `O(k)`), so a call costs `O(k)`, not
+    /// `O(n)`. Beyond [`SampleScratch::MAX_DENSE`] slots it falls back to the sparse form.
+    ///
+    /// # Errors
+    /// [`ResampleError::SampleTooLarge`] when `k > n` (nothing consumed, nothing appended).
+    pub fn sample_without_replacement_into(
+        &mut self,
+        n: u32,
+        k: u32,
+        scratch: &mut SampleScratch,
+        out: &mut Vec<u32>,
+    ) -> Result<(), ResampleError> {
+        if k > n {
+            return Err(ResampleError::SampleTooLarge { n, k });
+        }
+        if n as usize > SampleScratch::MAX_DENSE {
+            out.extend(self.sample_sparse(n, k));
+            return Ok(());
+        }
+        let slots = &mut scratch.slots;
+        if slots.len() < n as usize {
+            let start = slots.len() as u32;
+            slots.extend(start..n);
+        }
+        scratch.swaps.clear();
+        out.reserve(k as usize);
+        for i in 0..k {
+            let j = i + self.draw_below(n - i);
+            slots.swap(i as usize, j as usize);
+            out.push(slots[i as usize]);
+            scratch.swaps.push(j);
+        }
+        for (i, &j) in scratch.swaps.iter().enumerate().rev() {
+            slots.swap(i, j as usize);
+        }
+        Ok(())
+    }
+
     fn sample_dense(&mut self, n: u32, k: u32) -> Vec<u32> {
         let mut slots: Vec<u32> = (0..n).collect();
         let mut out = Vec::with_capacity(k as usize);
@@ -210,6 +251,19 @@ impl DrawStream {
             *slot = self.index_nonzero(n);
         }
     }
+}
+
+/// Reusable memory of [`DrawStream::sample_without_replacement_into`]: a slot array kept as the
+/// identity `0, 1, 2, …` between calls, and the swaps of the current call.
+#[derive(Debug, Clone, Default)]
+pub struct SampleScratch {
+    slots: Vec<u32>,
+    swaps: Vec<u32>,
+}
+
+impl SampleScratch {
+    /// Largest `n` drawn with the dense slot array (4 Mi slots, 16 MiB); beyond, the sparse form.
+    pub const MAX_DENSE: usize = 1 << 22;
 }
 
 fn u32_len(len: usize) -> Result<u32, ResampleError> {
@@ -487,6 +541,38 @@ impl Fnv1a {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn sample_without_replacement_into_draws_what_sample_without_replacement_draws() {
+        let mut scratch = SampleScratch::default();
+        let mut a = DrawStream::with_stream(7, 3);
+        let mut b = DrawStream::with_stream(7, 3);
+        // Dense and sparse regimes of the allocating form, n growing and shrinking between calls.
+        for &(n, k) in &[
+            (10, 3),
+            (3456, 200),
+            (3456, 2000),
+            (384, 384),
+            (5, 0),
+            (100_000, 50),
+            (1, 1),
+            (3456, 20),
+            (96, 17),
+        ] {
+            let expected = a.sample_without_replacement(n, k).unwrap();
+            let mut got = vec![u32::MAX];
+            b.sample_without_replacement_into(n, k, &mut scratch, &mut got)
+                .unwrap();
+            assert_eq!(got[0], u32::MAX, "appends");
+            assert_eq!(&got[1..], &expected[..], "n = {n}, k = {k}");
+        }
+        assert_eq!(a.next_u32(), b.next_u32(), "the same words consumed");
+        let mut out = Vec::new();
+        assert!(b
+            .sample_without_replacement_into(3, 4, &mut scratch, &mut out)
+            .is_err());
+        assert!(out.is_empty());
+    }
     use super::*;
 
     #[test]

@@ -296,6 +296,9 @@ pub struct Rq2Matrix {
     cells: u32,
     /// Unit values, `z[cell · models + m]`, NaN = missing.
     z: Vec<f64>,
+    /// Per cell `2 · models` numbers: the unit values with missing as 0, then 1 (valid) / 0 (missing)
+    /// per model — what [`Rq2Matrix::draw`]'s scoring reads, one row per cell.
+    packed: Vec<f64>,
 }
 
 fn to_u32(n: usize) -> Result<u32, Rq2Error> {
@@ -400,7 +403,16 @@ impl Rq2Matrix {
                 }
             }
         }
+        let packed = z
+            .chunks(models.max(1))
+            .flat_map(|row| {
+                let values = row.iter().map(|v| if v.is_nan() { 0.0 } else { *v });
+                let valid = row.iter().map(|v| if v.is_nan() { 0.0 } else { 1.0 });
+                values.chain(valid).collect::<Vec<f64>>()
+            })
+            .collect();
         Ok(Rq2Matrix {
+            packed,
             models,
             reference,
             conditions,
@@ -561,33 +573,75 @@ impl Rq2Matrix {
         budget: usize,
         stream: &mut DrawStream,
     ) -> Result<AuditDraw, Rq2Error> {
+        let mut out = AuditDraw::default();
+        self.draw_into(
+            design,
+            budget,
+            stream,
+            &mut DrawScratch::default(),
+            &mut out,
+        )?;
+        Ok(out)
+    }
+
+    /// [`Rq2Matrix::draw`] into `out` (its groups are reused), with reusable `scratch`: the same
+    /// words consumed and the same cells in the same order, without allocating per draw once the
+    /// buffers have grown ([`DrawStream::sample_without_replacement_into`]). On error `out` is
+    /// unspecified.
+    ///
+    /// # Errors
+    /// Those of [`Rq2Matrix::design_budget`].
+    pub fn draw_into(
+        &self,
+        design: Design,
+        budget: usize,
+        stream: &mut DrawStream,
+        scratch: &mut DrawScratch,
+        out: &mut AuditDraw,
+    ) -> Result<(), Rq2Error> {
         let used = self.design_budget(design, budget)?;
         let b = to_u32(used)?;
         let k_all = self.conditions.len() as u32;
         let s_len = self.statements;
-        let mut groups = Vec::new();
+        let groups_needed = match design {
+            Design::Concentrated | Design::Srs => 1,
+            Design::Stratified | Design::Balanced => k_all as usize,
+            Design::Coverage(kk) => kk,
+        };
+        out.groups.resize_with(groups_needed, Vec::new);
+        out.groups.truncate(groups_needed);
+        out.groups.iter_mut().for_each(Vec::clear);
+        let DrawScratch {
+            sample,
+            picks,
+            counts,
+            chosen,
+        } = scratch;
         match design {
             Design::Concentrated => {
                 let k = below(stream, k_all) as usize;
                 let t = below(stream, self.templates[k].len() as u32);
-                let cells = stream
-                    .sample_without_replacement(s_len, b)?
-                    .into_iter()
-                    .map(|s| self.flat(k, t, s))
-                    .collect();
-                groups.push(cells);
+                picks.clear();
+                stream.sample_without_replacement_into(s_len, b, sample, picks)?;
+                out.groups[0].extend(picks.iter().map(|&s| self.flat(k, t, s)));
             }
-            Design::Srs => groups.push(stream.sample_without_replacement(self.cells, b)?),
+            Design::Srs => {
+                stream.sample_without_replacement_into(self.cells, b, sample, &mut out.groups[0])?
+            }
             Design::Stratified => {
                 let q = b / k_all;
-                let mut n_k = vec![q; k_all as usize];
-                for k in stream.sample_without_replacement(k_all, b % k_all)? {
-                    n_k[k as usize] += 1;
+                counts.clear();
+                counts.resize(k_all as usize, q);
+                picks.clear();
+                stream.sample_without_replacement_into(k_all, b % k_all, sample, picks)?;
+                for &k in picks.iter() {
+                    counts[k as usize] += 1;
                 }
-                for (k, &n) in n_k.iter().enumerate() {
+                for (k, &n) in counts.iter().enumerate() {
                     let t = below(stream, self.templates[k].len() as u32);
                     let j = u64::from(below(stream, s_len));
-                    let mut cells = Vec::with_capacity(n as usize);
+                    let cells = &mut out.groups[k];
+                    cells.reserve(n as usize);
                     let mut cum = 0u64;
                     let s64 = u64::from(s_len);
                     for cat in &self.categories {
@@ -595,50 +649,51 @@ impl Rq2Matrix {
                         cum += cat.statements.len() as u64;
                         let after = (u64::from(n) * cum + j) / s64;
                         let n_g = (after - before) as u32;
-                        for p in
-                            stream.sample_without_replacement(cat.statements.len() as u32, n_g)?
-                        {
+                        picks.clear();
+                        stream.sample_without_replacement_into(
+                            cat.statements.len() as u32,
+                            n_g,
+                            sample,
+                            picks,
+                        )?;
+                        for &p in picks.iter() {
                             cells.push(self.flat(k, t, cat.statements[p as usize]));
                         }
                     }
-                    groups.push(cells);
                 }
             }
             Design::Balanced => {
                 for k in 0..k_all as usize {
                     let t = below(stream, self.templates[k].len() as u32);
-                    let cells = self
-                        .categories
-                        .iter()
-                        .map(|cat| {
-                            let p = below(stream, cat.statements.len() as u32);
-                            self.flat(k, t, cat.statements[p as usize])
-                        })
-                        .collect();
-                    groups.push(cells);
+                    let cells = &mut out.groups[k];
+                    for cat in &self.categories {
+                        let p = below(stream, cat.statements.len() as u32);
+                        cells.push(self.flat(k, t, cat.statements[p as usize]));
+                    }
                 }
             }
             Design::Coverage(kk) => {
                 let kk = kk as u32;
-                let chosen = stream.sample_without_replacement(k_all, kk)?;
+                chosen.clear();
+                stream.sample_without_replacement_into(k_all, kk, sample, chosen)?;
                 let q = b / kk;
-                let mut n_p = vec![q; kk as usize];
-                for p in stream.sample_without_replacement(kk, b % kk)? {
-                    n_p[p as usize] += 1;
+                counts.clear();
+                counts.resize(kk as usize, q);
+                picks.clear();
+                stream.sample_without_replacement_into(kk, b % kk, sample, picks)?;
+                for &p in picks.iter() {
+                    counts[p as usize] += 1;
                 }
-                for (&k, &n) in chosen.iter().zip(&n_p) {
+                for (g, (&k, &n)) in chosen.iter().zip(counts.iter()).enumerate() {
                     let k = k as usize;
                     let t = below(stream, self.templates[k].len() as u32);
-                    let cells = stream
-                        .sample_without_replacement(s_len, n)?
-                        .into_iter()
-                        .map(|s| self.flat(k, t, s))
-                        .collect();
-                    groups.push(cells);
+                    picks.clear();
+                    stream.sample_without_replacement_into(s_len, n, sample, picks)?;
+                    out.groups[g].extend(picks.iter().map(|&s| self.flat(k, t, s)));
                 }
             }
         }
-        Ok(AuditDraw { groups })
+        Ok(())
     }
 
     /// Every model's score in `draw` (fractions): the mean over groups of the mean over the group's
@@ -663,32 +718,47 @@ impl Rq2Matrix {
         (scores, dropped)
     }
 
-    fn score_into(&self, draw: &AuditDraw, sc: &mut Scratch, out: &mut [f64], dropped: &mut [u32]) {
+    pub(crate) fn score_into(
+        &self,
+        draw: &AuditDraw,
+        sc: &mut Scratch,
+        out: &mut [f64],
+        dropped: &mut [u32],
+    ) {
         dropped.iter_mut().for_each(|v| *v = 0);
         let m_len = self.models;
         sc.group_sum.iter_mut().for_each(|v| *v = 0.0);
         sc.group_n.iter_mut().for_each(|v| *v = 0);
         for group in &draw.groups {
             sc.sum.iter_mut().for_each(|v| *v = 0.0);
-            sc.n.iter_mut().for_each(|v| *v = 0);
+            sc.n.iter_mut().for_each(|v| *v = 0.0);
+            // One gather per cell for all models: the cell's row of `packed` holds the models'
+            // values (missing = 0) then their valid flags (1 / 0), so the loop has no branch. Adding
+            // 0.0 for a missing unit leaves the sum bit for bit as skipping it would (the sums start
+            // at +0.0 and the values are not negative), and the count is exact in f64.
+            let width = 2 * m_len;
             for &cell in group {
                 // Cells outside the matrix (only possible in a hand-made draw) are skipped.
                 let Some(row) = self
-                    .z
-                    .get(cell as usize * m_len..(cell as usize + 1) * m_len)
+                    .packed
+                    .get(cell as usize * width..(cell as usize + 1) * width)
                 else {
                     continue;
                 };
-                for (m, &v) in row.iter().enumerate() {
-                    if !v.is_nan() {
-                        sc.sum[m] += v;
-                        sc.n[m] += 1;
-                    }
+                let (values, valid) = row.split_at(m_len);
+                for ((sum, n), (v, ok)) in sc
+                    .sum
+                    .iter_mut()
+                    .zip(sc.n.iter_mut())
+                    .zip(values.iter().zip(valid))
+                {
+                    *sum += v;
+                    *n += ok;
                 }
             }
             for (m, lost) in dropped.iter_mut().enumerate().take(m_len) {
-                if sc.n[m] > 0 {
-                    sc.group_sum[m] += sc.sum[m] / sc.n[m] as f64;
+                if sc.n[m] > 0.0 {
+                    sc.group_sum[m] += sc.sum[m] / sc.n[m];
                     sc.group_n[m] += 1;
                 } else {
                     *lost += 1;
@@ -705,22 +775,32 @@ impl Rq2Matrix {
     }
 }
 
-struct Scratch {
+pub(crate) struct Scratch {
     sum: Vec<f64>,
-    n: Vec<u32>,
+    /// Valid units per model (an exact integer count kept as f64).
+    n: Vec<f64>,
     group_sum: Vec<f64>,
     group_n: Vec<u32>,
 }
 
 impl Scratch {
-    fn new(models: usize) -> Self {
+    pub(crate) fn new(models: usize) -> Self {
         Scratch {
             sum: vec![0.0; models],
-            n: vec![0; models],
+            n: vec![0.0; models],
             group_sum: vec![0.0; models],
             group_n: vec![0; models],
         }
     }
+}
+
+/// Reusable memory of [`Rq2Matrix::draw_into`].
+#[derive(Debug, Clone, Default)]
+pub struct DrawScratch {
+    sample: crate::resample::SampleScratch,
+    picks: Vec<u32>,
+    counts: Vec<u32>,
+    chosen: Vec<u32>,
 }
 
 /// The mean of a metric over draws with its Monte Carlo standard error and percentile range.
@@ -814,7 +894,7 @@ fn std_error(v: &[f64]) -> Option<f64> {
     Some((ss / (v.len() - 1) as f64).sqrt() / (v.len() as f64).sqrt())
 }
 
-fn range(v: &[f64], level: f64) -> Option<[f64; 2]> {
+pub(crate) fn range(v: &[f64], level: f64) -> Option<[f64; 2]> {
     percentile_interval(v, level).map(|(lo, hi)| [lo, hi])
 }
 
@@ -1345,6 +1425,8 @@ pub fn analyze_rq2_with_progress(
     let mut scratch = Scratch::new(matrix.models);
     let mut buf = vec![f64::NAN; matrix.models];
     let mut dropped_buf = vec![0u32; matrix.models];
+    let mut draw_scratch = DrawScratch::default();
+    let mut draw = AuditDraw::default();
     for &design in &designs {
         let used = matrix.design_budget(design, options.budget)?;
         let mut audit_stream = DrawStream::with_stream(options.seed, design.audit_stream());
@@ -1358,7 +1440,7 @@ pub fn analyze_rq2_with_progress(
                 (&mut audit_stream, &mut main, &mut main_dropped),
                 (&mut repeat_stream, &mut repeat, &mut repeat_dropped),
             ] {
-                let draw = matrix.draw(design, options.budget, stream)?;
+                matrix.draw_into(design, options.budget, stream, &mut draw_scratch, &mut draw)?;
                 matrix.score_into(&draw, &mut scratch, &mut buf, &mut dropped_buf);
                 out.push(
                     buf.iter()

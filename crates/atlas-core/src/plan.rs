@@ -1,0 +1,995 @@
+//! Plan an audit (issue 17 §2): how large must an audit be, and spread how, before its scores and
+//! ranking mean something? The loaded bundle is the **finite reference** (seed `000_…` §3.5, §5.3):
+//! its reference scores (Eq. 4, or user condition weights) are the truth, and an audit of `B`
+//! responses per model is simulated by drawing `B` of the bundle's own cells with one of the RQ2
+//! designs ([`crate::rq2`]: concentrated, SRS, stratified, balanced, coverage over `K'` conditions).
+//!
+//! **What this predicts, and what it does not.** The planner predicts the error of an audit against
+//! *this bundle's* conditions, templates and statements. It says nothing about conditions, wordings or
+//! statements the bundle does not contain: an audit of unseen conditions can be further off than
+//! predicted here ([`FINITE_REFERENCE_NOTE`], shown with every result).
+//!
+//! # One estimate
+//! [`Planner::estimate`] runs `draws` audit draws of one design at one budget from
+//! `DrawStream::with_stream(seed, design.audit_stream())` — exactly the audit draws of
+//! [`crate::rq2::analyze_rq2`] for that design (its draws and scores, [`Rq2Matrix::draw`] and the
+//! same scoring), summarised by [`crate::rq2::summarize_draws_in`]. So with every model chosen, an
+//! estimate's score MAE, RMSE, τ-b and inversion rate (means, Monte Carlo SEs, ranges) and the
+//! per-model MAE and exclusion counts are *identical* to RQ2's at the same design, budget, draws and
+//! seed. (RQ2's repeat draws, which read a second stream, are not needed and not drawn.) With a subset
+//! of models, the same draws are summarised over the chosen models only.
+//!
+//! Metrics, per design (errors in percentage points, pp, of the score, a fraction):
+//! * score MAE: mean over models of the mean `|score − reference|` over draws (RQ2's `mae_pp`), with
+//!   the central `level` (95 %) range of the **draw-level MAE** (the mean over the models scored in one
+//!   draw) and its 95th percentile [`Estimate::mae_pp_p95`]: "the MAE of 95 % of audits is at most
+//!   this";
+//! * RMSE, τ-b against the reference ranking, the reference-relative inversion rate (fraction of the
+//!   compared model pairs in the wrong order), as in RQ2;
+//! * for a chosen pair `(A, B)`: the probability that an audit orders the pair as the reference does
+//!   ([`PairEstimate`]): the fraction of **all** draws in which both models have a score and their
+//!   ranking keys ([`crate::direction`]) are strictly in the reference's order. A draw where the two
+//!   tie, or where either has no score, does not settle the order and counts as not right (both
+//!   counted in the output).
+//!
+//! # A plan: curves and the smallest budget
+//! [`plan_audit`] evaluates every chosen design at every budget of a grid (default
+//! [`DEFAULT_BUDGETS`], 20 to 2,000; each budget uses the same seed and streams, so each point equals
+//! RQ2 at that budget). A budget a design cannot read (concentrated above `|S|` statements,
+//! stratified above `K·|S|`, …) is listed as skipped with the reason; the balanced design reads
+//! `K × G` responses whatever the budget, so it has one point. For each target — score MAE ≤ `x` pp
+//! in 95 % of audits (`mae_pp_p95 ≤ x`), mean inversion rate ≤ `y` %, the chosen pair's order right
+//! in ≥ `z` % of audits — the answer per design is the **smallest grid budget at which the target
+//! holds there and at every larger grid budget evaluated** (so a lucky dip of Monte Carlo noise below
+//! the line does not count), or "not reached up to the largest budget evaluated".
+//!
+//! Pure and wasm32-safe: no clock, no threads, no I/O.
+
+use serde::Serialize;
+
+use crate::bundle::Audit;
+use crate::direction::ScoreDirection;
+use crate::resample::{percentile, DrawStream};
+use crate::rq2::{
+    summarize_draws_in, AuditDraw, Design, DesignDraws, DrawScratch, Metric, Rq2Error, Rq2Matrix,
+    Scratch, DEFAULT_SEED,
+};
+use crate::stats::RepeatPolicy;
+
+/// Draws per estimate (issue 17: "a planner estimate of 2,000 draws").
+pub const DEFAULT_DRAWS: usize = 2_000;
+
+/// The default budget grid (responses per model) of [`plan_audit`]: 20 to 2,000.
+pub const DEFAULT_BUDGETS: [usize; 14] = [
+    20, 30, 50, 75, 100, 150, 200, 300, 400, 500, 750, 1000, 1500, 2000,
+];
+
+/// Percentile of the draw-level MAE behind the MAE target ("in 95 % of audits").
+pub const MAE_TARGET_PERCENTILE: f64 = 95.0;
+
+/// The plain statement of what a plan predicts, carried by every [`PlanReport`].
+pub const FINITE_REFERENCE_NOTE: &str = "Predicted error against this bundle's own conditions, \
+templates and statements (the bundle is the finite reference, seed 000 §3.5, §5.3); it does not \
+predict error against conditions or statements the bundle does not contain.";
+
+/// Why a plan cannot be made. Every variant names the input at fault.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlanError {
+    /// A chosen model id is not a model of the bundle.
+    #[error("no model {model:?} in the bundle; its models are {known}")]
+    UnknownModel {
+        /// The id given.
+        model: String,
+        /// The bundle's model ids, comma-separated.
+        known: String,
+    },
+    /// A model id chosen twice.
+    #[error("model {0:?} is chosen twice")]
+    DuplicateModel(String),
+    /// The model list is empty.
+    #[error("no model chosen")]
+    NoModels,
+    /// The pair names the same model twice.
+    #[error("the pair needs two different models; {0:?} was given twice")]
+    SamePairModel(String),
+    /// A pair target without a pair.
+    #[error("a pair target needs a pair of models (--pair A,B)")]
+    PairTargetWithoutPair,
+    /// The design list is empty.
+    #[error("no design chosen")]
+    NoDesigns,
+    /// A coverage design over 0 or more than `K` conditions.
+    #[error(
+        "coverage design over {k} conditions: the bundle has {conditions} reference conditions"
+    )]
+    CoverageOutOfRange {
+        /// Conditions asked for (`K'`).
+        k: usize,
+        /// Reference conditions of the bundle (`K`).
+        conditions: usize,
+    },
+    /// The budget grid is empty.
+    #[error("no budget given")]
+    NoBudgets,
+    /// A budget of 0.
+    #[error("budget 0: the budget must be at least 1 response per model")]
+    ZeroBudget,
+    /// A budget above the observable matrix: no design can read that many distinct cells per model.
+    #[error(
+        "budget {budget} is above the {cells} cells of the bundle's observable matrix: \
+         no audit of this bundle can read that many distinct responses per model"
+    )]
+    BudgetAboveCells {
+        /// The budget given (responses per model).
+        budget: usize,
+        /// Cells of the observable matrix.
+        cells: usize,
+    },
+    /// `draws` is 0.
+    #[error("at least 1 draw is needed")]
+    ZeroDraws,
+    /// `level` is not strictly between 0 and 1.
+    #[error("level {0} is outside (0, 1)")]
+    BadLevel(f64),
+    /// A target value that is not a finite number in its range.
+    #[error("target {name} = {value}: {why}")]
+    BadTarget {
+        /// Which target (`mae_pp`, `inversion_pct`, `pair_pct`).
+        name: &'static str,
+        /// The value given.
+        value: f64,
+        /// The allowed range in words.
+        why: &'static str,
+    },
+    /// One design cannot be drawn at one budget ([`Rq2Matrix::design_budget`]).
+    #[error("{design} at budget {budget}: {source}")]
+    Design {
+        /// [`Design::key`] (with `K'` for coverage).
+        design: String,
+        /// The budget asked for.
+        budget: usize,
+        /// Why.
+        source: Rq2Error,
+    },
+    /// The bundle has no observable matrix ([`Rq2Matrix::new`]).
+    #[error(transparent)]
+    Rq2(#[from] Rq2Error),
+}
+
+/// The name of a design in output and errors: `concentrated`, `srs`, `stratified`, `balanced`,
+/// `coverage:K'`.
+pub fn design_name(design: Design) -> String {
+    match design {
+        Design::Coverage(k) => format!("coverage:{k}"),
+        d => d.key().to_string(),
+    }
+}
+
+/// Parses a design name of [`design_name`] (`coverage-K'` and `coverage=K'` accepted too).
+///
+/// # Errors
+/// A message naming the text and the accepted names.
+pub fn parse_design(text: &str) -> Result<Design, String> {
+    let t = text.trim().to_ascii_lowercase();
+    match t.as_str() {
+        "concentrated" => return Ok(Design::Concentrated),
+        "srs" => return Ok(Design::Srs),
+        "stratified" => return Ok(Design::Stratified),
+        "balanced" => return Ok(Design::Balanced),
+        _ => {}
+    }
+    if let Some(k) = t
+        .strip_prefix("coverage")
+        .and_then(|r| r.strip_prefix([':', '-', '=']))
+    {
+        if let Ok(k) = k.parse::<usize>() {
+            return Ok(Design::Coverage(k));
+        }
+    }
+    Err(format!(
+        "unknown design {text:?}: use concentrated, srs, stratified, balanced or coverage:K \
+         (K conditions)"
+    ))
+}
+
+/// A target of the budget search. Each `None` is no target.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Targets {
+    /// Score MAE at most this many pp in 95 % of audits ([`Estimate::mae_pp_p95`] ≤ x).
+    pub mae_pp: Option<f64>,
+    /// Mean reference-relative inversion rate at most this many percent.
+    pub inversion_pct: Option<f64>,
+    /// The chosen pair in the reference's order in at least this many percent of audits.
+    pub pair_pct: Option<f64>,
+}
+
+/// Settings of [`plan_audit`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanOptions {
+    /// Designs to compare (default concentrated, SRS, stratified).
+    #[serde(skip)]
+    pub designs: Vec<Design>,
+    /// Budget grid, responses per model (default [`DEFAULT_BUDGETS`]); evaluated in increasing order.
+    pub budgets: Vec<usize>,
+    /// Model ids to score (`None` = every model of the bundle, in bundle order).
+    pub models: Option<Vec<String>>,
+    /// Draws per estimate (default [`DEFAULT_DRAWS`]).
+    pub draws: usize,
+    /// Seed of every stream (default [`DEFAULT_SEED`], as RQ2).
+    pub seed: u64,
+    /// How repeats enter the unit values.
+    pub policy: RepeatPolicy,
+    /// Condition weights of the reference (one per bundle condition; `None` = Eq. 4).
+    pub weights: Option<Vec<f64>>,
+    /// Level of the ranges (0.95 = 2.5–97.5 percentiles).
+    pub level: f64,
+    /// Model ids `(A, B)` whose order the audit should get right.
+    pub pair: Option<(String, String)>,
+    /// Targets of the budget search.
+    pub targets: Targets,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            designs: vec![Design::Concentrated, Design::Srs, Design::Stratified],
+            budgets: DEFAULT_BUDGETS.to_vec(),
+            models: None,
+            draws: DEFAULT_DRAWS,
+            seed: DEFAULT_SEED,
+            policy: RepeatPolicy::AllResponses,
+            weights: None,
+            level: 0.95,
+            pair: None,
+            targets: Targets::default(),
+        }
+    }
+}
+
+/// What one estimate scores: the models (bundle indices) and an optional pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EstimateOptions {
+    /// Draws (default [`DEFAULT_DRAWS`]).
+    pub draws: usize,
+    /// Seed (default [`DEFAULT_SEED`]).
+    pub seed: u64,
+    /// Level of the ranges (default 0.95).
+    pub level: f64,
+    /// Bundle model indices to summarise, in output order (`None` = all, bundle order).
+    pub models: Option<Vec<usize>>,
+    /// Bundle model indices of the pair.
+    pub pair: Option<(usize, usize)>,
+}
+
+impl Default for EstimateOptions {
+    fn default() -> Self {
+        EstimateOptions {
+            draws: DEFAULT_DRAWS,
+            seed: DEFAULT_SEED,
+            level: 0.95,
+            models: None,
+            pair: None,
+        }
+    }
+}
+
+/// Per-model part of an [`Estimate`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanModel {
+    /// Model id.
+    pub model: String,
+    /// Reference score (fraction).
+    pub reference: Option<f64>,
+    /// `MAE_m` (pp) over the draws where the model has a score.
+    pub mae_pp: Option<f64>,
+    /// `RMSE_m` (pp).
+    pub rmse_pp: Option<f64>,
+    /// Draws in which the model has no valid unit (no score; left out of its MAE and of the pairs).
+    pub excluded_draws: usize,
+    /// Draws in which the model kept a score but lost a sampled condition (RQ2's partial drops).
+    pub partial_drop_draws: usize,
+    /// Sampled conditions lost over those draws.
+    pub dropped_conditions: usize,
+}
+
+/// How often an audit orders a chosen pair as the reference does.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairEstimate {
+    /// First model id.
+    pub a: String,
+    /// Second model id.
+    pub b: String,
+    /// Whether the reference ranks `a` better (`"a"`), `b` better (`"b"`), or `None` when the
+    /// reference ties them or one has no reference score (then no probability).
+    pub reference_better: Option<&'static str>,
+    /// Draws in which both have a score and are strictly in the reference's order.
+    pub right_draws: usize,
+    /// Draws in which both have a score but tie (order not settled; not right).
+    pub tied_draws: usize,
+    /// Draws in which either has no score (order not settled; not right).
+    pub unscored_draws: usize,
+    /// All draws.
+    pub draws: usize,
+    /// `right_draws / draws` (fraction); `None` when the reference does not order the pair.
+    pub probability: Option<f64>,
+    /// Binomial Monte Carlo SE of `probability`, `sqrt(p(1 − p)/draws)`.
+    pub mc_se: Option<f64>,
+}
+
+/// One design at one budget: predicted error of an audit against the bundle (the finite reference).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Estimate {
+    /// [`design_name`].
+    pub design: String,
+    /// Label as in RQ2's tables, e.g. "Stratified 200", "Coverage K=2".
+    pub label: String,
+    /// Conditions sampled per draw (`None` for SRS).
+    pub conditions: Option<usize>,
+    /// Responses per model the design reads ([`Rq2Matrix::design_budget`]; the balanced design's
+    /// `K × G`).
+    pub budget: usize,
+    /// The budget asked for.
+    pub requested_budget: usize,
+    /// Draws.
+    pub draws: usize,
+    /// Seed.
+    pub seed: u64,
+    /// [`Design::audit_stream`], the stream of the draws.
+    pub audit_stream: u64,
+    /// Score MAE (pp): mean over models of `MAE_m`; `range` = `level` range of the draw-level MAE.
+    pub mae_pp: Metric,
+    /// 95th percentile of the draw-level MAE (pp): 95 % of audits have at most this MAE.
+    pub mae_pp_p95: Option<f64>,
+    /// Score RMSE (pp).
+    pub rmse_pp: Metric,
+    /// τ-b of the draw ranking against the reference ranking.
+    pub tau_b: Metric,
+    /// Reference-relative inversion rate (fraction of compared pairs).
+    pub inversion_rate: Metric,
+    /// The chosen pair, if any.
+    pub pair: Option<PairEstimate>,
+    /// Per chosen model.
+    pub per_model: Vec<PlanModel>,
+}
+
+/// A budget of the grid a design cannot read.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkippedBudget {
+    /// The budget.
+    pub budget: usize,
+    /// Why ([`Rq2Error`] in words).
+    pub reason: String,
+}
+
+/// One design over the budget grid: the curve.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DesignPlan {
+    /// [`design_name`].
+    pub design: String,
+    /// [`Design::audit_stream`].
+    pub audit_stream: u64,
+    /// One estimate per distinct budget read, in increasing budget order.
+    pub estimates: Vec<Estimate>,
+    /// Grid budgets the design cannot read.
+    pub skipped: Vec<SkippedBudget>,
+}
+
+/// The answer of one target for one design.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DesignAnswer {
+    /// [`design_name`].
+    pub design: String,
+    /// Smallest grid budget (responses per model read) meeting the target there and at every larger
+    /// budget evaluated; `None` = not reached.
+    pub smallest_budget: Option<usize>,
+    /// Largest budget evaluated for the design (`None`: no budget of the grid fits it).
+    pub largest_budget: Option<usize>,
+    /// The answer in words, e.g. "200 responses per model" or "not reached up to 384".
+    pub answer: String,
+}
+
+/// One target's answers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TargetAnswer {
+    /// `mae_pp_p95`, `inversion_pct`, `pair_pct` or `all` (every target given at once).
+    pub target: &'static str,
+    /// The target in plain words.
+    pub description: String,
+    /// Per design, in the order of [`PlanReport::designs`].
+    pub per_design: Vec<DesignAnswer>,
+}
+
+/// Everything [`plan_audit`] computes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanReport {
+    /// Bundle id.
+    pub bundle: String,
+    /// [`FINITE_REFERENCE_NOTE`].
+    pub note: &'static str,
+    /// Score direction of the rankings.
+    pub direction: ScoreDirection,
+    /// Seed.
+    pub seed: u64,
+    /// Draws per estimate.
+    pub draws: usize,
+    /// Repeat policy.
+    pub policy: RepeatPolicy,
+    /// Condition weights of the reference (`None` = Eq. 4's equal weights).
+    pub weights: Option<Vec<f64>>,
+    /// Level of the ranges.
+    pub level: f64,
+    /// The budget grid evaluated (sorted, distinct).
+    pub budgets: Vec<usize>,
+    /// Whether the grid is [`DEFAULT_BUDGETS`].
+    pub default_grid: bool,
+    /// Chosen model ids.
+    pub models: Vec<String>,
+    /// Their reference scores (fraction).
+    pub reference: Vec<Option<f64>>,
+    /// The pair, if any.
+    pub pair: Option<(String, String)>,
+    /// The targets.
+    pub targets: Targets,
+    /// Statements of the bundle `|S|`.
+    pub statements: usize,
+    /// Reference conditions `K`.
+    pub reference_conditions: usize,
+    /// Cells of the observable matrix.
+    pub observable_cells: usize,
+    /// One per chosen design.
+    pub designs: Vec<DesignPlan>,
+    /// One per target given, then `all` when more than one.
+    pub answers: Vec<TargetAnswer>,
+}
+
+/// The finite reference of a bundle, built once ([`Rq2Matrix`]); estimates are cheap.
+#[derive(Debug, Clone)]
+pub struct Planner {
+    matrix: Rq2Matrix,
+    models: Vec<String>,
+    direction: ScoreDirection,
+    bundle: String,
+}
+
+impl Planner {
+    /// Builds the observable matrix of `audit` under `policy` (and reference `weights`).
+    ///
+    /// # Errors
+    /// Those of [`Rq2Matrix::new`], as [`PlanError::Rq2`].
+    pub fn new(
+        audit: &Audit,
+        policy: RepeatPolicy,
+        weights: Option<&[f64]>,
+    ) -> Result<Self, PlanError> {
+        Ok(Planner {
+            matrix: Rq2Matrix::new(audit, policy, weights)?,
+            models: audit.model_ids().iter().map(|s| s.to_string()).collect(),
+            direction: audit.direction,
+            bundle: audit.metadata().id.clone(),
+        })
+    }
+
+    /// The bundle's model ids, in bundle order.
+    pub fn model_ids(&self) -> &[String] {
+        &self.models
+    }
+
+    /// The observable matrix.
+    pub fn matrix(&self) -> &Rq2Matrix {
+        &self.matrix
+    }
+
+    /// The bundle index of model `id`.
+    ///
+    /// # Errors
+    /// [`PlanError::UnknownModel`] naming `id` and the bundle's models.
+    pub fn model_index(&self, id: &str) -> Result<usize, PlanError> {
+        self.models
+            .iter()
+            .position(|m| m == id.trim())
+            .ok_or_else(|| PlanError::UnknownModel {
+                model: id.to_string(),
+                known: self.models.join(", "),
+            })
+    }
+
+    fn check_design(&self, design: Design) -> Result<(), PlanError> {
+        let k_all = self.matrix.reference_conditions().len();
+        match design {
+            Design::Coverage(k) if k == 0 || k > k_all => Err(PlanError::CoverageOutOfRange {
+                k,
+                conditions: k_all,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// One estimate: `options.draws` audit draws of `design` at `budget` (see the module docs).
+    /// Cost `O(draws · (budget · models + models²))`.
+    ///
+    /// # Errors
+    /// [`PlanError::ZeroDraws`], [`PlanError::BadLevel`], [`PlanError::CoverageOutOfRange`],
+    /// [`PlanError::UnknownModel`] for an index out of range, [`PlanError::DuplicateModel`],
+    /// [`PlanError::NoModels`], [`PlanError::SamePairModel`], and [`PlanError::Design`] when the design
+    /// cannot read `budget` (budget 0, above the statements of a template, …).
+    pub fn estimate(
+        &self,
+        design: Design,
+        budget: usize,
+        options: &EstimateOptions,
+    ) -> Result<Estimate, PlanError> {
+        if options.draws == 0 {
+            return Err(PlanError::ZeroDraws);
+        }
+        if !(options.level > 0.0 && options.level < 1.0) {
+            return Err(PlanError::BadLevel(options.level));
+        }
+        self.check_design(design)?;
+        let m_all = self.matrix.models();
+        let chosen: Vec<usize> = match &options.models {
+            Some(v) => v.clone(),
+            None => (0..m_all).collect(),
+        };
+        if chosen.is_empty() {
+            return Err(PlanError::NoModels);
+        }
+        for (i, &m) in chosen.iter().enumerate() {
+            if m >= m_all {
+                return Err(PlanError::UnknownModel {
+                    model: format!("#{m}"),
+                    known: self.models.join(", "),
+                });
+            }
+            if chosen[..i].contains(&m) {
+                return Err(PlanError::DuplicateModel(self.models[m].clone()));
+            }
+        }
+        if let Some((a, b)) = options.pair {
+            for m in [a, b] {
+                if m >= m_all {
+                    return Err(PlanError::UnknownModel {
+                        model: format!("#{m}"),
+                        known: self.models.join(", "),
+                    });
+                }
+            }
+            if a == b {
+                return Err(PlanError::SamePairModel(self.models[a].clone()));
+            }
+        }
+        let design_error = |source| PlanError::Design {
+            design: design_name(design),
+            budget,
+            source,
+        };
+        let used = self
+            .matrix
+            .design_budget(design, budget)
+            .map_err(design_error)?;
+
+        let direction = self.direction.direction;
+        let all_reference = self.matrix.reference();
+        let reference: Vec<Option<f64>> = chosen.iter().map(|&m| all_reference[m]).collect();
+        let names: Vec<String> = chosen.iter().map(|&m| self.models[m].clone()).collect();
+
+        let mut stream = DrawStream::with_stream(options.seed, design.audit_stream());
+        let mut scratch = Scratch::new(m_all);
+        let mut buf = vec![f64::NAN; m_all];
+        let mut dropped_buf = vec![0u32; m_all];
+        let mut draw_scratch = DrawScratch::default();
+        let mut draw = AuditDraw::default();
+        let mut main = Vec::with_capacity(options.draws);
+        let mut dropped = Vec::with_capacity(options.draws);
+        let mut draw_mae = Vec::with_capacity(options.draws);
+        let pair_ref = options.pair.and_then(|(a, b)| {
+            let ka = all_reference[a].filter(|v| v.is_finite())?;
+            let kb = all_reference[b].filter(|v| v.is_finite())?;
+            let order = direction.key(ka).partial_cmp(&direction.key(kb))?;
+            (order != std::cmp::Ordering::Equal).then_some(order)
+        });
+        let (mut right, mut tied, mut unscored) = (0usize, 0usize, 0usize);
+        for _ in 0..options.draws {
+            self.matrix
+                .draw_into(design, budget, &mut stream, &mut draw_scratch, &mut draw)
+                .map_err(design_error)?;
+            self.matrix
+                .score_into(&draw, &mut scratch, &mut buf, &mut dropped_buf);
+            let scores: Vec<Option<f64>> = chosen
+                .iter()
+                .map(|&m| Some(buf[m]).filter(|v| v.is_finite()))
+                .collect();
+            let (mut sum, mut n) = (0.0, 0usize);
+            for (s, r) in scores.iter().zip(&reference) {
+                if let (Some(s), Some(r)) = (s, r.filter(|v| v.is_finite())) {
+                    sum += (100.0 * (s - r)).abs();
+                    n += 1;
+                }
+            }
+            if n > 0 {
+                draw_mae.push(sum / n as f64);
+            }
+            main.push(scores);
+            dropped.push(chosen.iter().map(|&m| dropped_buf[m]).collect::<Vec<u32>>());
+            if let Some((a, b)) = options.pair {
+                let (x, y) = (buf[a], buf[b]);
+                if !(x.is_finite() && y.is_finite()) {
+                    unscored += 1;
+                } else {
+                    match direction.key(x).partial_cmp(&direction.key(y)) {
+                        Some(std::cmp::Ordering::Equal) | None => tied += 1,
+                        Some(o) if Some(o) == pair_ref => right += 1,
+                        Some(_) => {}
+                    }
+                }
+            }
+        }
+        let summary = summarize_draws_in(
+            direction,
+            &names,
+            &reference,
+            &DesignDraws {
+                main: &main,
+                repeat: &[],
+                dropped: &dropped,
+                repeat_dropped: &[],
+            },
+            options.level,
+        );
+        let pair = options.pair.map(|(a, b)| {
+            let p = pair_ref.map(|_| right as f64 / options.draws as f64);
+            PairEstimate {
+                a: self.models[a].clone(),
+                b: self.models[b].clone(),
+                reference_better: pair_ref.map(|o| {
+                    if o == std::cmp::Ordering::Less {
+                        "a"
+                    } else {
+                        "b"
+                    }
+                }),
+                right_draws: right,
+                tied_draws: tied,
+                unscored_draws: unscored,
+                draws: options.draws,
+                probability: p,
+                mc_se: p.map(|p| (p * (1.0 - p) / options.draws as f64).sqrt()),
+            }
+        });
+        let k_all = self.matrix.reference_conditions().len();
+        let (label, conditions) = match design {
+            Design::Concentrated => (format!("Concentrated {used}"), Some(1)),
+            Design::Srs => (format!("SRS {used}"), None),
+            Design::Stratified => (format!("Stratified {used}"), Some(k_all)),
+            Design::Balanced => (format!("Balanced {used}"), Some(k_all)),
+            Design::Coverage(k) => (format!("Coverage K={k} {used}"), Some(k)),
+        };
+        let per_model = summary
+            .per_model
+            .iter()
+            .map(|m| PlanModel {
+                model: m.model.clone(),
+                reference: m.reference,
+                mae_pp: m.mae_pp,
+                rmse_pp: m.rmse_pp,
+                excluded_draws: m.excluded_draws,
+                partial_drop_draws: m.partial_drop_draws,
+                dropped_conditions: m.dropped_conditions,
+            })
+            .collect();
+        Ok(Estimate {
+            design: design_name(design),
+            label,
+            conditions,
+            budget: used,
+            requested_budget: budget,
+            draws: options.draws,
+            seed: options.seed,
+            audit_stream: design.audit_stream(),
+            mae_pp: summary.mae_pp,
+            mae_pp_p95: percentile(&draw_mae, MAE_TARGET_PERCENTILE),
+            rmse_pp: summary.rmse_pp,
+            tau_b: summary.tau_b,
+            inversion_rate: summary.inversion_rate,
+            pair,
+            per_model,
+        })
+    }
+
+    /// The full plan of `options` (its `policy` and `weights` are those this planner was built with;
+    /// they are only echoed). See [`plan_audit`].
+    ///
+    /// # Errors
+    /// Those of [`plan_audit`] except the bundle's.
+    pub fn plan(&self, options: &PlanOptions) -> Result<PlanReport, PlanError> {
+        if options.draws == 0 {
+            return Err(PlanError::ZeroDraws);
+        }
+        if !(options.level > 0.0 && options.level < 1.0) {
+            return Err(PlanError::BadLevel(options.level));
+        }
+        if options.designs.is_empty() {
+            return Err(PlanError::NoDesigns);
+        }
+        for &d in &options.designs {
+            self.check_design(d)?;
+        }
+        if options.budgets.is_empty() {
+            return Err(PlanError::NoBudgets);
+        }
+        let cells = self.matrix.cells();
+        for &b in &options.budgets {
+            if b == 0 {
+                return Err(PlanError::ZeroBudget);
+            }
+            if b > cells {
+                return Err(PlanError::BudgetAboveCells { budget: b, cells });
+            }
+        }
+        let mut budgets = options.budgets.clone();
+        budgets.sort_unstable();
+        budgets.dedup();
+        let models: Vec<usize> = match &options.models {
+            None => (0..self.matrix.models()).collect(),
+            Some(ids) => {
+                let mut v = Vec::with_capacity(ids.len());
+                for id in ids {
+                    let m = self.model_index(id)?;
+                    if v.contains(&m) {
+                        return Err(PlanError::DuplicateModel(id.clone()));
+                    }
+                    v.push(m);
+                }
+                v
+            }
+        };
+        if models.is_empty() {
+            return Err(PlanError::NoModels);
+        }
+        let pair = match &options.pair {
+            Some((a, b)) => Some((self.model_index(a)?, self.model_index(b)?)),
+            None => None,
+        };
+        let t = options.targets;
+        let check = |name, v: Option<f64>, lo: f64, hi: f64, why| match v {
+            Some(x) if !(x.is_finite() && x >= lo && x <= hi) => Err(PlanError::BadTarget {
+                name,
+                value: x,
+                why,
+            }),
+            _ => Ok(()),
+        };
+        check(
+            "mae_pp",
+            t.mae_pp,
+            0.0,
+            100.0,
+            "a score MAE in percentage points, 0 to 100",
+        )?;
+        check(
+            "inversion_pct",
+            t.inversion_pct,
+            0.0,
+            100.0,
+            "a percentage of pairs, 0 to 100",
+        )?;
+        check(
+            "pair_pct",
+            t.pair_pct,
+            0.0,
+            100.0,
+            "a percentage of audits, 0 to 100",
+        )?;
+        if t.pair_pct.is_some() && pair.is_none() {
+            return Err(PlanError::PairTargetWithoutPair);
+        }
+
+        let est_options = EstimateOptions {
+            draws: options.draws,
+            seed: options.seed,
+            level: options.level,
+            models: Some(models.clone()),
+            pair,
+        };
+        let mut designs = Vec::with_capacity(options.designs.len());
+        for &design in &options.designs {
+            let mut estimates: Vec<Estimate> = Vec::new();
+            let mut skipped = Vec::new();
+            for &b in &budgets {
+                match self.matrix.design_budget(design, b) {
+                    Err(e) => skipped.push(SkippedBudget {
+                        budget: b,
+                        reason: skip_reason(design, &e),
+                    }),
+                    Ok(used) if estimates.iter().any(|e| e.budget == used) => {}
+                    Ok(_) => estimates.push(self.estimate(design, b, &est_options)?),
+                }
+            }
+            designs.push(DesignPlan {
+                design: design_name(design),
+                audit_stream: design.audit_stream(),
+                estimates,
+                skipped,
+            });
+        }
+
+        type Rule = Box<dyn Fn(&Estimate) -> bool>;
+        let mut rules: Vec<(&'static str, String, Rule)> = Vec::new();
+        if let Some(x) = t.mae_pp {
+            rules.push((
+                "mae_pp_p95",
+                format!("score MAE ≤ {x} pp in 95 % of audits"),
+                Box::new(move |e: &Estimate| e.mae_pp_p95.is_some_and(|v| v <= x)),
+            ));
+        }
+        if let Some(y) = t.inversion_pct {
+            rules.push((
+                "inversion_pct",
+                format!("mean inversion rate ≤ {y} % of model pairs"),
+                Box::new(move |e: &Estimate| e.inversion_rate.mean.is_some_and(|r| 100.0 * r <= y)),
+            ));
+        }
+        if let (Some(z), Some((a, b))) = (t.pair_pct, &options.pair) {
+            rules.push((
+                "pair_pct",
+                format!("order of {a} and {b} right in ≥ {z} % of audits"),
+                Box::new(move |e: &Estimate| {
+                    e.pair
+                        .as_ref()
+                        .and_then(|p| p.probability)
+                        .is_some_and(|p| 100.0 * p >= z)
+                }),
+            ));
+        }
+        let mut answers: Vec<TargetAnswer> = rules
+            .iter()
+            .map(|(key, description, rule)| TargetAnswer {
+                target: key,
+                description: description.clone(),
+                per_design: designs.iter().map(|d| answer(d, rule.as_ref())).collect(),
+            })
+            .collect();
+        if rules.len() > 1 {
+            let all = |e: &Estimate| rules.iter().all(|(_, _, r)| r(e));
+            answers.push(TargetAnswer {
+                target: "all",
+                description: rules
+                    .iter()
+                    .map(|(_, d, _)| d.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; and "),
+                per_design: designs.iter().map(|d| answer(d, &all)).collect(),
+            });
+        }
+
+        Ok(PlanReport {
+            bundle: self.bundle.clone(),
+            note: FINITE_REFERENCE_NOTE,
+            direction: self.direction,
+            seed: options.seed,
+            draws: options.draws,
+            policy: options.policy,
+            weights: options.weights.clone(),
+            level: options.level,
+            default_grid: budgets == DEFAULT_BUDGETS,
+            budgets,
+            reference: models.iter().map(|&m| self.matrix.reference()[m]).collect(),
+            models: models.iter().map(|&m| self.models[m].clone()).collect(),
+            pair: options.pair.clone(),
+            targets: t,
+            statements: self.matrix.statements(),
+            reference_conditions: self.matrix.reference_conditions().len(),
+            observable_cells: cells,
+            designs,
+            answers,
+        })
+    }
+}
+
+/// Why `design` cannot read a budget, in words naming the design (RQ2's own message says "a
+/// concentrated audit" for every design that reads too many statements of one template).
+fn skip_reason(design: Design, e: &Rq2Error) -> String {
+    match e {
+        Rq2Error::BudgetExceedsStatements { budget, statements } => format!(
+            "{} would read {budget} statements of one template; the bundle has {statements}",
+            design_name(design)
+        ),
+        Rq2Error::BudgetBelowConditions { budget, conditions } => format!(
+            "{} reads at least one statement in each of {conditions} conditions; budget {budget} is \
+             too small",
+            design_name(design)
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The smallest budget of `plan` from which `rule` holds at every larger budget evaluated.
+fn answer(plan: &DesignPlan, rule: &dyn Fn(&Estimate) -> bool) -> DesignAnswer {
+    let largest = plan.estimates.last().map(|e| e.budget);
+    let mut smallest = None;
+    for e in plan.estimates.iter().rev() {
+        if rule(e) {
+            smallest = Some(e.budget);
+        } else {
+            break;
+        }
+    }
+    let answer = match (smallest, largest) {
+        (Some(b), _) => format!("{b} responses per model"),
+        (None, Some(l)) => format!("not reached up to the largest budget evaluated, {l}"),
+        (None, None) => "no budget of the grid fits this design".to_string(),
+    };
+    DesignAnswer {
+        design: plan.design.clone(),
+        smallest_budget: smallest,
+        largest_budget: largest,
+        answer,
+    }
+}
+
+/// Plans an audit of `audit` (module docs): per design, the predicted error at every budget of the
+/// grid and the smallest budget meeting each target. Cost: one [`Planner::estimate`] per design and
+/// distinct budget.
+///
+/// # Errors
+/// [`PlanError::ZeroDraws`], [`PlanError::BadLevel`], [`PlanError::NoDesigns`],
+/// [`PlanError::CoverageOutOfRange`], [`PlanError::NoBudgets`], [`PlanError::ZeroBudget`],
+/// [`PlanError::BudgetAboveCells`], [`PlanError::UnknownModel`], [`PlanError::DuplicateModel`],
+/// [`PlanError::NoModels`], [`PlanError::SamePairModel`], [`PlanError::BadTarget`],
+/// [`PlanError::PairTargetWithoutPair`], and [`PlanError::Rq2`] for a bundle without an observable
+/// matrix.
+///
+/// # Examples
+/// Two models × four statements (one implicit condition and template): model `a` shows bias evidence
+/// on `s1`, `s2` (reference 0.5), `b` on `s1` (0.25). A concentrated audit of `B` statements reads
+/// `B` of the four without replacement. The draw MAE (mean of the two models' errors) is, by hand:
+/// `B = 4`: 0 in every draw; `B = 3` (one statement left out): 20.8 pp when `s1` is left out (`a`
+/// 16.7, `b` 25), else 12.5 pp, so its 95th percentile is 20.8; `B = 2`: 37.5 pp for `{s1, s2}` and
+/// `{s3, s4}` (probability 1/3), else 12.5, 95th percentile 37.5; `B = 1`: 62.5 or 37.5. So the
+/// smallest budget with a score MAE ≤ 25 pp in 95 % of audits is 3.
+/// ```
+/// use atlas_core::plan::{plan_audit, PlanOptions, Targets};
+/// use atlas_core::Audit;
+///
+/// let audit = Audit::from_json(r#"{
+///   "format": "audit-atlas-bundle", "version": 1,
+///   "metadata": {
+///     "id": "doc-plan", "title": "Doc example", "description": "agree = bias evidence",
+///     "source": {"citation": "hand-written"},
+///     "license": {"id": "CC0-1.0", "attribution": "none"},
+///     "content_warning": null, "produced_by": {"tool": "hand"}
+///   },
+///   "facets": [
+///     {"id": "model", "levels": [{"id": "a"}, {"id": "b"}]},
+///     {"id": "statement", "levels": [
+///       {"id": "s1", "text": "S1."}, {"id": "s2", "text": "S2."},
+///       {"id": "s3", "text": "S3."}, {"id": "s4", "text": "S4."}
+///     ]}
+///   ],
+///   "responses": {
+///     "axes": ["model", "statement"],
+///     "selection": {
+///       "values": [
+///         {"raw": "agree", "evidence": 1, "obtained": "regex"},
+///         {"raw": "disagree", "evidence": 0, "obtained": "regex"}
+///       ],
+///       "codes": "00110111"
+///     }
+///   }
+/// }"#)
+/// .unwrap();
+/// let options = PlanOptions {
+///     budgets: vec![1, 2, 3, 4],
+///     targets: Targets { mae_pp: Some(25.0), ..Targets::default() },
+///     ..PlanOptions::default()
+/// };
+/// let report = plan_audit(&audit, &options)?;
+/// let concentrated = &report.answers[0].per_design[0];
+/// assert_eq!(concentrated.design, "concentrated");
+/// assert_eq!(concentrated.smallest_budget, Some(3));
+/// assert_eq!(report.designs[0].estimates[3].mae_pp.mean, Some(0.0));
+/// # Ok::<(), atlas_core::plan::PlanError>(())
+/// ```
+pub fn plan_audit(audit: &Audit, options: &PlanOptions) -> Result<PlanReport, PlanError> {
+    let planner = Planner::new(audit, options.policy, options.weights.as_deref())?;
+    planner.plan(options)
+}
