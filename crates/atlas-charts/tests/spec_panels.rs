@@ -197,10 +197,11 @@ fn the_judge_panels_show_the_judges_rates_and_counts_of_the_shown_models() {
             caption: "(g) Selection vs Rationale BER · judge j1".into(),
         })
     );
-    // 5/7 = 71.43 %, 3/7 = 42.86 %; no pairs: empty cells.
+    // Display units (one decimal, spaced %): 5/7 = 71.428… % → "71.4 %", 3/7 = 42.857… % →
+    // "42.9 %"; no pairs: "—" alone.
     assert_eq!(
         texts(&g.table()),
-        vec![vec!["a", "71.43", "42.86"], vec!["c", "", ""]]
+        vec![vec!["a", "71.4 %", "42.9 %"], vec!["c", "—", "—"]]
     );
     let ChartSpec::Composition(h) = rationale_composition(&ids, &judge, &[false, true, true])
     else {
@@ -230,7 +231,8 @@ fn a_chart_tables_csv_is_its_header_and_rows_with_quoted_fields() {
     let spec = selection_vs_rationale(&["a, \"quoted\"".to_string()], &judge, &[]);
     assert_eq!(
         spec.table().to_csv(),
-        "model,Selection BER (%),Rationale BER (%)\n\"a, \"\"quoted\"\"\",50.00,25.00\n"
+        "model,Selection BER (%),Rationale BER (%)\n\"a, \"\"quoted\"\"\",50,25\n",
+        "the CSV keeps the unrounded percentages (0.5 → 50, 0.25 → 25), not the display text"
     );
 }
 
