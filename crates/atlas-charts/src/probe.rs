@@ -123,7 +123,7 @@ impl<DB: DrawingBackend> DrawingBackend for FontProbe<DB> {
     ) -> Result<(), DrawingErrorKind<Self::ErrorType>> {
         if !text.trim().is_empty() && style.color().alpha > 0.0 {
             let size = style.size();
-            let smaller = self.min.get().map_or(true, |m| size < m);
+            let smaller = self.min.get().is_none_or(|m| size < m);
             if smaller {
                 self.min.set(Some(size));
             }
