@@ -108,7 +108,9 @@ fn text(t: impl Into<String>) -> Cell {
 }
 
 /// A table value with its high-Abstain flag: `13.4 % ⚠ Abstain 80.8 %` (the value alone when `flag`
-/// is `None` or the cell has no value; see `atlas_core::abstain`).
+/// is `None` or the cell has no value; see `atlas_core::abstain`). A flagged cell keeps only its text,
+/// so the CSV export writes the flag with the number (never the number alone); it sorts by the number
+/// its text starts with (`atlas_core::tables::SortKey`).
 fn flagged(mut cell: Cell, flag: Option<f64>) -> Cell {
     if let (Some(share), Some(_)) = (flag, &cell.value) {
         cell.text = format!(
@@ -117,6 +119,7 @@ fn flagged(mut cell: Cell, flag: Option<f64>) -> Cell {
             atlas_core::abstain::FLAG,
             atlas_core::abstain::share_text(share)
         );
+        cell.value = None;
     }
     cell
 }
