@@ -147,14 +147,15 @@ pub(crate) fn text_in(size: u32, color: RGBColor) -> TextStyle<'static> {
     }
 }
 
-/// The caption cut to the area's width (≈ 8.5 px per character at [`CAPTION_FONT`]) with an
-/// ellipsis; the full caption stays in the canvas's `data-caption`, the table and the exports.
+/// The caption cut to the area's width (≈ 9.5 px per character at [`CAPTION_FONT`], a wide
+/// estimate: the caption is centred and must not run past either edge) with an ellipsis; the full
+/// caption stays in the canvas's `data-caption`, the table and the exports.
 pub(crate) fn fit_caption<DB: DrawingBackend>(
     caption: &str,
     area: &DrawingArea<DB, Shift>,
 ) -> String {
     let (w, _) = area.dim_in_pixel();
-    crate::panels::shorten(caption, ((f64::from(w) - 20.0) / 8.5).max(10.0) as usize)
+    crate::panels::shorten(caption, ((f64::from(w) - 20.0) / 9.5).max(10.0) as usize)
 }
 
 /// The themed mesh: grid lines in [`Palette::grid`], axes, tick labels and axis titles in
@@ -249,7 +250,7 @@ pub(crate) struct LegendPlace {
     pub below: bool,
     /// The chart's right margin, pixels.
     pub margin_right: u32,
-    /// Extra x label area height, pixels.
+    /// Extra bottom margin for the legend under the x axis title, pixels.
     pub extra_below: u32,
 }
 
@@ -599,7 +600,22 @@ pub fn draw_wording_scores<DB: DrawingBackend>(
         .caption(fit_caption(&data.caption, area), caption_style())
         .margin(10)
         .margin_right(place.margin_right)
-        .x_label_area_size(36 + place.extra_below + note_room(&data.flag_note, any_flag))
+        // Under a narrow chart: the axis title, then the legend, then the flag note.
+        .margin_bottom(
+            10 + place.extra_below
+                + if place.below {
+                    note_room(&data.flag_note, any_flag)
+                } else {
+                    0
+                },
+        )
+        .x_label_area_size(
+            36 + if place.below {
+                0
+            } else {
+                note_room(&data.flag_note, any_flag)
+            },
+        )
         .y_label_area_size(label_area)
         .build_cartesian_2d(x_range, 0.0..n as f64)?;
     chart
@@ -1182,7 +1198,8 @@ pub fn draw_pair_flips<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(area)
         .caption(fit_caption(&data.caption, area), caption_style())
         .margin(10)
-        .x_label_area_size(36 + if narrow { legend_below_height(5) } else { 0 })
+        .margin_bottom(10 + if narrow { legend_below_height(5) } else { 0 })
+        .x_label_area_size(36)
         .y_label_area_size(label_area)
         .margin_right(if narrow { 14 } else { 180 })
         .build_cartesian_2d(0.0..side as f64, 0.0..side as f64)?;
@@ -1691,7 +1708,8 @@ pub fn draw_stacked_bars<DB: DrawingBackend>(
         .caption(fit_caption(&data.caption, area), caption_style())
         .margin(10)
         .margin_right(place.margin_right)
-        .x_label_area_size(36 + place.extra_below)
+        .margin_bottom(10 + place.extra_below)
+        .x_label_area_size(36)
         .y_label_area_size(label_area)
         .build_cartesian_2d(0.0..x_max, 0.0..n as f64)?;
     let scale = data.scale;

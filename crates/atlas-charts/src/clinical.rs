@@ -106,7 +106,8 @@ pub fn draw_rate_bars<DB: DrawingBackend>(
     builder
         .caption(fit_caption(&data.caption, area), caption_style())
         .margin(10)
-        .x_label_area_size(36 + place.as_ref().map_or(0, |p| p.extra_below))
+        .margin_bottom(10 + place.as_ref().map_or(0, |p| p.extra_below))
+        .x_label_area_size(36)
         .y_label_area_size(label_area);
     if let Some(p) = &place {
         builder.margin_right(p.margin_right);
@@ -296,6 +297,13 @@ pub fn draw_heat_map<DB: DrawingBackend>(
         (x, if stagger && j % 2 == 1 { y + 15 } else { y })
     })?;
     let base = area.get_base_pixel();
+    // The rate in a cell: 13 px, 11 px in a narrow column, none where even that does not fit ("100%"
+    // is ≈ 28 px at 11 px; the hover text and the table keep every value).
+    let cell_font = match spacing {
+        s if s >= 40 => Some(13),
+        s if s >= 30 => Some(11),
+        _ => None,
+    };
     let mut hits = Vec::new();
     for (r, row) in data.rows.iter().enumerate() {
         for (c, column) in data.columns.iter().enumerate() {
@@ -309,11 +317,13 @@ pub fn draw_heat_map<DB: DrawingBackend>(
             let centre = chart.backend_coord(&(c as f64 + 0.5, y + 0.5));
             let text = rate.map_or("—".to_string(), |x| format!("{:.0}%", 100.0 * x));
             let ink = palette::current().text_on(fill);
-            area.draw(&Text::new(
-                text,
-                (centre.0 - base.0, centre.1 - base.1),
-                text_in(13, ink).pos(Pos::new(HPos::Center, VPos::Center)),
-            ))?;
+            if let Some(size) = cell_font {
+                area.draw(&Text::new(
+                    text,
+                    (centre.0 - base.0, centre.1 - base.1),
+                    text_in(size, ink).pos(Pos::new(HPos::Center, VPos::Center)),
+                ))?;
+            }
             let label = match p {
                 Some(p) if p.n > 0 => format!(
                     "{row} · {column}: {} {:.2}% ({} of {} {})",
