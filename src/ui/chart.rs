@@ -21,6 +21,23 @@ use plotters_canvas::CanvasBackend;
 use crate::browser::export::{download_canvas_png, download_text, DownloadError};
 use crate::state::reweighting::ExplorerModel;
 
+/// The pointer's position in the canvas, CSS pixels, with its fraction: `offsetX` / `offsetY` are
+/// fractional in pointer events, but web-sys reads them as whole numbers (cut towards zero, so a
+/// pointer at 69.96 px would miss a mark whose top edge is row 70); read as numbers here, whole
+/// ones as a fallback.
+fn pointer_offset(ev: &web_sys::MouseEvent) -> (f64, f64) {
+    let read = |key: &str, whole: i32| {
+        js_sys::Reflect::get(ev, &key.into())
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(f64::from(whole))
+    };
+    (
+        read("offsetX", ev.offset_x()),
+        read("offsetY", ev.offset_y()),
+    )
+}
+
 /// A panel's spec, or why it is not drawn.
 pub(crate) type Spec = Memo<Result<ChartSpec, String>>;
 
@@ -150,17 +167,18 @@ pub(crate) fn ChartCanvas(
     };
     let on_move = move |ev: leptos::ev::PointerEvent| {
         let Some((sx, sy)) = scale() else { return };
-        let (ox, oy) = (f64::from(ev.offset_x()), f64::from(ev.offset_y()));
+        let (ox, oy) = pointer_offset(&ev);
         let label = hits.with_untracked(|h| {
-            hit_test(h, (ox * sx) as i32, (oy * sy) as i32).map(|r| r.label.clone())
+            hit_test(h, (ox * sx).round() as i32, (oy * sy).round() as i32).map(|r| r.label.clone())
         });
         tip.set(label.map(|l| (l, ox, oy)));
     };
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let Some(activate) = on_activate else { return };
         let Some((sx, sy)) = scale() else { return };
-        let (ox, oy) = (f64::from(ev.offset_x()), f64::from(ev.offset_y()));
-        let hit = hits.with_untracked(|h| hit_index(h, (ox * sx) as i32, (oy * sy) as i32));
+        let (ox, oy) = pointer_offset(&ev);
+        let hit = hits
+            .with_untracked(|h| hit_index(h, (ox * sx).round() as i32, (oy * sy).round() as i32));
         if let Some(i) = hit {
             focus.set(Some(i));
             activate.run(i);
