@@ -195,7 +195,7 @@ pub(crate) fn label_width<S: AsRef<str>>(labels: &[S]) -> u32 {
 }
 
 /// Charts narrower than this many pixels put their legend under the plot, cap their label areas
-/// ([`fitted_labels`]) and draw fewer ticks ([`ticks`]): the app draws every chart at its
+/// (`fitted_labels`) and draw fewer ticks (`ticks`): the app draws every chart at its
 /// container's width, 1 canvas pixel per CSS pixel, so a 390-px phone gets ≈ 350-px charts.
 pub const NARROW: u32 = 560;
 
