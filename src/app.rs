@@ -113,8 +113,12 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
             <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Weights/>
         </ViewBox>
         <ViewBox view=AppView::Analyses>
-            <Analyses loaded=l_analyses/>
-            <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Analyses/>
+            // The atlas panels of each run sit right after its results (issue 15 item 1).
+            <Analyses
+                loaded=l_analyses
+                rq1_atlas=|| view! { <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Rq1/> }
+                rq2_atlas=|| view! { <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Rq2/> }
+            />
         </ViewBox>
         <ViewBox view=AppView::Rationale>
             <crate::views::rq3::Rq3Panel loaded=l_rationale/>

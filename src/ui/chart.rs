@@ -3,15 +3,40 @@
 //! `atlas_charts` function on a `<canvas>` (plotters-canvas), with the value under the pointer or
 //! keyboard focus in a tooltip (`role=status`), a table alternative ([`ChartSpec::table`], shown by
 //! [`crate::ui::table::table_grid`]) and PNG / SVG / CSV exports ([`ChartPanel`]).
+//!
+//! Every chart is drawn at its container's width, one canvas pixel per CSS pixel
+//! ([`ChartSpec::size_for`]; measured on mount, on a window resize and when its view is shown), in
+//! the theme's [`crate::ui::theme::chart_palette`] (redrawn when [`crate::ui::theme::changes`]
+//! ticks); the canvas says its smallest text in CSS pixels as `data-min-font-px` (read by
+//! `atlas_charts::probe::FontProbe` while drawing) and its surface as `data-bg`. The SVG export is
+//! drawn in the palette on screen; the PNG export is the canvas itself.
 
+use atlas_charts::probe::FontProbe;
 pub use atlas_charts::spec::ChartSpec;
-use atlas_charts::{hit_index, hit_test, HitRegion};
+use atlas_charts::{hit_index, hit_test, HitRegion, Palette};
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 
 use crate::browser::export::{download_canvas_png, download_text, DownloadError};
 use crate::state::reweighting::ExplorerModel;
+
+/// The pointer's position in the canvas, CSS pixels, with its fraction: `offsetX` / `offsetY` are
+/// fractional in pointer events, but web-sys reads them as whole numbers (cut towards zero, so a
+/// pointer at 69.96 px would miss a mark whose top edge is row 70); read as numbers here, whole
+/// ones as a fallback.
+fn pointer_offset(ev: &web_sys::MouseEvent) -> (f64, f64) {
+    let read = |key: &str, whole: i32| {
+        js_sys::Reflect::get(ev, &key.into())
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(f64::from(whole))
+    };
+    (
+        read("offsetX", ev.offset_x()),
+        read("offsetY", ev.offset_y()),
+    )
+}
 
 /// A panel's spec, or why it is not drawn.
 pub(crate) type Spec = Memo<Result<ChartSpec, String>>;
@@ -44,11 +69,12 @@ pub(crate) fn ChartPanel(
     }
 }
 
-/// The canvas of a panel with its tooltip, exports and table alternative. A responsive spec
-/// ([`ChartSpec::responsive`], the main BER chart) is drawn at its container's width (measured on
-/// mount and on every window resize), so its text keeps its size on a phone; the others at
-/// [`ChartSpec::size`], scaled to the container. The tooltip is kept inside the visible part of
-/// the chart (moved left or right at an edge). `canvas_id` replaces the canvas's `{panel}-canvas`.
+/// The canvas of a panel with its tooltip, exports and table alternative. Every spec
+/// ([`ChartSpec::responsive`]) is drawn at its container's width (measured on mount, on every
+/// window resize and whenever the shown view changes — a hidden view's container has no width), so
+/// its text keeps its drawn size on a phone, in the theme's palette (redrawn on a theme change).
+/// The tooltip is kept inside the visible part of the chart (moved left or right at an edge).
+/// `canvas_id` replaces the canvas's `{panel}-canvas`.
 #[component]
 pub(crate) fn ChartCanvas(
     panel: &'static str,
@@ -73,7 +99,12 @@ pub(crate) fn ChartCanvas(
             }
         }
     };
+    let shown_view = use_context::<crate::state::url::CurrentView>().map(|v| v.0);
     Effect::new(move |_| {
+        // The view switch shows a container that had no width while hidden.
+        if let Some(v) = shown_view {
+            v.track();
+        }
         if responsive.get() {
             request_animation_frame(measure);
         }
@@ -88,24 +119,40 @@ pub(crate) fn ChartCanvas(
     let tip = RwSignal::new(None::<(String, f64, f64)>);
     let focus = RwSignal::new(None::<usize>);
     let error = RwSignal::new(None::<String>);
+    // The palette of the last drawing (the SVG export draws the same) and its smallest text.
+    let drawn_palette = RwSignal::new(Palette::LIGHT);
+    let min_font = RwSignal::new(None::<f64>);
+    let theme_changes = crate::ui::theme::changes();
     let size = Memo::new(move |_| {
         let width = available.get();
         spec.with(|s| s.as_ref().map_or((720, 360), |s| s.size_for(width)))
     });
     Effect::new(move |_| {
+        theme_changes.track();
         let Ok(s) = spec.get() else { return };
         let Some(element) = canvas.get() else { return };
         let (w, h) = size.get();
         element.set_width(w);
         element.set_height(h);
-        let Some(backend) = CanvasBackend::with_canvas_object(element) else {
+        let Some(backend) = CanvasBackend::with_canvas_object(element.clone()) else {
             error.set(Some("This browser gave no 2D canvas context.".into()));
             return;
         };
-        match s.draw(&backend.into_drawing_area()) {
+        let palette = crate::ui::theme::chart_palette();
+        let (probe, smallest) = FontProbe::new(backend);
+        match s.draw_themed(&probe.into_drawing_area(), &palette) {
             Ok(regions) => {
                 error.set(None);
                 hits.set(regions);
+                drawn_palette.set(palette);
+                // Canvas pixels → CSS pixels of the (at most container-wide) canvas.
+                let css = f64::from(element.client_width());
+                let scale = if css > 0.0 && w > 0 {
+                    css / f64::from(w)
+                } else {
+                    1.0
+                };
+                min_font.set(smallest.get().map(|px| px * scale));
             }
             Err(e) => error.set(Some(format!("Drawing the chart failed: {e}"))),
         }
@@ -120,17 +167,18 @@ pub(crate) fn ChartCanvas(
     };
     let on_move = move |ev: leptos::ev::PointerEvent| {
         let Some((sx, sy)) = scale() else { return };
-        let (ox, oy) = (f64::from(ev.offset_x()), f64::from(ev.offset_y()));
+        let (ox, oy) = pointer_offset(&ev);
         let label = hits.with_untracked(|h| {
-            hit_test(h, (ox * sx) as i32, (oy * sy) as i32).map(|r| r.label.clone())
+            hit_test(h, (ox * sx).round() as i32, (oy * sy).round() as i32).map(|r| r.label.clone())
         });
         tip.set(label.map(|l| (l, ox, oy)));
     };
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let Some(activate) = on_activate else { return };
         let Some((sx, sy)) = scale() else { return };
-        let (ox, oy) = (f64::from(ev.offset_x()), f64::from(ev.offset_y()));
-        let hit = hits.with_untracked(|h| hit_index(h, (ox * sx) as i32, (oy * sy) as i32));
+        let (ox, oy) = pointer_offset(&ev);
+        let hit = hits
+            .with_untracked(|h| hit_index(h, (ox * sx).round() as i32, (oy * sy).round() as i32));
         if let Some(i) = hit {
             focus.set(Some(i));
             activate.run(i);
@@ -231,7 +279,10 @@ pub(crate) fn ChartCanvas(
     let svg = move |_| {
         let result = spec
             .get_untracked()
-            .and_then(|s| s.svg_sized(size.get_untracked()).map_err(|e| e.to_string()))
+            .and_then(|s| {
+                s.svg_themed(size.get_untracked(), &drawn_palette.get_untracked())
+                    .map_err(|e| e.to_string())
+            })
             .and_then(|svg| {
                 download_text(&svg, "image/svg+xml", &format!("{stem_svg}-{panel}.svg"))
                     .map_err(|e| e.to_string())
@@ -269,6 +320,11 @@ pub(crate) fn ChartCanvas(
                 aria-label=format!("{what} Use the arrow keys to read each mark; the table below holds the same values.{activate_hint}")
                 aria-describedby=format!("{panel}-tip")
                 data-marks=move || hits.with(Vec::len).to_string()
+                data-min-font-px=move || min_font.get().map_or(String::new(), |px| format!("{px:.1}"))
+                data-bg=move || {
+                    let c = drawn_palette.get().background;
+                    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+                }
                 data-caption=move || spec.with(|s| s.as_ref().map_or(String::new(), |s| s.caption().to_string()))
                 on:pointermove=on_move
                 on:pointerleave=move |_| tip.set(None)

@@ -2,7 +2,9 @@
 //! RQ2 (equal-budget audits; Tables 13, 14, 15) on the loaded bundle. Each panel runs its analysis in a
 //! Web Worker ([`crate::browser::worker`]) with a progress bar and a Cancel button, so the page stays responsive;
 //! the worker runs the same `atlas-core` code as `atlas analyze-rq1` / `analyze-rq2` and lays the tables
-//! out like the CLI's text ([`atlas_worker::tables`]).
+//! out like the CLI's text ([`atlas_worker::tables`]). The evidence-atlas panels that draw a run — (a), (b)
+//! for RQ1, (e), (f) and the coverage curve for RQ2 — come right after that run's results
+//! (`rq1_atlas`, `rq2_atlas`: the app composes them, `crate::views::atlas`).
 
 use crate::ui::table::table_view;
 use std::sync::Arc;
@@ -107,9 +109,14 @@ enum RunState {
     Cancelled,
 }
 
-/// The section with the RQ1 and RQ2 panels.
+/// The section with the RQ1 and RQ2 panels; `rq1_atlas` / `rq2_atlas` (the atlas panels of each
+/// run) are drawn inside each panel, right after its results.
 #[component]
-pub fn Analyses(loaded: Arc<Loaded>) -> impl IntoView {
+pub fn Analyses(
+    loaded: Arc<Loaded>,
+    #[prop(optional, into)] rq1_atlas: Option<ViewFn>,
+    #[prop(optional, into)] rq2_atlas: Option<ViewFn>,
+) -> impl IntoView {
     view! {
         <section class="analyses" id="analyses" aria-labelledby="analyses-title">
             <h2 id="analyses-title">"Does the score depend on how you ask? "<Term id="template">"Wording"</Term>" and "<Term id="audit-design">"audit size"</Term>" "<span class="paper-ref">"RQ1 and RQ2 · BiAxisBias paper §3.4–3.5"</span></h2>
@@ -119,14 +126,14 @@ pub fn Analyses(loaded: Arc<Loaded>) -> impl IntoView {
                 ": the same bundle, random seed and settings give the same numbers. The page stays usable while they run. "
                 "Repeat policy: the one chosen above."
             </p>
-            <AnalysisPanel analysis=Analysis::Rq1 loaded=loaded.clone()/>
-            <AnalysisPanel analysis=Analysis::Rq2 loaded/>
+            <AnalysisPanel analysis=Analysis::Rq1 loaded=loaded.clone() charts=rq1_atlas/>
+            <AnalysisPanel analysis=Analysis::Rq2 loaded charts=rq2_atlas/>
         </section>
     }
 }
 
 #[component]
-fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>) -> impl IntoView {
+fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>, charts: Option<ViewFn>) -> impl IntoView {
     let state = expect_context::<AtlasState>();
     let key = analysis.key();
     let fields: Vec<Field> = match analysis {
@@ -369,6 +376,7 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>) -> impl IntoView {
                 RunState::Done { outcome, .. } => Some(view! { <Results analysis outcome/> }),
                 _ => None,
             }}
+            {charts.map(|c| c.run())}
         </div>
     }
 }

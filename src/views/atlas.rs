@@ -5,10 +5,10 @@
 //!
 //! | panel | fed by |
 //! | --- | --- |
-//! | (a) score per wording, (b) score ranges | the last RQ1 run (Analyses) |
+//! | (a) score per wording, (b) score ranges | the last RQ1 run (Analyses, right after the RQ1 results) |
 //! | (c) rank paths across conditions | the re-weighting basis (condition means), Eq. 4 and the chosen weights |
 //! | (d) pair flips | the pairs the chosen weights invert against equal weights |
-//! | (e) / (f) per-draw error and inversions per design, coverage curve | the last RQ2 run |
+//! | (e) / (f) per-draw error and inversions per design, coverage curve | the last RQ2 run (right after the RQ2 results) |
 //! | (g) Selection vs Rationale BER, (h) Rationale composition | the bundle's first judge column on the RQ3 responses and pairs (`atlas_core::rq3::judge_by_model`), when it has one |
 
 use std::sync::Arc;
@@ -37,13 +37,18 @@ fn rq1_stability(f: &Finished) -> Option<WordingRankStability> {
 pub enum AtlasGroup {
     /// (c), (d): follow the weights (`scores` view; section `#atlas`, the id older links name).
     Weights,
-    /// (a), (b), (e), (f) and the coverage curve: the last RQ1 / RQ2 run (`analyses` view).
-    Analyses,
+    /// (a), (b): the last RQ1 run, drawn right after the RQ1 results in the Analyses view
+    /// (`#atlas-analyses`, the id older links name).
+    Rq1,
+    /// (e), (f) and the coverage curve: the last RQ2 run, right after the RQ2 results
+    /// (`#atlas-rq2`).
+    Rq2,
     /// (g), (h): Selection vs Rationale (`rationale` view).
     Rationale,
 }
 
-/// One atlas section holding the panels of `group`.
+/// One atlas section holding the panels of `group`: a `<section>` of its own for the weights and the
+/// Rationale panels, a block inside the analysis panel (after its results) for RQ1 and RQ2.
 #[component]
 pub fn EvidenceAtlas(group: AtlasGroup) -> impl IntoView {
     let model = expect_context::<ExplorerModel>();
@@ -205,7 +210,8 @@ pub fn EvidenceAtlas(group: AtlasGroup) -> impl IntoView {
 
     let (id, title, intro) = match group {
         AtlasGroup::Weights => ("atlas", "Evidence atlas: how the weights move the ranking", "Panels (c) and (d) of the BiAxisBias paper's Figure 4, live on this bundle: they follow the weights above."),
-        AtlasGroup::Analyses => ("atlas-analyses", "Evidence atlas: wording and audit-size panels", "Panels (a), (b), (e), (f) of the BiAxisBias paper's Figure 4 and the coverage curve (Table 14): they show the last RQ1 / RQ2 run above."),
+        AtlasGroup::Rq1 => ("atlas-analyses", "Charts of this RQ1 run: score per wording and score ranges", "Panels (a) and (b) of the BiAxisBias paper's Figure 4: they show the last RQ1 run above."),
+        AtlasGroup::Rq2 => ("atlas-rq2", "Charts of this RQ2 run: error and inversions per audit design, coverage", "Panels (e) and (f) of the BiAxisBias paper's Figure 4 and the coverage curve (Table 14): they show the last RQ2 run above."),
         AtlasGroup::Rationale => ("atlas-rationale", "Evidence atlas: Selection vs Rationale panels", "Panels (g) and (h) of the BiAxisBias paper's Figure 4: they need the bundle's judge Rationale labels."),
     };
     let (title_id, labelled_by) = (format!("{id}-title"), format!("{id}-title"));
@@ -214,9 +220,11 @@ pub fn EvidenceAtlas(group: AtlasGroup) -> impl IntoView {
                 <ChartPanel panel="atlas-c" title="(c) Rank paths across conditions" what="Line chart: each model's rank (1 = lowest score) under each condition alone, under Eq. 4 and under the chosen weights." spec=panel_c/>
                 <ChartPanel panel="atlas-d" title="(d) Model pairs whose order the weights flip" what="Triangle matrix of model pairs: coloured cells are pairs whose order under the chosen weights is inverted against equal weights." spec=panel_d/>
         }.into_any(),
-        AtlasGroup::Analyses => view! {
+        AtlasGroup::Rq1 => view! {
                 <ChartPanel panel="atlas-a" title="(a) Selection score per wording per model" what="Dot plot: one row per model, one dot per wording's score (%), a cross at the pooled Eq. 4 score." spec=panel_a/>
                 <ChartPanel panel="atlas-b" title="(b) Per-model score range across wordings" what="Range bars: each model's lowest to highest score across wordings (%), a cross at the pooled score." spec=panel_b/>
+        }.into_any(),
+        AtlasGroup::Rq2 => view! {
                 <ChartPanel panel="atlas-e" title="(e) Score error per draw, by audit design (RQ2)" what="Box plots with a strip of draws: the score MAE (pp) of each equal-budget audit design." spec=panel_e/>
                 <ChartPanel panel="atlas-f" title="(f) Ranking inversions per draw, by audit design (RQ2)" what="Box plots with a strip of draws: the share of model pairs inverted against the reference, per design." spec=panel_f/>
                 <ChartPanel panel="atlas-coverage" title="Coverage curve: error against conditions covered (Table 14)" what="Line chart of the score MAE (pp) of a fixed-budget audit against the number of conditions it covers, with 2.5–97.5% ranges." spec=panel_k/>
@@ -226,14 +234,23 @@ pub fn EvidenceAtlas(group: AtlasGroup) -> impl IntoView {
                 <ChartPanel panel="atlas-h" title="(h) Rationale composition per model" what="Stacked bars: each model's judge labels by class (E endorses, QE endorses with qualifications, N neutral, D denies, R refuses), as shares." spec=panel_h/>
         }.into_any(),
     };
+    const HOW: &str = " Point at a mark (or focus a chart and use the arrow keys) to read its value; every chart has its table below it.";
+    if matches!(group, AtlasGroup::Rq1 | AtlasGroup::Rq2) {
+        return view! {
+            <div class="atlas atlas-inline" id=id data-view=id aria-labelledby=labelled_by>
+                <h4 id=title_id>{title}" "<span class="paper-ref">"BiAxisBias paper Figure 4"</span></h4>
+                <p>{intro}{HOW}</p>
+                <div class="atlas-grid">{panels}</div>
+            </div>
+        }
+        .into_any();
+    }
     view! {
         <section class="atlas" id=id data-view=id aria-labelledby=labelled_by>
             <h2 id=title_id>{title}" "<span class="paper-ref">"BiAxisBias paper Figure 4"</span></h2>
-            <p>
-                {intro}
-                " Point at a mark (or focus a chart and use the arrow keys) to read its value; every chart has its table below it."
-            </p>
+            <p>{intro}{HOW}</p>
             <div class="atlas-grid">{panels}</div>
         </section>
     }
+    .into_any()
 }

@@ -33,19 +33,19 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::PALETTE;
+use crate::palette::{self, Palette};
 
 /// The result of an atlas draw function: the hover regions of the marks, or a backend error.
 pub type HitResult<DB> =
     Result<Vec<HitRegion>, DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
-/// One model colour per model: the Okabe–Ito palette of [`PALETTE`] and black (8 models), cycled.
-pub const MODEL_PALETTE: [RGBColor; 8] = [
-    PALETTE[0], PALETTE[1], PALETTE[2], PALETTE[3], PALETTE[4], PALETTE[5], PALETTE[6], BLACK,
-];
+/// One model colour per model in the light palette ([`Palette::LIGHT`]'s series: [`crate::PALETTE`]
+/// and a dark grey, 8 models), cycled; drawing uses the [`palette::current`] palette's series.
+pub const MODEL_PALETTE: [RGBColor; 8] = Palette::LIGHT.series;
 
-/// Colour of reference marks (pooled score, equality diagonal).
-pub const REFERENCE_COLOR: RGBColor = RGBColor(85, 85, 85);
+/// Colour of reference marks (pooled score, equality diagonal) in the light palette
+/// ([`Palette::muted`]); drawing uses the [`palette::current`] palette's.
+pub const REFERENCE_COLOR: RGBColor = Palette::LIGHT.muted;
 
 /// A rectangle of a drawn mark, in backend pixel coordinates (`x0 ≤ x1`, `y0 ≤ y1`, inclusive), and the
 /// value to show when the pointer is over it.
@@ -120,7 +120,66 @@ fn pct(x: f64) -> String {
 }
 
 fn model_color(m: usize) -> RGBColor {
-    MODEL_PALETTE[m % MODEL_PALETTE.len()]
+    palette::current().series(m)
+}
+
+/// Text size of axis tick labels and axis titles, pixels of the backend (the app draws at CSS pixels).
+pub const TICK_FONT: u32 = 12;
+/// Text size of a chart's caption, pixels.
+pub const CAPTION_FONT: u32 = 16;
+
+/// The caption's style: [`CAPTION_FONT`] in the current palette's ink.
+pub(crate) fn caption_style() -> TextStyle<'static> {
+    text_style(CAPTION_FONT)
+}
+
+/// Sans-serif text of `size` pixels in the [`palette::current`] ink.
+pub(crate) fn text_style(size: u32) -> TextStyle<'static> {
+    text_in(size, palette::current().ink)
+}
+
+/// Sans-serif text of `size` pixels in `color`.
+pub(crate) fn text_in(size: u32, color: RGBColor) -> TextStyle<'static> {
+    TextStyle {
+        font: ("sans-serif", size).into_font(),
+        color: color.to_backend_color(),
+        pos: Pos::default(),
+    }
+}
+
+/// The caption cut to the area's width (≈ 9.5 px per character at [`CAPTION_FONT`], a wide
+/// estimate: the caption is centred and must not run past either edge) with an ellipsis; the full
+/// caption stays in the canvas's `data-caption`, the table and the exports.
+pub(crate) fn fit_caption<DB: DrawingBackend>(
+    caption: &str,
+    area: &DrawingArea<DB, Shift>,
+) -> String {
+    let (w, _) = area.dim_in_pixel();
+    crate::panels::shorten(caption, ((f64::from(w) - 20.0) / 9.5).max(10.0) as usize)
+}
+
+/// The themed mesh: grid lines in [`Palette::grid`], axes, tick labels and axis titles in
+/// [`Palette::ink`] at [`TICK_FONT`] (plotters' defaults are black).
+pub(crate) trait ThemedMesh {
+    /// Applies the [`palette::current`] palette to the mesh.
+    fn themed(&mut self) -> &mut Self;
+}
+
+impl<
+        X: plotters::coord::ranged1d::Ranged,
+        Y: plotters::coord::ranged1d::Ranged,
+        DB: DrawingBackend,
+    > ThemedMesh for plotters::chart::MeshStyle<'_, '_, X, Y, DB>
+{
+    fn themed(&mut self) -> &mut Self {
+        let p = palette::current();
+        let font = || text_in(TICK_FONT, p.ink);
+        self.bold_line_style(p.grid)
+            .light_line_style(p.grid.mix(0.4))
+            .axis_style(p.ink)
+            .label_style(font())
+            .axis_desc_style(font())
+    }
 }
 
 /// Width of a label area for `labels` at ~7 px per character.
@@ -133,6 +192,111 @@ pub(crate) fn label_width<S: AsRef<str>>(labels: &[S]) -> u32 {
         .clamp(6, 32) as u32
         * 7
         + 12
+}
+
+/// Charts narrower than this many pixels put their legend under the plot, cap their label areas
+/// (`fitted_labels`) and draw fewer ticks (`ticks`): the app draws every chart at its
+/// container's width, 1 canvas pixel per CSS pixel, so a 390-px phone gets ≈ 350-px charts.
+pub const NARROW: u32 = 560;
+
+/// Whether `area` is narrower than [`NARROW`].
+pub(crate) fn is_narrow<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>) -> bool {
+    area.dim_in_pixel().0 < NARROW
+}
+
+/// The widest a row-label area may be on `area`: a third of the width on a narrow chart, 236 px
+/// (32 characters) otherwise.
+pub(crate) fn label_room<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>) -> u32 {
+    if is_narrow(area) {
+        area.dim_in_pixel().0 / 3
+    } else {
+        label_width(&["x".repeat(32)])
+    }
+}
+
+/// `labels` cut (with an ellipsis, [`crate::panels::shorten`]) to fit `room` pixels at ~7 px per
+/// character, and the label area's width for them; the hover text and the table keep them whole.
+pub(crate) fn fitted_labels<S: AsRef<str>>(labels: &[S], room: u32) -> (u32, Vec<String>) {
+    let chars = (room.saturating_sub(12) / 7).max(4) as usize;
+    let cut: Vec<String> = labels
+        .iter()
+        .map(|l| crate::panels::shorten(l.as_ref(), chars))
+        .collect();
+    (label_width(&cut).min(room.max(40)), cut)
+}
+
+/// How many x ticks a numeric axis gets: 5 on a narrow chart, 10 otherwise.
+pub(crate) fn ticks<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>) -> usize {
+    if is_narrow(area) {
+        5
+    } else {
+        10
+    }
+}
+
+/// Height of a legend of `entries` lines drawn under the plot on a narrow chart (18 px a line).
+pub fn legend_below_height(entries: usize) -> u32 {
+    if entries == 0 {
+        0
+    } else {
+        18 * entries as u32 + 10
+    }
+}
+
+/// Where a legend goes: right of the plot (wide) with its right margin, or under it (narrow) with
+/// the extra height of the x label area and the legend entries cut to the width.
+pub(crate) struct LegendPlace {
+    /// Under the plot (narrow chart) rather than right of it.
+    pub below: bool,
+    /// The chart's right margin, pixels.
+    pub margin_right: u32,
+    /// Extra bottom margin for the legend under the x axis title, pixels.
+    pub extra_below: u32,
+}
+
+impl LegendPlace {
+    /// The place of a legend of `labels` on `area`.
+    pub(crate) fn of<DB: DrawingBackend, S: AsRef<str>>(
+        area: &DrawingArea<DB, Shift>,
+        labels: &[S],
+    ) -> Self {
+        if is_narrow(area) {
+            LegendPlace {
+                below: true,
+                margin_right: 14,
+                extra_below: legend_below_height(labels.len()),
+            }
+        } else {
+            LegendPlace {
+                below: false,
+                margin_right: legend_width(labels),
+                extra_below: 0,
+            }
+        }
+    }
+
+    /// Draws `entries` right of the plot's top-right corner `top_right`, or under the plot from its
+    /// bottom-left corner `bottom_left` past the x axis labels (`axis` pixels), cut to the width.
+    pub(crate) fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        top_right: (i32, i32),
+        bottom_left: (i32, i32),
+        axis: i32,
+        entries: &[(String, Swatch)],
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        if !self.below {
+            return draw_legend(area, top_right, entries);
+        }
+        let (w, _) = area.dim_in_pixel();
+        let chars = ((w as i32 - 40).max(40) / 7) as usize;
+        let cut: Vec<(String, Swatch)> = entries
+            .iter()
+            .map(|(l, s)| (crate::panels::shorten(l, chars), *s))
+            .collect();
+        let base = area.get_base_pixel();
+        draw_legend(area, (base.0 + 8 - 12, bottom_left.1 + axis), &cut)
+    }
 }
 
 /// A percent axis range covering `values` (fractions) with a margin, within 0–100.
@@ -172,9 +336,7 @@ pub(crate) fn row_labels<DB: DrawingBackend, S: AsRef<str>>(
     at: impl Fn(usize) -> (i32, i32),
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let base = area.get_base_pixel();
-    let style = TextStyle::from(("sans-serif", 13).into_font())
-        .color(&BLACK)
-        .pos(Pos::new(HPos::Right, VPos::Center));
+    let style = text_style(13).pos(Pos::new(HPos::Right, VPos::Center));
     for (i, label) in labels.iter().enumerate() {
         let (x, y) = at(i);
         area.draw(&Text::new(
@@ -194,9 +356,7 @@ pub(crate) fn column_labels<DB: DrawingBackend, S: AsRef<str>>(
     at: impl Fn(usize) -> (i32, i32),
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let base = area.get_base_pixel();
-    let style = TextStyle::from(("sans-serif", 12).into_font())
-        .color(&BLACK)
-        .pos(Pos::new(HPos::Center, VPos::Top));
+    let style = text_style(12).pos(Pos::new(HPos::Center, VPos::Top));
     for (i, label) in labels.iter().enumerate() {
         let (x, y) = at(i);
         area.draw(&Text::new(
@@ -206,6 +366,16 @@ pub(crate) fn column_labels<DB: DrawingBackend, S: AsRef<str>>(
         ))?;
     }
     Ok(())
+}
+
+/// Column labels cut to `spacing` pixels each (≈ 7 px per character, at least 3 characters), so
+/// that neighbours do not overlap on a narrow chart; the hover text keeps them whole.
+pub(crate) fn fit_columns<S: AsRef<str>>(labels: &[S], spacing: i32) -> Vec<String> {
+    let chars = (spacing.max(0) / 7).max(3) as usize;
+    labels
+        .iter()
+        .map(|l| crate::panels::shorten(l.as_ref(), chars))
+        .collect()
 }
 
 /// Labels only the whole numbers of an axis (ranks, K′).
@@ -235,9 +405,7 @@ fn draw_flag<DB: DrawingBackend>(
     dx: i32,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let base = area.get_base_pixel();
-    let style = TextStyle::from(("sans-serif", 12).into_font())
-        .color(&BLACK)
-        .pos(Pos::new(HPos::Left, VPos::Center));
+    let style = text_style(12).pos(Pos::new(HPos::Left, VPos::Center));
     area.draw(&Text::new(
         FLAG.to_string(),
         (at.0 + dx - base.0, at.1 - base.1),
@@ -254,11 +422,15 @@ fn draw_flag_note<DB: DrawingBackend>(
     if !any || note.is_empty() {
         return Ok(());
     }
-    let (_, h) = area.dim_in_pixel();
-    let style = TextStyle::from(("sans-serif", 11).into_font())
-        .color(&BLACK)
-        .pos(Pos::new(HPos::Left, VPos::Bottom));
-    area.draw(&Text::new(note.to_string(), (4, h as i32 - 2), style))
+    let (w, h) = area.dim_in_pixel();
+    let style = text_style(11).pos(Pos::new(HPos::Left, VPos::Bottom));
+    // ≈ 6 px per character at 11 px; the hover text names the flag's share in full.
+    let chars = ((w as usize).saturating_sub(8) / 6).max(10);
+    area.draw(&Text::new(
+        crate::panels::shorten(note, chars),
+        (4, h as i32 - 2),
+        style,
+    ))
 }
 
 /// Extra height of the x label area when a flag note is drawn under it.
@@ -322,9 +494,7 @@ pub(crate) fn draw_legend<DB: DrawingBackend>(
     entries: &[(String, Swatch)],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let base = area.get_base_pixel();
-    let style = TextStyle::from(("sans-serif", 12).into_font())
-        .color(&BLACK)
-        .pos(Pos::new(HPos::Left, VPos::Center));
+    let style = text_style(12).pos(Pos::new(HPos::Left, VPos::Center));
     let x = top_left.0 - base.0 + 12;
     for (k, (label, swatch)) in entries.iter().enumerate() {
         let y = top_left.1 - base.1 + 8 + 18 * k as i32;
@@ -398,7 +568,7 @@ pub fn draw_wording_scores<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     data: &WordingScores,
 ) -> HitResult<DB> {
-    area.fill(&WHITE)?;
+    area.fill(&palette::current().background)?;
     let n = data.models.len().max(1);
     let x_range = percent_range(
         data.scores
@@ -411,9 +581,12 @@ pub fn draw_wording_scores<DB: DrawingBackend>(
         .wordings
         .iter()
         .enumerate()
-        .map(|(j, w)| (w.clone(), Swatch::Circle(PALETTE[j % PALETTE.len()])))
+        .map(|(j, w)| (w.clone(), Swatch::Circle(palette::current().series(j))))
         .collect();
-    legend.push(("pooled (Eq. 4)".into(), Swatch::Cross(REFERENCE_COLOR)));
+    legend.push((
+        "pooled (Eq. 4)".into(),
+        Swatch::Cross(palette::current().muted),
+    ));
     let labels: Vec<&String> = legend.iter().map(|(l, _)| l).collect();
     let any_flag = data
         .flags
@@ -421,28 +594,47 @@ pub fn draw_wording_scores<DB: DrawingBackend>(
         .flatten()
         .chain(&data.pooled_flags)
         .any(Option::is_some);
+    let place = LegendPlace::of(area, &labels);
+    let (label_area, models) = fitted_labels(&data.models, label_room(area));
     let mut chart = ChartBuilder::on(area)
-        .caption(&data.caption, ("sans-serif", 16))
+        .caption(fit_caption(&data.caption, area), caption_style())
         .margin(10)
-        .margin_right(legend_width(&labels))
-        .x_label_area_size(36 + note_room(&data.flag_note, any_flag))
-        .y_label_area_size(label_width(&data.models))
+        .margin_right(place.margin_right)
+        // Under a narrow chart: the axis title, then the legend, then the flag note.
+        .margin_bottom(
+            10 + place.extra_below
+                + if place.below {
+                    note_room(&data.flag_note, any_flag)
+                } else {
+                    0
+                },
+        )
+        .x_label_area_size(
+            36 + if place.below {
+                0
+            } else {
+                note_room(&data.flag_note, any_flag)
+            },
+        )
+        .y_label_area_size(label_area)
         .build_cartesian_2d(x_range, 0.0..n as f64)?;
     chart
         .configure_mesh()
+        .themed()
         .disable_y_mesh()
         .y_labels(0)
+        .x_labels(ticks(area))
         .x_desc("Selection score (%)")
         .x_label_formatter(&|x: &f64| format!("{x:.0}"))
         .draw()?;
-    row_labels(area, &data.models, |i| {
+    row_labels(area, &models, |i| {
         chart.backend_coord(&(chart.x_range().start, (n - 1 - i) as f64 + 0.5))
     })?;
     let mut hits = Vec::new();
     let k = data.wordings.len().max(1);
     let band = 0.7 / k as f64;
     for (j, wording) in data.wordings.iter().enumerate() {
-        let color = PALETTE[j % PALETTE.len()];
+        let color = palette::current().series(j);
         let mut points = Vec::new();
         for (m, model) in data.models.iter().enumerate() {
             let Some(v) = data.scores.get(j).and_then(|s| s.get(m)).copied().flatten() else {
@@ -478,11 +670,12 @@ pub fn draw_wording_scores<DB: DrawingBackend>(
         if flag.is_some() {
             draw_flag(area, chart.backend_coord(&at), 8)?;
         }
-        crosses.push(Cross::new(at, 6, REFERENCE_COLOR.stroke_width(2)));
+        crosses.push(Cross::new(at, 6, palette::current().muted.stroke_width(2)));
     }
     chart.draw_series(crosses)?;
     let top_right = chart.backend_coord(&(chart.x_range().end, n as f64));
-    draw_legend(area, top_right, &legend)?;
+    let bottom_left = chart.backend_coord(&(chart.x_range().start, 0.0));
+    place.draw(area, top_right, bottom_left, 36, &legend)?;
     draw_flag_note(area, &data.flag_note, any_flag)?;
     area.present()?;
     Ok(hits)
@@ -556,7 +749,7 @@ pub fn draw_score_ranges<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     data: &ScoreRanges,
 ) -> HitResult<DB> {
-    area.fill(&WHITE)?;
+    area.fill(&palette::current().background)?;
     let n = data.models.len().max(1);
     let x_range = percent_range(
         data.min
@@ -571,31 +764,32 @@ pub fn draw_score_ranges<DB: DrawingBackend>(
         .iter()
         .chain(&data.pooled_flags)
         .any(Option::is_some);
+    let (label_area, models) = fitted_labels(&data.models, label_room(area));
     let mut chart = ChartBuilder::on(area)
-        .caption(&data.caption, ("sans-serif", 16))
+        .caption(fit_caption(&data.caption, area), caption_style())
         .margin(10)
         .x_label_area_size(36 + note_room(&data.flag_note, any_flag))
-        .y_label_area_size(label_width(&data.models))
+        .y_label_area_size(label_area)
         .margin_right(80)
         .build_cartesian_2d(x_range, 0.0..n as f64)?;
     chart
         .configure_mesh()
+        .themed()
         .disable_y_mesh()
         .y_labels(0)
+        .x_labels(ticks(area))
         .x_desc("Selection score (%), lowest to highest")
         .x_label_formatter(&|x: &f64| format!("{x:.0}"))
         .draw()?;
-    row_labels(area, &data.models, |i| {
+    row_labels(area, &models, |i| {
         chart.backend_coord(&(chart.x_range().start, (n - 1 - i) as f64 + 0.5))
     })?;
-    let color = PALETTE[0];
+    let color = palette::current().series(0);
     let mut hits = Vec::new();
     let mut bars = Vec::new();
     let mut crosses = Vec::new();
     let base = area.get_base_pixel();
-    let text = TextStyle::from(("sans-serif", 12).into_font())
-        .color(&BLACK)
-        .pos(Pos::new(HPos::Left, VPos::Center));
+    let text = text_style(12).pos(Pos::new(HPos::Left, VPos::Center));
     for (m, model) in data.models.iter().enumerate() {
         let y = (n - 1 - m) as f64;
         if let (Some(lo), Some(hi)) = (
@@ -639,7 +833,7 @@ pub fn draw_score_ranges<DB: DrawingBackend>(
             if flag.is_some() {
                 draw_flag(area, chart.backend_coord(&at), 8)?;
             }
-            crosses.push(Cross::new(at, 6, REFERENCE_COLOR.stroke_width(2)));
+            crosses.push(Cross::new(at, 6, palette::current().muted.stroke_width(2)));
         }
     }
     chart.draw_series(bars)?;
@@ -758,19 +952,21 @@ pub fn draw_rank_paths<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     data: &RankPaths,
 ) -> HitResult<DB> {
-    area.fill(&WHITE)?;
+    area.fill(&palette::current().background)?;
     let n_models = data.models.len().max(1);
     let n_steps = data.steps.len().max(1);
     let any_flag = data.flags.iter().flatten().any(Option::is_some);
+    let (label_area, models) = fitted_labels(&data.models, label_room(area));
     let mut chart = ChartBuilder::on(area)
-        .caption(&data.caption, ("sans-serif", 16))
+        .caption(fit_caption(&data.caption, area), caption_style())
         .margin(10)
         .x_label_area_size(36 + note_room(&data.flag_note, any_flag))
         .y_label_area_size(40)
-        .margin_right(label_width(&data.models))
+        .margin_right(label_area)
         .build_cartesian_2d(-0.5..n_steps as f64 - 0.5, n_models as f64 + 0.5..0.5f64)?;
     chart
         .configure_mesh()
+        .themed()
         .disable_x_mesh()
         .x_labels(0)
         .y_labels(n_models.min(40))
@@ -781,7 +977,14 @@ pub fn draw_rank_paths<DB: DrawingBackend>(
             data.rank_axis.as_str()
         })
         .draw()?;
-    column_labels(area, &data.steps, |s| {
+    let (w, _) = area.dim_in_pixel();
+    let per_step = (w.saturating_sub(60 + label_area) / n_steps as u32 / 7).max(3) as usize;
+    let steps: Vec<String> = data
+        .steps
+        .iter()
+        .map(|s| crate::panels::shorten(s, per_step))
+        .collect();
+    column_labels(area, &steps, |s| {
         chart.backend_coord(&(s as f64, n_models as f64 + 0.5))
     })?;
     let base = area.get_base_pixel();
@@ -834,7 +1037,7 @@ pub fn draw_rank_paths<DB: DrawingBackend>(
         if let Some(&(_, r)) = points.last() {
             let (px, py) = chart.backend_coord(&(n_steps as f64 - 0.5, r));
             area.draw(&Text::new(
-                model.clone(),
+                models[m].clone(),
                 (px + 4 - base.0, py - base.1),
                 text.clone().color(&color),
             ))?;
@@ -861,10 +1064,12 @@ pub enum FlipStatus {
 }
 
 impl FlipStatus {
-    /// Fill colour of the matrix cell.
+    /// Fill colour of the matrix cell: a stable pair in the [`palette::current`] grid colour, the
+    /// flipping ones on a light-to-dark amber scale (the same in both themes; a CI dot drawn on a cell
+    /// takes [`Palette::text_on`] its fill).
     pub fn color(self) -> RGBColor {
         match self {
-            FlipStatus::Stable => RGBColor(235, 235, 235),
+            FlipStatus::Stable => palette::current().grid,
             FlipStatus::Reverses => RGBColor(246, 207, 128),
             FlipStatus::Survives1pp => RGBColor(230, 159, 0),
             FlipStatus::Survives2pp => RGBColor(213, 94, 0),
@@ -979,22 +1184,28 @@ pub fn draw_pair_flips<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     data: &PairFlips,
 ) -> HitResult<DB> {
-    area.fill(&WHITE)?;
+    area.fill(&palette::current().background)?;
+    let ink = palette::current().ink;
     let models = &data.models;
     // The triangle: rows i = 1..M (top to bottom), columns j = 0..M−1; cell (i, j) spans
     // x j..j+1, y (M−1−i)..(M−i) on a (M−1) × (M−1) grid.
     let side = models.len().saturating_sub(1).max(1);
-    let rows: Vec<&String> = models.iter().skip(1).collect();
-    let cols: Vec<&String> = models.iter().take(side).collect();
+    let (label_area, short) = fitted_labels(models, label_room(area));
+    let rows: Vec<&String> = short.iter().skip(1).collect();
+    let cols: Vec<&String> = short.iter().take(side).collect();
+    // The legend: five lines right of the grid (180 px), or under it on a narrow chart.
+    let narrow = is_narrow(area);
     let mut chart = ChartBuilder::on(area)
-        .caption(&data.caption, ("sans-serif", 16))
+        .caption(fit_caption(&data.caption, area), caption_style())
         .margin(10)
+        .margin_bottom(10 + if narrow { legend_below_height(5) } else { 0 })
         .x_label_area_size(36)
-        .y_label_area_size(label_width(models))
-        .margin_right(180)
+        .y_label_area_size(label_area)
+        .margin_right(if narrow { 14 } else { 180 })
         .build_cartesian_2d(0.0..side as f64, 0.0..side as f64)?;
     chart
         .configure_mesh()
+        .themed()
         .disable_mesh()
         .x_labels(0)
         .y_labels(0)
@@ -1002,6 +1213,8 @@ pub fn draw_pair_flips<DB: DrawingBackend>(
     row_labels(area, &rows, |r| {
         chart.backend_coord(&(0.0, (side - 1 - r) as f64 + 0.5))
     })?;
+    let spacing = chart.backend_coord(&(1.0, 0.0)).0 - chart.backend_coord(&(0.0, 0.0)).0;
+    let cols = fit_columns(&cols, spacing - 4);
     column_labels(area, &cols, |j| chart.backend_coord(&(j as f64 + 0.5, 0.0)))?;
     let pair_of = |i: usize, j: usize| {
         data.pairs
@@ -1022,7 +1235,11 @@ pub fn draw_pair_flips<DB: DrawingBackend>(
             if let Some(p) = pair {
                 if p.ci_supported {
                     label.push_str(", CI-supported");
-                    dots.push(Circle::new((j as f64 + 0.5, y + 0.5), 3, BLACK.filled()));
+                    dots.push(Circle::new(
+                        (j as f64 + 0.5, y + 0.5),
+                        3,
+                        palette::current().text_on(status.color()).filled(),
+                    ));
                 }
                 if !p.detail.is_empty() {
                     label.push_str("; ");
@@ -1049,10 +1266,17 @@ pub fn draw_pair_flips<DB: DrawingBackend>(
     .iter()
     .map(|s| (s.describe().to_string(), Swatch::Rect(s.color())))
     .collect();
-    legend.push(("CI-supported".into(), Swatch::Dot(BLACK)));
-    draw_legend(
+    legend.push(("CI-supported".into(), Swatch::Dot(ink)));
+    let place = LegendPlace {
+        below: narrow,
+        margin_right: 0,
+        extra_below: 0,
+    };
+    place.draw(
         area,
         chart.backend_coord(&(side as f64, side as f64)),
+        chart.backend_coord(&(0.0, 0.0)),
+        36,
         &legend,
     )?;
     area.present()?;
@@ -1171,23 +1395,26 @@ pub fn draw_design_distributions<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     data: &DesignDistributions,
 ) -> HitResult<DB> {
-    area.fill(&WHITE)?;
+    area.fill(&palette::current().background)?;
     let n = data.designs.len().max(1);
     let y_range = value_range(data.values.iter().flatten().copied());
     let mut chart = ChartBuilder::on(area)
-        .caption(&data.caption, ("sans-serif", 16))
+        .caption(fit_caption(&data.caption, area), caption_style())
         .margin(10)
         .x_label_area_size(36)
         .y_label_area_size(56)
         .build_cartesian_2d(-0.5..n as f64 - 0.5, y_range)?;
     chart
         .configure_mesh()
+        .themed()
         .disable_x_mesh()
         .x_labels(0)
         .y_desc(data.axis_label.as_str())
         .draw()?;
     let y_bottom = chart.y_range().start;
-    column_labels(area, &data.designs, |d| {
+    let spacing = chart.backend_coord(&(1.0, y_bottom)).0 - chart.backend_coord(&(0.0, y_bottom)).0;
+    let designs = fit_columns(&data.designs, spacing - 4);
+    column_labels(area, &designs, |d| {
         chart.backend_coord(&(d as f64, y_bottom))
     })?;
     let mut hits = Vec::new();
@@ -1196,7 +1423,7 @@ pub fn draw_design_distributions<DB: DrawingBackend>(
         let Some(stats) = BoxStats::of(values) else {
             continue;
         };
-        let color = PALETTE[d % PALETTE.len()];
+        let color = palette::current().series(d);
         let x = d as f64 + 0.12;
         let half = 0.16;
         // Strip: values at evenly spaced ranks of the sorted draws, left of the box.
@@ -1246,11 +1473,12 @@ pub fn draw_design_distributions<DB: DrawingBackend>(
             [a, b],
             color.stroke_width(1),
         )))?;
-        let stroke = BLACK.stroke_width(1);
+        let ink = palette::current().ink;
+        let stroke = ink.stroke_width(1);
         chart.draw_series([
             PathElement::new(
                 vec![(x - half, stats.median), (x + half, stats.median)],
-                BLACK.stroke_width(2),
+                ink.stroke_width(2),
             ),
             PathElement::new(vec![(x, stats.q3), (x, stats.p97_5)], stroke),
             PathElement::new(vec![(x, stats.q1), (x, stats.p2_5)], stroke),
@@ -1266,7 +1494,7 @@ pub fn draw_design_distributions<DB: DrawingBackend>(
         chart.draw_series(std::iter::once(Cross::new(
             (x, stats.mean),
             5,
-            REFERENCE_COLOR.stroke_width(2),
+            palette::current().muted.stroke_width(2),
         )))?;
     }
     area.present()?;
@@ -1298,7 +1526,7 @@ pub fn draw_selection_vs_rationale<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     data: &SelectionVsRationale,
 ) -> HitResult<DB> {
-    area.fill(&WHITE)?;
+    area.fill(&palette::current().background)?;
     let hi = data
         .selection
         .iter()
@@ -1307,13 +1535,14 @@ pub fn draw_selection_vs_rationale<DB: DrawingBackend>(
         .fold(0.0f64, |a, v| a.max(100.0 * v));
     let top = ((hi + 2.0) / 10.0).ceil().clamp(1.0, 10.0) * 10.0;
     let mut chart = ChartBuilder::on(area)
-        .caption(&data.caption, ("sans-serif", 16))
+        .caption(fit_caption(&data.caption, area), caption_style())
         .margin(10)
         .x_label_area_size(36)
         .y_label_area_size(48)
         .build_cartesian_2d(0.0..top, 0.0..top)?;
     chart
         .configure_mesh()
+        .themed()
         .x_desc("Selection BER (%)")
         .y_desc("Rationale BER (%)")
         .x_label_formatter(&|x: &f64| format!("{x:.0}"))
@@ -1323,7 +1552,7 @@ pub fn draw_selection_vs_rationale<DB: DrawingBackend>(
         vec![(0.0, 0.0), (top, top)],
         6,
         4,
-        REFERENCE_COLOR.stroke_width(1),
+        palette::current().muted.stroke_width(1),
     )))?;
     let mut hits = Vec::new();
     for (m, model) in data.models.iter().enumerate() {
@@ -1348,11 +1577,7 @@ pub fn draw_selection_vs_rationale<DB: DrawingBackend>(
         chart.draw_series(std::iter::once(
             EmptyElement::at(at)
                 + Circle::new((0, 0), POINT_RADIUS + 1, color.filled())
-                + Text::new(
-                    model.clone(),
-                    (7, -7),
-                    ("sans-serif", 12).into_font().color(&BLACK),
-                ),
+                + Text::new(model.clone(), (7, -7), text_style(12)),
         ))?;
     }
     area.present()?;
@@ -1367,11 +1592,11 @@ pub const RATIONALE_CLASSES: [&str; 5] = ["E", "QE", "N", "D", "R"];
 
 /// Colours of [`RATIONALE_CLASSES`]: bias evidence in warm colours, the rest in grey and blues.
 pub const RATIONALE_COLORS: [RGBColor; 5] = [
-    RGBColor(213, 94, 0),
-    RGBColor(230, 159, 0),
-    RGBColor(190, 190, 190),
-    RGBColor(86, 180, 233),
-    RGBColor(0, 114, 178),
+    Palette::LIGHT.series[5],
+    Palette::LIGHT.series[1],
+    Palette::LIGHT.muted,
+    Palette::LIGHT.series[4],
+    Palette::LIGHT.series[0],
 ];
 
 /// Panel (h): per model, the counts of each Rationale class.
@@ -1454,13 +1679,13 @@ pub fn draw_stacked_bars<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     data: &StackedBars,
 ) -> HitResult<DB> {
-    area.fill(&WHITE)?;
+    area.fill(&palette::current().background)?;
     let n = data.rows.len().max(1);
     let color = |k: usize| {
         data.colors
             .get(k % data.colors.len().max(1))
             .copied()
-            .unwrap_or(BLACK)
+            .map_or(palette::current().ink, palette::themed)
     };
     let legend: Vec<(String, Swatch)> = data
         .classes
@@ -1477,18 +1702,23 @@ pub fn draw_stacked_bars<DB: DrawingBackend>(
             (totals.iter().copied().max().unwrap_or(0).max(1) as f64 * 1.05).ceil()
         }
     };
+    let place = LegendPlace::of(area, &data.classes);
+    let (label_area, rows) = fitted_labels(&data.rows, label_room(area));
     let mut chart = ChartBuilder::on(area)
-        .caption(&data.caption, ("sans-serif", 16))
+        .caption(fit_caption(&data.caption, area), caption_style())
         .margin(10)
-        .margin_right(legend_width(&data.classes))
+        .margin_right(place.margin_right)
+        .margin_bottom(10 + place.extra_below)
         .x_label_area_size(36)
-        .y_label_area_size(label_width(&data.rows))
+        .y_label_area_size(label_area)
         .build_cartesian_2d(0.0..x_max, 0.0..n as f64)?;
     let scale = data.scale;
     chart
         .configure_mesh()
+        .themed()
         .disable_y_mesh()
         .y_labels(0)
+        .x_labels(ticks(area))
         .x_desc(data.axis_label.as_str())
         .x_label_formatter(&move |x: &f64| match scale {
             StackScale::Share => format!("{x:.0}"),
@@ -1496,7 +1726,7 @@ pub fn draw_stacked_bars<DB: DrawingBackend>(
         })
         .x_max_light_lines(if scale == StackScale::Count { 1 } else { 10 })
         .draw()?;
-    row_labels(area, &data.rows, |i| {
+    row_labels(area, &rows, |i| {
         chart.backend_coord(&(0.0, (n - 1 - i) as f64 + 0.5))
     })?;
     let mut hits = Vec::new();
@@ -1529,7 +1759,13 @@ pub fn draw_stacked_bars<DB: DrawingBackend>(
         }
         chart.draw_series(segments)?;
     }
-    draw_legend(area, chart.backend_coord(&(x_max, n as f64)), &legend)?;
+    place.draw(
+        area,
+        chart.backend_coord(&(x_max, n as f64)),
+        chart.backend_coord(&(0.0, 0.0)),
+        36,
+        &legend,
+    )?;
     area.present()?;
     Ok(hits)
 }
@@ -1615,7 +1851,7 @@ pub fn draw_coverage_curve<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     data: &CoverageCurve,
 ) -> HitResult<DB> {
-    area.fill(&WHITE)?;
+    area.fill(&palette::current().background)?;
     let k_max = data.k.iter().copied().max().unwrap_or(1).max(1);
     let y_range = value_range(
         data.mean
@@ -1625,19 +1861,20 @@ pub fn draw_coverage_curve<DB: DrawingBackend>(
             .chain(data.range.iter().flatten().flat_map(|&(a, b)| [a, b])),
     );
     let mut chart = ChartBuilder::on(area)
-        .caption(&data.caption, ("sans-serif", 16))
+        .caption(fit_caption(&data.caption, area), caption_style())
         .margin(10)
         .x_label_area_size(36)
         .y_label_area_size(56)
         .build_cartesian_2d(0.5..k_max as f64 + 0.5, y_range)?;
     chart
         .configure_mesh()
-        .x_labels(k_max.min(30))
+        .themed()
+        .x_labels(k_max.min(if is_narrow(area) { 8 } else { 30 }))
         .x_label_formatter(&whole)
         .x_desc("conditions covered K′")
         .y_desc(data.axis_label.as_str())
         .draw()?;
-    let color = PALETTE[0];
+    let color = palette::current().series(0);
     let points: Vec<(f64, f64, usize)> = data
         .k
         .iter()
@@ -1658,7 +1895,7 @@ pub fn draw_coverage_curve<DB: DrawingBackend>(
             let (lo, hi) = (*r)?;
             Some(PathElement::new(
                 vec![(k as f64, lo), (k as f64, hi)],
-                REFERENCE_COLOR.stroke_width(1),
+                palette::current().muted.stroke_width(1),
             ))
         })
         .collect();

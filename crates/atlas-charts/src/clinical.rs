@@ -20,9 +20,12 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::atlas::{
-    column_labels, draw_legend, label_width, legend_width, row_labels, HitRegion, HitResult, Swatch,
+    caption_style, column_labels, fit_caption, fit_columns, fitted_labels, is_narrow, label_room,
+    label_width, row_labels, text_in, text_style, ticks, HitRegion, HitResult, LegendPlace, Swatch,
+    ThemedMesh,
 };
 pub use crate::atlas::{draw_stacked_bars, StackScale, StackedBars};
+use crate::palette::{self, Palette};
 use crate::PALETTE;
 
 pub mod figures;
@@ -63,7 +66,7 @@ pub const FAILURE_COLORS: [RGBColor; 6] = [
 /// (more aggressive, less aggressive, lateral, unknown; seed §4.5, Fig. 5): vermillion, blue,
 /// yellow-orange, grey.
 pub const DIRECTION_COLORS: [RGBColor; 4] =
-    [PALETTE[5], PALETTE[0], PALETTE[1], RGBColor(170, 170, 170)];
+    [PALETTE[5], PALETTE[0], PALETTE[1], Palette::LIGHT.muted];
 
 // --------------------------------------------------------------------------- rate bars
 
@@ -93,28 +96,36 @@ pub fn draw_rate_bars<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     data: &RateBars,
 ) -> HitResult<DB> {
-    area.fill(&WHITE)?;
+    area.fill(&palette::current().background)?;
     let n = data.rows.len().max(1);
     let n_series = data.series.len().max(1);
     let with_legend = data.series.len() > 1;
+    let place = with_legend.then(|| LegendPlace::of(area, &data.series));
+    let (label_area, rows) = fitted_labels(&data.rows, label_room(area));
     let mut builder = ChartBuilder::on(area);
     builder
-        .caption(&data.caption, ("sans-serif", 16))
+        .caption(fit_caption(&data.caption, area), caption_style())
         .margin(10)
+        .margin_bottom(10 + place.as_ref().map_or(0, |p| p.extra_below))
         .x_label_area_size(36)
-        .y_label_area_size(label_width(&data.rows));
-    if with_legend {
-        builder.margin_right(legend_width(&data.series));
+        .y_label_area_size(label_area);
+    if let Some(p) = &place {
+        builder.margin_right(p.margin_right);
+    } else {
+        // Room for the value written after a full bar ("100% (n/n)").
+        builder.margin_right(if is_narrow(area) { 14 } else { 10 });
     }
     let mut chart = builder.build_cartesian_2d(0.0..100.0f64, 0.0..n as f64)?;
     chart
         .configure_mesh()
+        .themed()
         .disable_y_mesh()
         .y_labels(0)
+        .x_labels(ticks(area))
         .x_desc(data.axis_label.as_str())
         .x_label_formatter(&|x: &f64| format!("{x:.0}"))
         .draw()?;
-    row_labels(area, &data.rows, |i| {
+    row_labels(area, &rows, |i| {
         chart.backend_coord(&(0.0, (n - 1 - i) as f64 + 0.5))
     })?;
     let band = 0.8 / n_series as f64;
@@ -122,7 +133,7 @@ pub fn draw_rate_bars<DB: DrawingBackend>(
     let mut hits = Vec::new();
     let mut labels = Vec::new();
     for (s, series) in data.series.iter().enumerate() {
-        let color = PALETTE[s % PALETTE.len()];
+        let color = palette::current().series(s);
         let mut bars = Vec::new();
         for (r, row) in data.rows.iter().enumerate() {
             let Some(p) = data.values.get(r).and_then(|v| v.get(s)).copied().flatten() else {
@@ -144,17 +155,19 @@ pub fn draw_rate_bars<DB: DrawingBackend>(
             // The value at the bar's end: inside a long bar in white, else just right of it.
             let inside = rate > 0.55;
             let y_mid = (pa.1 + pb.1) / 2 - base.1;
-            let (x, anchor, ink): (i32, HPos, &'static RGBColor) = if inside {
-                (pb.0 - 4 - base.0, HPos::Right, &WHITE)
+            let (x, anchor, ink) = if inside {
+                (
+                    pb.0 - 4 - base.0,
+                    HPos::Right,
+                    palette::current().text_on(color),
+                )
             } else {
-                (pb.0 + 4 - base.0, HPos::Left, &BLACK)
+                (pb.0 + 4 - base.0, HPos::Left, palette::current().ink)
             };
             labels.push(Text::new(
                 format!("{:.0}% ({}/{})", 100.0 * rate, p.k, p.n),
                 (x, y_mid),
-                TextStyle::from(("sans-serif", 11).into_font())
-                    .color(ink)
-                    .pos(Pos::new(anchor, VPos::Center)),
+                text_in(11, ink).pos(Pos::new(anchor, VPos::Center)),
             ));
         }
         chart.draw_series(bars)?;
@@ -167,9 +180,17 @@ pub fn draw_rate_bars<DB: DrawingBackend>(
             .series
             .iter()
             .enumerate()
-            .map(|(s, l)| (l.clone(), Swatch::Rect(PALETTE[s % PALETTE.len()])))
+            .map(|(s, l)| (l.clone(), Swatch::Rect(palette::current().series(s))))
             .collect();
-        draw_legend(area, chart.backend_coord(&(100.0, n as f64)), &legend)?;
+        if let Some(p) = &place {
+            p.draw(
+                area,
+                chart.backend_coord(&(100.0, n as f64)),
+                chart.backend_coord(&(0.0, 0.0)),
+                36,
+                &legend,
+            )?;
+        }
     }
     area.present()?;
     Ok(hits)
@@ -205,8 +226,9 @@ pub const HEAT_STOPS: [RGBColor; 5] = [
     RGBColor(102, 37, 6),
 ];
 
-/// Colour of a cell without a rate.
-pub const HEAT_EMPTY: RGBColor = RGBColor(221, 221, 221);
+/// Colour of a cell without a rate: the light palette's grid colour (drawn as the current palette's,
+/// [`palette::themed`]).
+pub const HEAT_EMPTY: RGBColor = Palette::LIGHT.grid;
 
 /// The heat-map colour of a rate (fraction, clamped to `[0, 1]`): linear between [`HEAT_STOPS`].
 pub fn heat_color(rate: f64) -> RGBColor {
@@ -234,14 +256,14 @@ pub fn draw_heat_map<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     data: &HeatMap,
 ) -> HitResult<DB> {
-    area.fill(&WHITE)?;
+    area.fill(&palette::current().background)?;
     let n_rows = data.rows.len().max(1);
     let n_cols = data.columns.len().max(1);
     let key_labels = ["100%", "50%", "0%"];
     // Column labels wider than a column (about 7 px per character) alternate between two lines.
     let (w, _) = area.dim_in_pixel();
-    let plot_width =
-        w as i32 - 20 - label_width(&data.rows) as i32 - label_width(&key_labels) as i32 - 30;
+    let (label_area, rows) = fitted_labels(&data.rows, label_room(area));
+    let plot_width = w as i32 - 20 - label_area as i32 - label_width(&key_labels) as i32 - 30;
     let widest = data
         .columns
         .iter()
@@ -251,26 +273,37 @@ pub fn draw_heat_map<DB: DrawingBackend>(
         * 7;
     let stagger = widest > plot_width / n_cols as i32 - 6;
     let mut chart = ChartBuilder::on(area)
-        .caption(&data.caption, ("sans-serif", 16))
+        .caption(fit_caption(&data.caption, area), caption_style())
         .margin(10)
         .margin_right(label_width(&key_labels) + 30)
         .x_label_area_size(if stagger { 44 } else { 30 })
-        .y_label_area_size(label_width(&data.rows))
+        .y_label_area_size(label_area)
         .build_cartesian_2d(0.0..n_cols as f64, 0.0..n_rows as f64)?;
     chart
         .configure_mesh()
+        .themed()
         .disable_mesh()
         .x_labels(0)
         .y_labels(0)
         .draw()?;
-    row_labels(area, &data.rows, |i| {
+    row_labels(area, &rows, |i| {
         chart.backend_coord(&(0.0, (n_rows - 1 - i) as f64 + 0.5))
     })?;
-    column_labels(area, &data.columns, |j| {
+    // A staggered label may use two columns' width (its neighbours sit on the other line).
+    let spacing = chart.backend_coord(&(1.0, 0.0)).0 - chart.backend_coord(&(0.0, 0.0)).0;
+    let columns = fit_columns(&data.columns, spacing * if stagger { 2 } else { 1 } - 6);
+    column_labels(area, &columns, |j| {
         let (x, y) = chart.backend_coord(&(j as f64 + 0.5, 0.0));
         (x, if stagger && j % 2 == 1 { y + 15 } else { y })
     })?;
     let base = area.get_base_pixel();
+    // The rate in a cell: 13 px, 11 px in a narrow column, none where even that does not fit ("100%"
+    // is ≈ 28 px at 11 px; the hover text and the table keep every value).
+    let cell_font = match spacing {
+        s if s >= 40 => Some(13),
+        s if s >= 30 => Some(11),
+        _ => None,
+    };
     let mut hits = Vec::new();
     for (r, row) in data.rows.iter().enumerate() {
         for (c, column) in data.columns.iter().enumerate() {
@@ -279,22 +312,18 @@ pub fn draw_heat_map<DB: DrawingBackend>(
             let y = (n_rows - 1 - r) as f64;
             let a = (c as f64 + 0.03, y + 0.05);
             let b = (c as f64 + 0.97, y + 0.95);
-            let fill = rate.map_or(HEAT_EMPTY, heat_color);
+            let fill = rate.map_or(palette::themed(HEAT_EMPTY), heat_color);
             chart.draw_series(std::iter::once(Rectangle::new([a, b], fill.filled())))?;
             let centre = chart.backend_coord(&(c as f64 + 0.5, y + 0.5));
             let text = rate.map_or("—".to_string(), |x| format!("{:.0}%", 100.0 * x));
-            let ink = if rate.is_some_and(|x| x > 0.6) {
-                WHITE
-            } else {
-                BLACK
-            };
-            area.draw(&Text::new(
-                text,
-                (centre.0 - base.0, centre.1 - base.1),
-                TextStyle::from(("sans-serif", 13).into_font())
-                    .color(&ink)
-                    .pos(Pos::new(HPos::Center, VPos::Center)),
-            ))?;
+            let ink = palette::current().text_on(fill);
+            if let Some(size) = cell_font {
+                area.draw(&Text::new(
+                    text,
+                    (centre.0 - base.0, centre.1 - base.1),
+                    text_in(size, ink).pos(Pos::new(HPos::Center, VPos::Center)),
+                ))?;
+            }
             let label = match p {
                 Some(p) if p.n > 0 => format!(
                     "{row} · {column}: {} {:.2}% ({} of {} {})",
@@ -328,9 +357,7 @@ pub fn draw_heat_map<DB: DrawingBackend>(
             heat_color(rate).filled(),
         ))?;
     }
-    let style = TextStyle::from(("sans-serif", 12).into_font())
-        .color(&BLACK)
-        .pos(Pos::new(HPos::Left, VPos::Center));
+    let style = text_style(12).pos(Pos::new(HPos::Left, VPos::Center));
     for (k, label) in key_labels.iter().enumerate() {
         let y = top.1 - base.1 + height * k as i32 / 2;
         area.draw(&Text::new(label.to_string(), (x1 + 4, y), style.clone()))?;

@@ -9,12 +9,16 @@
 
 pub mod atlas;
 pub mod clinical;
+pub mod palette;
 pub mod panels;
+pub mod probe;
 pub mod spec;
 
 pub use atlas::{hit_index, hit_test, HitRegion, HitResult};
+pub use palette::Palette;
 pub use spec::ChartSpec;
 
+use atlas::ThemedMesh;
 use atlas_core::summary::Summary;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -23,15 +27,17 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 /// Result of a draw function: a plotters error of the backend, if any.
 pub type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
-/// Colour-blind-safe palette (Okabe–Ito), one colour per condition, cycled.
+/// The first seven series colours of the light palette ([`Palette::LIGHT`], derived from Okabe–Ito
+/// and darkened to 3:1 on white), one colour per condition, cycled. Drawing uses the
+/// [`palette::current`] palette's series; these are the colours of a light chart.
 pub const PALETTE: [RGBColor; 7] = [
-    RGBColor(0, 114, 178),
-    RGBColor(230, 159, 0),
-    RGBColor(0, 158, 115),
-    RGBColor(204, 121, 167),
-    RGBColor(86, 180, 233),
-    RGBColor(213, 94, 0),
-    RGBColor(240, 228, 66),
+    Palette::LIGHT.series[0],
+    Palette::LIGHT.series[1],
+    Palette::LIGHT.series[2],
+    Palette::LIGHT.series[3],
+    Palette::LIGHT.series[4],
+    Palette::LIGHT.series[5],
+    Palette::LIGHT.series[6],
 ];
 
 /// Data of the "Selection BER by model and condition" chart.
@@ -186,17 +192,18 @@ pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     data: &BerByModelCondition,
 ) -> atlas::HitResult<DB> {
-    root.fill(&WHITE)?;
+    root.fill(&palette::current().background)?;
     let (width, _) = root.dim_in_pixel();
     let n_models = data.models.len().max(1);
     let n_cond = data.conditions.len().max(1);
-    let font = ("sans-serif", BER_FONT);
+    let ink = palette::current().ink;
+    let font = TextStyle::from(("sans-serif", BER_FONT).into_font()).color(&ink);
     // Caption, cut to the width.
     let caption_chars = ((width.saturating_sub(20)) as f64 / 8.5) as usize;
     root.draw(&Text::new(
         panels::shorten(&data.caption, caption_chars.max(10)),
         (10, 8),
-        ("sans-serif", BER_CAPTION_FONT).into_font(),
+        ("sans-serif", BER_CAPTION_FONT).into_font().color(&ink),
     ))?;
     // Legend, wrapped.
     let legend = data.legend_rows(width);
@@ -205,7 +212,7 @@ pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
         let y = 34 + r as i32 * BER_LEGEND_ROW as i32 + BER_LEGEND_ROW as i32 / 2;
         let mut x = 10i32;
         for &c in row {
-            let color = PALETTE[c % PALETTE.len()];
+            let color = palette::current().series(c);
             root.draw(&Rectangle::new(
                 [(x, y - 6), (x + 12, y + 6)],
                 color.filled(),
@@ -215,7 +222,7 @@ pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
             root.draw(&Text::new(
                 panels::shorten(&data.conditions[c], chars.max(3)),
                 (x + 18, y),
-                TextStyle::from(font.into_font()).pos(Pos::new(HPos::Left, VPos::Center)),
+                font.clone().pos(Pos::new(HPos::Left, VPos::Center)),
             ))?;
             x += w as i32;
         }
@@ -244,12 +251,13 @@ pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
     let labels = short.clone();
     chart
         .configure_mesh()
+        .themed()
         .disable_y_mesh()
         .x_labels(if width < 520 { 6 } else { 11 })
         .x_max_light_lines(1)
         .y_labels(n_models * 2 + 1)
-        .label_style(font)
-        .axis_desc_style(font)
+        .label_style(font.clone())
+        .axis_desc_style(font.clone())
         .y_label_formatter(&move |y: &f64| {
             // Labels sit at the centre of each model's band (m + 0.5), counted from the top.
             let pos = *y - 0.5;
@@ -276,13 +284,13 @@ pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
         root.draw(&Text::new(
             panels::shorten(&data.flag_note, chars.max(10)),
             (10, height as i32 - 6),
-            TextStyle::from(font.into_font()).pos(Pos::new(HPos::Left, VPos::Bottom)),
+            font.clone().pos(Pos::new(HPos::Left, VPos::Bottom)),
         ))?;
     }
 
     let band = 0.8 / n_cond as f64;
     let flag_style = TextStyle::from(("sans-serif", BER_FONT - 1).into_font())
-        .color(&BLACK)
+        .color(&ink)
         .pos(Pos::new(HPos::Left, VPos::Center));
     for (m, row) in data.abstain.iter().enumerate() {
         for (c, share) in row.iter().enumerate().take(data.conditions.len()) {
@@ -307,7 +315,7 @@ pub fn draw_ber_by_model_condition<DB: DrawingBackend>(
     }
     let mut regions = Vec::new();
     for c in 0..data.conditions.len() {
-        let color = PALETTE[c % PALETTE.len()];
+        let color = palette::current().series(c);
         let bars: Vec<Rectangle<(f64, f64)>> = data
             .ber
             .iter()

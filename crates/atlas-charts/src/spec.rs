@@ -1,11 +1,17 @@
 //! Chart specs: the data of one chart panel ([`ChartSpec`]) with everything the app's chart panel
 //! needs besides the canvas — the draw function it dispatches to, the caption, the canvas size, the
 //! table alternative ([`ChartSpec::table`], a text-cell `atlas_core::tables::Table`, also the CSV
-//! export) and the SVG export. Values in the tables are percentages with two decimals (fractions ×
-//! 100), ranks, counts, or percentage points where a header says `pp`; a high-Abstain value carries
-//! its flag as text (`12.34 ⚠ Abstain 80.8 %`, `atlas_core::abstain`).
+//! export) and the SVG export. The tables read in the app's display units (`atlas_core::format`,
+//! issue 15 item 5): a fraction as a percentage with one decimal (`13.4 %`, under a `(%)` header), a
+//! difference in percentage points as `+1.2 pp` (a `(pp)` header), counts with thousands separators
+//! (`28,162`), ranks as they are, `—` for no value; a high-Abstain value carries its flag as text
+//! (`13.4 % ⚠ Abstain 80.8 %`, `atlas_core::abstain`). Every numeric cell also holds its unrounded
+//! value in its header's unit (the percentage, the points, the count), which the CSV export writes
+//! (`atlas_core::tables::table_csv`: `71.42857142857143` under `Selection BER (%)`) and the table
+//! sorts by.
 
-use atlas_core::tables::Table;
+use atlas_core::format::{display_percent, display_points, number, thousands_u64};
+use atlas_core::tables::{Cell, Table};
 use plotters::coord::Shift;
 use plotters::prelude::{
     DrawingArea, DrawingAreaErrorKind, DrawingBackend, IntoDrawingArea, SVGBackend,
@@ -20,7 +26,11 @@ use crate::atlas::{
 use crate::clinical::{
     draw_heat_map, draw_rate_bars, draw_stacked_bars, HeatMap, Proportion, RateBars, StackedBars,
 };
+use crate::palette::Palette;
 use crate::HitResult;
+
+/// The narrowest width a panel is drawn at, pixels (a 320-px phone's chart container).
+pub const MIN_WIDTH: u32 = 280;
 
 /// The data of one chart panel of the app: an evidence atlas panel (seed `000_…` Figure 4, Table 14)
 /// or a clinical figure (seed `001_…` Figs. 2–6), with its draw function, caption, canvas size, table
@@ -61,28 +71,57 @@ struct DataTable {
     /// Column headings.
     header: Vec<String>,
     /// One row per line of the table; the first cell is the row header.
-    rows: Vec<Vec<String>>,
+    rows: Vec<Vec<Cell>>,
 }
 
-fn pct(v: Option<f64>) -> String {
-    v.map_or(String::new(), |x| format!("{:.2}", 100.0 * x))
+/// A numeric cell: `text` with the unrounded `value` (`—` alone and no value for `None`).
+fn valued(text: String, value: Option<f64>) -> Cell {
+    match value.filter(|v| v.is_finite()) {
+        Some(v) => Cell {
+            text,
+            key: None,
+            value: Some(v.to_string()),
+        },
+        None => Cell::none(),
+    }
 }
 
-fn num(v: Option<f64>, decimals: usize) -> String {
-    v.map_or(String::new(), |x| format!("{x:.decimals$}"))
+/// A fraction as `13.4 %` ([`display_percent`]); its value in the `(%)` header's unit, the
+/// unrounded percentage (`100 × fraction`), so the CSV reads `71.42857142857143` under `… (%)`.
+fn pct(v: Option<f64>) -> Cell {
+    valued(display_percent(v), v.map(|x| 100.0 * x))
 }
 
-/// A table value with its high-Abstain flag: `12.34 ⚠ Abstain 80.8 %` (the value alone when `flag`
-/// is `None`; see `atlas_core::abstain`).
-fn flagged(value: String, flag: Option<f64>) -> String {
-    match flag {
-        Some(share) if !value.is_empty() => format!(
-            "{value} {} Abstain {}",
+/// A number with `decimals` decimals (values already in a header's unit: ranks, pp, %).
+fn num(v: Option<f64>, decimals: usize) -> Cell {
+    valued(number(v, decimals), v)
+}
+
+/// A count with thousands separators (`28,162`).
+fn count(n: u64) -> Cell {
+    valued(thousands_u64(n), Some(n as f64))
+}
+
+/// A row header or other text cell.
+fn text(t: impl Into<String>) -> Cell {
+    Cell::text(t)
+}
+
+/// A table value with its high-Abstain flag: `13.4 % ⚠ Abstain 80.8 %` (the value alone when `flag`
+/// is `None` or the cell has no value; see `atlas_core::abstain`). A flagged cell keeps only its text,
+/// so the CSV export writes the flag with the number (never the number alone); it sorts by the number
+/// its text starts with (`atlas_core::tables::SortKey`).
+fn flagged(mut cell: Cell, flag: Option<f64>) -> Cell {
+    if let (Some(share), Some(_)) = (flag, &cell.value) {
+        cell.text = format!(
+            "{} {} Abstain {}",
+            cell.text,
             atlas_core::abstain::FLAG,
             atlas_core::abstain::share_text(share)
-        ),
-        _ => value,
+        );
+        cell.value = None;
     }
+    cell
 }
 
 impl ChartSpec {
@@ -151,26 +190,88 @@ impl ChartSpec {
         }
     }
 
-    /// Whether the panel follows its container's width ([`ChartSpec::size_for`]); the other panels
-    /// keep [`ChartSpec::size`] and scale to the container.
+    /// Whether the panel follows its container's width ([`ChartSpec::size_for`]): every panel does
+    /// (issue 15 item 7: text ≥ 11 CSS px on a 390-px phone), so the app measures every container.
     pub fn responsive(&self) -> bool {
-        matches!(self, ChartSpec::BerBars(_))
+        true
     }
 
-    /// The canvas size when the container is `width` CSS pixels wide: a responsive panel's own
-    /// layout at that width ([`ChartSpec::responsive`]), else [`ChartSpec::size`].
+    /// The legend lines a panel draws under its plot when it is narrower than
+    /// [`crate::atlas::NARROW`] (0 for a panel without a legend).
+    fn legend_entries(&self) -> usize {
+        match self {
+            ChartSpec::WordingScores(d) => d.wordings.len() + 1,
+            ChartSpec::PairFlips(..) => 5,
+            ChartSpec::Composition(d) => d.classes.len(),
+            ChartSpec::Stacked(d) => d.classes.len(),
+            ChartSpec::RateBars(d) if d.series.len() > 1 => d.series.len(),
+            _ => 0,
+        }
+    }
+
+    /// The canvas size when the container is `width` CSS pixels wide (`None`: not measured yet,
+    /// [`ChartSpec::size`]). The app draws the canvas at that size, one canvas pixel per CSS pixel,
+    /// so the text keeps its drawn size (≥ 11 px) on a phone.
+    ///
+    /// The main BER chart lays itself out for the width ([`crate::BerByModelCondition::size_for`],
+    /// 300–1,200 px). Every other panel is drawn at the container's width, at most its
+    /// [`ChartSpec::size`] width and at least [`MIN_WIDTH`]; below [`crate::atlas::NARROW`] it puts
+    /// its legend under the plot, so the height grows by [`crate::atlas::legend_below_height`].
+    ///
+    /// ```
+    /// use atlas_charts::spec::{ChartSpec, MIN_WIDTH};
+    /// use atlas_charts::atlas::CoverageCurve;
+    /// let spec = ChartSpec::Coverage(CoverageCurve {
+    ///     k: vec![1, 2], mean: vec![Some(1.0), Some(0.5)], range: vec![None, None],
+    ///     axis_label: "score MAE (pp)".into(), caption: "demo".into(),
+    /// });
+    /// assert_eq!(spec.size_for(None), (900, 380));
+    /// assert_eq!(spec.size_for(Some(350)), (350, 380));
+    /// assert_eq!(spec.size_for(Some(2000)), (900, 380));
+    /// assert_eq!(spec.size_for(Some(100)).0, MIN_WIDTH);
+    /// ```
     pub fn size_for(&self, width: Option<u32>) -> (u32, u32) {
         match (self, width) {
             (ChartSpec::BerBars(d), Some(w)) => d.size_for(w),
-            _ => self.size(),
+            (_, None) => self.size(),
+            (_, Some(w)) => {
+                let (natural, h) = self.size();
+                let w = w.clamp(MIN_WIDTH, natural.max(MIN_WIDTH));
+                let extra = if w < crate::atlas::NARROW {
+                    crate::atlas::legend_below_height(self.legend_entries())
+                } else {
+                    0
+                };
+                (w, h + extra)
+            }
         }
+    }
+
+    /// Draws the panel in `palette` ([`crate::palette::with_palette`]) and returns its hover
+    /// regions — what the app does with the palette its theme's CSS properties give.
+    ///
+    /// # Errors
+    /// Whatever the backend reports.
+    pub fn draw_themed<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        palette: &Palette,
+    ) -> HitResult<DB> {
+        crate::palette::with_palette(palette, || self.draw(area))
     }
 
     /// The values the chart shows, as a table of text cells (its table alternative and CSV export,
     /// `Table::to_csv`; the caption is the chart's).
     pub fn table(&self) -> Table {
         let DataTable { header, rows } = self.columns();
-        Table::from_texts(self.caption().to_string(), header, rows)
+        Table {
+            id: String::new(),
+            title: String::new(),
+            caption: self.caption().to_string(),
+            header,
+            rows,
+            notes: Vec::new(),
+        }
     }
 
     /// The table's columns, per chart.
@@ -185,7 +286,7 @@ impl ChartSpec {
                     .iter()
                     .enumerate()
                     .map(|(m, id)| {
-                        let mut row = vec![id.clone()];
+                        let mut row = vec![text(id.clone())];
                         row.extend(d.scores.iter().enumerate().map(|(j, s)| {
                             flagged(
                                 pct(s.get(m).copied().flatten()),
@@ -218,12 +319,13 @@ impl ChartSpec {
                     .map(|(m, id)| {
                         let lo = d.min.get(m).copied().flatten();
                         let hi = d.max.get(m).copied().flatten();
+                        let range = lo.zip(hi).map(|(a, b)| 100.0 * (b - a));
                         vec![
-                            id.clone(),
+                            text(id.clone()),
                             pct(lo),
                             pct(hi),
                             flagged(
-                                num(lo.zip(hi).map(|(a, b)| 100.0 * (b - a)), 2),
+                                valued(display_points(range), range),
                                 d.flags.get(m).copied().flatten(),
                             ),
                             flagged(
@@ -242,13 +344,11 @@ impl ChartSpec {
                     .iter()
                     .enumerate()
                     .map(|(m, id)| {
-                        let mut row = vec![id.clone()];
+                        let mut row = vec![text(id.clone())];
                         row.extend(d.ranks.iter().enumerate().map(|(s, r)| {
+                            let rank = r.get(m).copied().flatten();
                             flagged(
-                                r.get(m)
-                                    .copied()
-                                    .flatten()
-                                    .map_or(String::new(), |x| x.to_string()),
+                                valued(rank.map_or(String::new(), |x| x.to_string()), rank),
                                 d.flags.get(s).and_then(|f| f.get(m)).copied().flatten(),
                             )
                         }));
@@ -267,12 +367,10 @@ impl ChartSpec {
                             .iter()
                             .find(|p| (p.a == i && p.b == j) || (p.a == j && p.b == i));
                         rows.push(vec![
-                            name(j),
-                            name(i),
-                            pair.map_or(FlipStatus::Stable, |p| p.status)
-                                .describe()
-                                .to_string(),
-                            pair.map_or(String::new(), |p| p.detail.clone()),
+                            text(name(j)),
+                            text(name(i)),
+                            text(pair.map_or(FlipStatus::Stable, |p| p.status).describe()),
+                            text(pair.map_or(String::new(), |p| p.detail.clone())),
                         ]);
                     }
                 }
@@ -297,8 +395,8 @@ impl ChartSpec {
                         let s = d.values.get(i).and_then(|v| BoxStats::of(v));
                         let f = |pick: fn(&BoxStats) -> f64| num(s.as_ref().map(pick), 3);
                         vec![
-                            design.clone(),
-                            s.map_or("0".to_string(), |s| s.n.to_string()),
+                            text(design.clone()),
+                            count(s.as_ref().map_or(0, |s| s.n as u64)),
                             f(|s| s.mean),
                             f(|s| s.p2_5),
                             f(|s| s.q1),
@@ -319,7 +417,7 @@ impl ChartSpec {
                     .enumerate()
                     .map(|(m, id)| {
                         vec![
-                            id.clone(),
+                            text(id.clone()),
                             pct(d.selection.get(m).copied().flatten()),
                             pct(d.rationale.get(m).copied().flatten()),
                         ]
@@ -358,7 +456,7 @@ impl ChartSpec {
                     .iter()
                     .enumerate()
                     .map(|(m, id)| {
-                        let mut row = vec![id.clone()];
+                        let mut row = vec![text(id.clone())];
                         row.extend((0..d.conditions.len()).map(|c| {
                             flagged(
                                 pct(d.ber.get(m).and_then(|r| r.get(c)).copied().flatten()),
@@ -384,7 +482,7 @@ impl ChartSpec {
                     .map(|(i, k)| {
                         let r = d.range.get(i).copied().flatten();
                         vec![
-                            k.to_string(),
+                            count(*k as u64),
                             num(d.mean.get(i).copied().flatten(), 3),
                             num(r.map(|r| r.0), 3),
                             num(r.map(|r| r.1), 3),
@@ -413,13 +511,46 @@ impl ChartSpec {
         &self,
         size: (u32, u32),
     ) -> Result<String, DrawingAreaErrorKind<std::io::Error>> {
+        self.svg_themed(size, &Palette::LIGHT)
+    }
+
+    /// The chart as an SVG document of `size` pixels in `palette` (the export of what the screen
+    /// shows: the app passes the palette it drew the canvas with).
+    ///
+    /// # Errors
+    /// The drawing error of the SVG backend.
+    pub fn svg_themed(
+        &self,
+        size: (u32, u32),
+        palette: &Palette,
+    ) -> Result<String, DrawingAreaErrorKind<std::io::Error>> {
         let mut out = String::new();
         {
             let backend = SVGBackend::with_string(&mut out, size);
             let root = backend.into_drawing_area();
-            self.draw(&root)?;
+            self.draw_themed(&root, palette)?;
         }
         Ok(out)
+    }
+
+    /// The smallest text the panel draws at `size` pixels, in pixels ([`crate::probe::FontProbe`]
+    /// on the SVG backend; `None` when it draws no text). The app reads the same probe on its canvas.
+    ///
+    /// # Errors
+    /// The drawing error of the SVG backend.
+    pub fn min_font_px(
+        &self,
+        size: (u32, u32),
+    ) -> Result<Option<f64>, DrawingAreaErrorKind<std::io::Error>> {
+        let mut out = String::new();
+        let min = {
+            let (probe, min) =
+                crate::probe::FontProbe::new(SVGBackend::with_string(&mut out, size));
+            let root = probe.into_drawing_area();
+            self.draw(&root)?;
+            min
+        };
+        Ok(min.get())
     }
 }
 
@@ -440,9 +571,9 @@ fn count_table(
         .enumerate()
         .map(|(r, label)| {
             let (cells, sum) = row(r);
-            let mut line = vec![label.clone()];
-            line.extend(cells.iter().map(u64::to_string));
-            line.push(sum.to_string());
+            let mut line = vec![text(label.clone())];
+            line.extend(cells.iter().map(|&c| count(c)));
+            line.push(count(sum));
             line
         })
         .collect();
@@ -467,11 +598,13 @@ fn proportion_table(
         .iter()
         .enumerate()
         .map(|(r, label)| {
-            let mut row = vec![label.clone()];
+            let mut row = vec![text(label.clone())];
             for c in 0..columns {
                 let p = get(r, c);
                 row.push(pct(p.and_then(Proportion::rate)));
-                row.push(p.map_or(String::new(), |p| format!("{} of {}", p.k, p.n)));
+                row.push(text(p.map_or(String::new(), |p| {
+                    format!("{} of {}", thousands_u64(p.k), thousands_u64(p.n))
+                })));
             }
             row
         })

@@ -197,10 +197,11 @@ fn the_judge_panels_show_the_judges_rates_and_counts_of_the_shown_models() {
             caption: "(g) Selection vs Rationale BER · judge j1".into(),
         })
     );
-    // 5/7 = 71.43 %, 3/7 = 42.86 %; no pairs: empty cells.
+    // Display units (one decimal, spaced %): 5/7 = 71.428… % → "71.4 %", 3/7 = 42.857… % →
+    // "42.9 %"; no pairs: "—" alone.
     assert_eq!(
         texts(&g.table()),
-        vec![vec!["a", "71.43", "42.86"], vec!["c", "", ""]]
+        vec![vec!["a", "71.4 %", "42.9 %"], vec!["c", "—", "—"]]
     );
     let ChartSpec::Composition(h) = rationale_composition(&ids, &judge, &[false, true, true])
     else {
@@ -230,7 +231,8 @@ fn a_chart_tables_csv_is_its_header_and_rows_with_quoted_fields() {
     let spec = selection_vs_rationale(&["a, \"quoted\"".to_string()], &judge, &[]);
     assert_eq!(
         spec.table().to_csv(),
-        "model,Selection BER (%),Rationale BER (%)\n\"a, \"\"quoted\"\"\",50.00,25.00\n"
+        "model,Selection BER (%),Rationale BER (%)\n\"a, \"\"quoted\"\"\",50,25\n",
+        "the CSV keeps the unrounded percentages (0.5 → 50, 0.25 → 25), not the display text"
     );
 }
 
@@ -315,4 +317,63 @@ fn a_stacked_bar_table_has_a_cell_per_class_missing_counts_as_zero_and_the_row_t
             vec!["model-b", "0", "0", "0", "0"]
         ]
     );
+}
+
+/// Issue 15 item 5: a chart table reads in the display units of `atlas_core::format` (one decimal,
+/// spaced `%`; `+25.0 pp` for a range; `28,162`), its CSV keeps the unrounded value in the header's
+/// unit, and a flagged value keeps its flag in the CSV. Values chosen exact in binary, by hand:
+/// 0.125 → 12.5 %, 0.375 → 37.5 %, 0.5 − 0.25 = 0.25 → 25 pp.
+#[test]
+fn a_chart_table_reads_in_display_units_and_its_csv_keeps_unrounded_values_and_flags() {
+    use atlas_charts::atlas::ScoreRanges;
+    let ber = ChartSpec::BerBars(BerByModelCondition {
+        models: vec!["m".into()],
+        conditions: vec!["c1".into(), "c2".into(), "c3".into()],
+        ber: vec![vec![Some(0.125), Some(0.375), None]],
+        abstain: vec![vec![None, Some(0.8), None]],
+        flag_note: String::new(),
+        caption: "fixture".into(),
+    });
+    let t = ber.table();
+    assert_eq!(
+        texts(&t),
+        vec![vec!["m", "12.5 %", "37.5 % ⚠ Abstain 80.0 %", "—"]]
+    );
+    assert_eq!(
+        t.to_csv(),
+        "c1 (%),c2 (%),c3 (%)"
+            .split(',')
+            .fold("model".to_string(), |h, c| format!("{h},{c}"))
+            + "\nm,12.5,37.5 % ⚠ Abstain 80.0 %,—\n"
+    );
+    let ranges = ChartSpec::ScoreRanges(ScoreRanges {
+        models: vec!["m".into()],
+        min: vec![Some(0.25)],
+        max: vec![Some(0.5)],
+        pooled: vec![Some(0.375)],
+        flags: Vec::new(),
+        pooled_flags: Vec::new(),
+        flag_note: String::new(),
+        caption: "fixture".into(),
+    });
+    assert_eq!(
+        texts(&ranges.table()),
+        vec![vec!["m", "25.0 %", "50.0 %", "+25.0 pp", "37.5 %"]]
+    );
+    assert!(ranges.table().to_csv().ends_with("\nm,25,50,25,37.5\n"));
+    use atlas_charts::atlas::{StackScale, StackedBars};
+    let stacked = ChartSpec::Stacked(StackedBars {
+        rows: vec!["m".into()],
+        classes: vec!["a".into(), "b".into()],
+        colors: Vec::new(),
+        counts: vec![vec![28_162, 1]],
+        scale: StackScale::Count,
+        axis_label: "answers".into(),
+        caption: "fixture".into(),
+    });
+    assert_eq!(
+        texts(&stacked.table()),
+        vec![vec!["m", "28,162", "1", "28,163"]]
+    );
+    assert!(stacked.table().to_csv().ends_with("\nm,28162,1,28163\n"));
 }

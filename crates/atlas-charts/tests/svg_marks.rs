@@ -34,7 +34,7 @@ fn fixture() -> BerByModelCondition {
 fn one_bar_per_defined_model_condition_value() {
     let svg = render(&fixture());
     let blue = svg.matches("fill=\"#0072B2\"").count();
-    let orange = svg.matches("fill=\"#E69F00\"").count();
+    let orange = svg.matches("fill=\"#B36B00\"").count();
     // 3 benign bars + 1 legend swatch; 2 targeted bars + 1 legend swatch.
     assert_eq!(blue, 4, "benign bars + legend:\n{svg}");
     assert_eq!(orange, 3, "targeted bars + legend:\n{svg}");
@@ -66,7 +66,7 @@ fn bar_length_is_proportional_to_ber() {
     let svg = render(&fixture());
     let widths: Vec<f64> = svg
         .lines()
-        .filter(|l| l.contains("<rect") && l.contains("fill=\"#E69F00\""))
+        .filter(|l| l.contains("<rect") && l.contains("fill=\"#B36B00\""))
         .filter_map(|l| {
             let w = l.split("width=\"").nth(1)?.split('"').next()?;
             w.parse().ok()
