@@ -261,9 +261,10 @@ async fn read_head(file: &web_sys::File) -> String {
         .unwrap_or_default()
 }
 
-/// Shows the restored URL's view on `popstate` (back / forward).
+/// Restores the whole history entry on `popstate` (back / forward): its view, weights, policy and
+/// the rest of its URL ([`crate::state::url::EntryRestorer`]).
 pub fn follow_history() {
-    let nav = Navigator::from_context();
+    let restorer = crate::state::url::EntryRestorer::from_context();
     let Some(window) = web_sys::window() else {
         return;
     };
@@ -273,13 +274,7 @@ pub fn follow_history() {
         };
         let search = location.search().unwrap_or_default();
         let hash = location.hash().unwrap_or_default();
-        let view = AppView::initial(&search, &hash);
-        nav.current.try_set(view);
-        nav.focused.try_set(
-            ViewState::from_query(&search)
-                .view
-                .or(Some(view.key().to_string())),
-        );
+        restorer.apply(&search, &hash);
     });
     let _ = window.add_event_listener_with_callback("popstate", handler.as_ref().unchecked_ref());
     handler.forget();
