@@ -413,6 +413,15 @@ impl EntryRestorer {
     /// section in focus, the clinical case, and (through [`RestoredEntry`]) the weights and policy.
     /// Returns the view shown.
     pub fn apply(&self, search: &str, hash: &str) -> AppView {
+        // A field keeps what was typed while it has the focus (`ui::number_field`): let go of it, so
+        // the fields show the restored entry's values.
+        if let Some(active) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.active_element())
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            active.blur().ok();
+        }
         let entry = ViewState::from_query(search);
         let view = AppView::initial(search, hash);
         if let Some(shown) = self.shown {

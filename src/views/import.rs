@@ -3,7 +3,10 @@
 //! (crate `atlas-import`).
 //!
 //! Steps, as a reader sees them: pick a results file → a preview of its first rows with the detected
-//! column types (name and type as separate elements); the **form-based column mapper**: one row per
+//! column types (name and type as separate elements), under a content warning: the free-text cells
+//! (the Rationale's column and any column with a value of [`LONG_TEXT_CHARS`] characters or more,
+//! [`free_text_columns`]) of the preview, the value mapping and the mapped rows stay hidden until the
+//! reader acknowledges it, asked again for each file; the **form-based column mapper**: one row per
 //! role (model, statement, condition, template, repeat, Selection, Rationale, …) with a dropdown of
 //! the file's columns, preselected by [`atlas_import::guess()`] from the real column names and values
 //! with the reason shown, the Selection's value mapping as a table (file value → class, with counts

@@ -4,7 +4,8 @@
 //!
 //! Only the current view is shown; every view stays mounted (its container is `hidden`), so running
 //! analyses, pilot runs and results survive a switch. A navigation click pushes `?view=KEY` (back /
-//! forward work: `popstate` shows the restored URL's view); see [`crate::state::nav`].
+//! forward work: `popstate` restores the whole entry — view, weights, policy… —
+//! [`crate::state::url::EntryRestorer`]); see [`crate::state::nav`].
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
