@@ -109,20 +109,20 @@ async fn sleep(ms: i32) {
     wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
 }
 
-/// The texts of the first cell of every body row of `selector`, in order.
+/// The texts of the first cell of every row of the `<tbody>` at `selector`, in order.
 fn first_cells(root: &web_sys::HtmlElement, selector: &str) -> Vec<String> {
-    let rows = root.query_selector_all(selector).unwrap();
-    (0..rows.length())
-        .map(|i| {
-            rows.item(i)
-                .unwrap()
-                .unchecked_into::<web_sys::Element>()
-                .first_element_child()
-                .unwrap()
-                .text_content()
-                .unwrap_or_default()
-        })
-        .collect()
+    let body = root.query_selector(selector).unwrap().unwrap();
+    let mut out = Vec::new();
+    let mut row = body.first_element_child();
+    while let Some(tr) = row {
+        out.push(
+            tr.first_element_child()
+                .and_then(|c| c.text_content())
+                .unwrap_or_default(),
+        );
+        row = tr.next_element_sibling();
+    }
+    out
 }
 
 #[wasm_bindgen_test]
@@ -146,7 +146,10 @@ fn a_key_value_table_has_row_headers_the_callers_cells_and_no_sort_buttons() {
     });
     let table = html(&root, "#kv");
     assert!(table.contains(r#"class="key-value case-table""#), "{table}");
-    assert!(!table.contains("<thead") && !table.contains("button"), "{table}");
+    assert!(
+        !table.contains("<thead") && !table.contains("button"),
+        "{table}"
+    );
     assert!(
         table.contains(r#"<tr><th scope="row" class="text">Item</th><td>s-tech</td></tr>"#),
         "{table}"
@@ -211,7 +214,7 @@ async fn a_header_click_sorts_numbers_by_value_then_reverses() {
             None,
         )
     });
-    assert_eq!(first_cells(&root, "#by-value tbody tr"), ["10", "9", "100"]);
+    assert_eq!(first_cells(&root, "#by-value tbody"), ["10", "9", "100"]);
     let button: web_sys::HtmlElement = root
         .query_selector("#by-value .sort")
         .unwrap()
@@ -219,11 +222,11 @@ async fn a_header_click_sorts_numbers_by_value_then_reverses() {
         .unchecked_into();
     button.click();
     sleep(30).await;
-    assert_eq!(first_cells(&root, "#by-value tbody tr"), ["9", "10", "100"]);
+    assert_eq!(first_cells(&root, "#by-value tbody"), ["9", "10", "100"]);
     assert!(html(&root, "#by-value thead th").contains(r#"aria-sort="ascending""#));
     button.click();
     sleep(30).await;
-    assert_eq!(first_cells(&root, "#by-value tbody tr"), ["100", "10", "9"]);
+    assert_eq!(first_cells(&root, "#by-value tbody"), ["100", "10", "9"]);
     assert!(html(&root, "#by-value thead th").contains(r#"aria-sort="descending""#));
 }
 
@@ -235,8 +238,20 @@ fn the_import_preview_hides_long_texts_and_the_rationale_column_only() {
     let thirty_nine = "y".repeat(LONG_TEXT_CHARS - 1);
     assert_eq!(forty.chars().count(), 40);
     let rows = vec![
-        vec!["m1".into(), "agree".into(), "short".into(), thirty_nine, "ok".into()],
-        vec!["m2".into(), "disagree".into(), forty, "z".into(), "no".into()],
+        vec![
+            "m1".into(),
+            "agree".into(),
+            "short".into(),
+            thirty_nine,
+            "ok".into(),
+        ],
+        vec![
+            "m2".into(),
+            "disagree".into(),
+            forty,
+            "z".into(),
+            "no".into(),
+        ],
     ];
     let names = ["model", "answer", "response", "note", "why"];
     assert_eq!(

@@ -172,10 +172,12 @@ pub fn sortable_table(
     };
     let scroller = NodeRef::<leptos::html::Div>::new();
     let clip = RwSignal::new((false, false));
+    // `try_`: a frame requested just before the table was redrawn away (a form redraws its tables on
+    // every change) finds the table's signals disposed; it then does nothing (a `get` would panic).
     let measure = move || {
-        if let Some(el) = scroller.get_untracked() {
+        if let Some(el) = scroller.try_get_untracked().flatten() {
             let (left, width, client) = (el.scroll_left(), el.scroll_width(), el.client_width());
-            clip.set((left > 1, left + client < width - 1));
+            clip.try_set((left > 1, left + client < width - 1));
         }
     };
     // Measure after each render, on scroll and on resize.

@@ -40,7 +40,7 @@ use crate::browser::export::{download_bytes, download_text, DownloadError};
 use crate::browser::loader::{for_each_chunk, now_ms};
 use crate::state::AtlasState;
 use crate::ui::format::thousands;
-use crate::ui::table::{sortable_table, Column, TableNames};
+use crate::ui::table::{key_value_table, sortable_table, Column, TableNames};
 use atlas_core::tables::SortKey;
 
 /// Bytes read from the start of a file for the preview.
@@ -724,6 +724,8 @@ fn MapperForm(
     guessed: RwSignal<Option<Rc<Guess>>, LocalStorage>,
     texts_shown: RwSignal<bool>,
 ) -> impl IntoView {
+    // Whether "About the bundle" is open (the form redraws on every change; this keeps it open).
+    let meta_open = RwSignal::new(false);
     move || {
         let Some(Ok(p)) = preview.get() else {
             return None;
@@ -735,6 +737,7 @@ fn MapperForm(
             .map(|&role| role_row(role, &p, &d, g.as_deref(), doc, mapping_text, json_error))
             .collect_view();
         let values = value_table(&p, &d, doc, mapping_text, json_error, texts_shown);
+        let about = metadata_fields(&d, doc, mapping_text, json_error, meta_open);
         let mapped = mapped_preview(&p, &d, texts_shown);
         let missing: Vec<&str> = Role::ALL
             .iter()
@@ -754,10 +757,118 @@ fn MapperForm(
                     <tbody>{rows}</tbody>
                 </table>
                 {values}
+                {about}
                 {mapped}
             </div>
         })
     }
+}
+
+/// The bundle's metadata fields of the mapping (`docs/import-mapping.md`, `metadata`): the path in
+/// the mapping, the label, whether an empty text means JSON `null` (the content warning: "no
+/// offensive text") rather than leaving the key out.
+const METADATA_FIELDS: [(&[&str], &str, bool); 8] = [
+    (&["id"], "Bundle id", false),
+    (&["title"], "Title", false),
+    (&["description"], "Description", false),
+    (&["source", "citation"], "Source: citation", false),
+    (&["source", "url"], "Source: URL", false),
+    (&["license", "id"], "License id (SPDX)", false),
+    (&["license", "attribution"], "License: attribution", false),
+    (&["content_warning"], "Content warning (empty: none)", true),
+];
+
+/// Sets `value` at `path` under `metadata` of the mapping `d`, making the objects on the way
+/// (`None`: removes the key).
+fn set_metadata(d: &mut Value, path: &[&str], value: Option<Value>) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    if !d.is_object() {
+        *d = Value::Object(serde_json::Map::new());
+    }
+    let mut at = d;
+    for key in std::iter::once(&"metadata").chain(parents) {
+        let Value::Object(map) = at else {
+            return;
+        };
+        let next = map
+            .entry(key.to_string())
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if !next.is_object() {
+            *next = Value::Object(serde_json::Map::new());
+        }
+        at = next;
+    }
+    if let Value::Object(map) = at {
+        match value {
+            Some(v) => {
+                map.insert(last.to_string(), v);
+            }
+            None => {
+                map.remove(*last);
+            }
+        }
+    }
+}
+
+/// The mapping's `metadata` as form fields (id, title, description, source, license, content
+/// warning), one text field each, kept in sync with the JSON editor (a change applies when the field
+/// is left, so the form never redraws under the typing).
+fn metadata_fields(
+    d: &Value,
+    doc: RwSignal<Value>,
+    mapping_text: RwSignal<String>,
+    json_error: RwSignal<Option<String>>,
+    open: RwSignal<bool>,
+) -> AnyView {
+    let rows: Vec<(AnyView, AnyView)> = METADATA_FIELDS
+        .iter()
+        .map(|&(path, label, nullable)| {
+            let key = path.join("-");
+            let id = format!("import-meta-{key}");
+            let mut at = d.get("metadata");
+            for k in path {
+                at = at.and_then(|v| v.get(*k));
+            }
+            let current = at.and_then(Value::as_str).unwrap_or_default().to_string();
+            let name = view! { <label for=id.clone()>{label}</label> }.into_any();
+            let cell = view! {
+                    <td class="text" data-meta=key>
+                        <input type="text" id=id size="40" value=current
+                            on:change=move |ev| {
+                                let v = event_target_value(&ev);
+                                let value = match (v.trim().is_empty(), nullable) {
+                                    (true, true) => Some(Value::Null),
+                                    (true, false) => None,
+                                    (false, _) => Some(Value::String(v)),
+                                };
+                                edit(doc, mapping_text, json_error, |d| set_metadata(d, path, value));
+                            }/>
+                    </td>
+            }
+            .into_any();
+            (name, cell)
+        })
+        .collect();
+    view! {
+        <details class="import-metadata" id="import-metadata" prop:open=move || open.get()
+            on:toggle=move |ev| {
+                let details: web_sys::HtmlDetailsElement = event_target(&ev);
+                open.set(details.open());
+            }>
+            <summary>"About the bundle: id, title, source, license, content warning (the mapping's metadata)"</summary>
+            {key_value_table(
+                TableNames {
+                    id: "import-metadata-table".into(),
+                    region: "About the bundle".into(),
+                    ..TableNames::default()
+                },
+                rows,
+            )}
+        </details>
+    }
+    .into_any()
 }
 
 /// One row of the form: the role, its dropdown (and a constant's text), and the reason.

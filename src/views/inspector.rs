@@ -1378,7 +1378,7 @@ fn procedures(ctx: &Ctx, cell: usize) -> impl IntoView {
                     SortKey::new(template, None),
                     SortKey::new(selection, None),
                     SortKey::new(majority, None),
-                    SortKey::new(&b, None),
+                    SortKey::new(b, None),
                     SortKey::missing(),
                     SortKey::number(Some(*x as f64)),
                 ],
