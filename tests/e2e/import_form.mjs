@@ -14,7 +14,8 @@
 // and the form keeps its last valid state. Inputs absent under ../shared/data/raw are skipped with a
 // message. First, on a hand-written CSV: the content warning hides the preview's model texts (the
 // Rationale's column, any column with a value of 40+ characters) until acknowledged, and asks again
-// for a new file; the preview, value-map and mapped-rows tables are the sortable table component.
+// for a new file; the preview, value-map and mapped-rows tables are the sortable table component;
+// the mapping's metadata (title, content warning, source citation) edited in the form shows in the JSON.
 // Ends with "N passed, M failed".
 import { readFileSync, writeFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
@@ -106,6 +107,32 @@ try {
     text = await shownText();
     check('import: after "I understand" the Rationale texts show in the preview and the mapped rows; the warning is gone',
       text.split(MARK).length - 1 >= 4 && (await page.$('#import-content-warning')) === null, text.slice(0, 300));
+    // The mapping's metadata as form fields: a change shows in the JSON when the field is left; an
+    // emptied content warning is null ("no offensive text"), an emptied title leaves the key out.
+    const mappingJson = () => page.$eval('#import-mapping', (t) => JSON.parse(t.value));
+    await page.click('#import-metadata summary');
+    await page.fill('#import-meta-title', 'A title typed in the form');
+    await page.press('#import-meta-title', 'Tab');
+    await page.waitForFunction(() => document.querySelector('#import-mapping').value.includes('A title typed in the form'), null, { timeout: 5000 }).catch(() => {});
+    let m = await mappingJson();
+    check('import: a title typed into "About the bundle" is the mapping\'s metadata.title in the JSON', m.metadata.title === 'A title typed in the form', JSON.stringify(m.metadata));
+    check('import: "About the bundle" stays open after the form redraws', await page.$eval('#import-metadata', (d) => d.open));
+    await page.fill('#import-meta-content_warning', 'Statements about social groups.');
+    await page.press('#import-meta-content_warning', 'Tab');
+    await page.waitForFunction(() => document.querySelector('#import-mapping').value.includes('Statements about social groups.'), null, { timeout: 5000 }).catch(() => {});
+    m = await mappingJson();
+    const warned = m.metadata.content_warning;
+    await page.fill('#import-meta-content_warning', '');
+    await page.press('#import-meta-content_warning', 'Tab');
+    await page.waitForFunction(() => !document.querySelector('#import-mapping').value.includes('Statements about social groups.'), null, { timeout: 5000 }).catch(() => {});
+    m = await mappingJson();
+    check('import: the content warning field sets metadata.content_warning, and emptied it is null',
+      warned === 'Statements about social groups.' && m.metadata.content_warning === null && 'content_warning' in m.metadata, `${warned} / ${JSON.stringify(m.metadata.content_warning)}`);
+    await page.fill('#import-meta-source-citation', 'Nangia et al. 2020');
+    await page.press('#import-meta-source-citation', 'Tab');
+    await page.waitForFunction(() => document.querySelector('#import-mapping').value.includes('Nangia et al. 2020'), null, { timeout: 5000 }).catch(() => {});
+    m = await mappingJson();
+    check('import: a nested field (source citation) lands in metadata.source.citation', m.metadata.source?.citation === 'Nangia et al. 2020', JSON.stringify(m.metadata.source));
     await pick('again.csv');
     await page.waitForSelector('#import-content-warning', { timeout: 10000 }).catch(() => {});
     text = await shownText();

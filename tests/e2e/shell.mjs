@@ -211,6 +211,18 @@ try {
         JSON.stringify(freshSt.shown) === '["analyses"]' && JSON.stringify(freshW) === JSON.stringify(backW) && weightsPart(await fresh.textContent('#reweight-provenance')) === weightsPart(backProv),
         `${JSON.stringify(freshSt.shown)} ${JSON.stringify(freshW)}`);
       await fresh.close();
+      // A weight typed and a view switch at once (within the URL writer's 200-ms throttle): the entry
+      // left must still get it (written before the push), so Back restores it rather than the older
+      // weights of its URL.
+      await page.fill('#w-1', '2');
+      await showView(page, 'overview');
+      await page.waitForTimeout(400);
+      await page.goBack();
+      await page.waitForFunction(() => !document.querySelector('[data-shell-view="scores"]').hidden, null, { timeout: 5000 }).catch(() => {});
+      await page.waitForTimeout(400);
+      check(`${size}: a weight typed just before a view switch is kept by the entry left: Back shows 0.5/2/3`,
+        JSON.stringify(await weights()) === '["0.5","2","3"]' && await params() === 'benign:0.5,untargeted:2,targeted:3',
+        `${JSON.stringify(await weights())} ${await params()}`);
       // Back to equal weights for what follows.
       await page.click('#preset-equal');
       await showView(page, 'overview');
