@@ -106,9 +106,14 @@ pub fn sortable_table(
 ) -> impl IntoView {
     let sort = RwSignal::new(None::<(usize, bool)>);
     let column_count = Memo::new(move |_| columns.with(Vec::len));
-    Effect::new(move |_| {
-        column_count.track();
-        sort.set(None);
+    // Only a change of the column count resets the sort: the effect's first run (deferred until
+    // after mounting) must not undo a sort made before it.
+    Effect::new(move |prev: Option<usize>| {
+        let n = column_count.get();
+        if prev.is_some_and(|p| p != n) {
+            sort.set(None);
+        }
+        n
     });
     let header = move || {
         columns
