@@ -38,7 +38,8 @@ use crate::pilot::fields::{form_number_field, provider_row, row_list, RowButtons
 use crate::pilot::form::FormError;
 use crate::pilot::form::{decimal, limits_of, rules, run_settings, whole, Rows};
 use crate::pilot::run_controls::{
-    discard, restore, start, CheckedPlan, Restored, RunSection, SavedRunNotices,
+    discard, restore, results_table, start, CheckedPlan, Restored, ResultColumn, ResultRow,
+    RunSection, SavedRunNotices,
 };
 use crate::pilot::runner::{
     self as runner, Kind, Outputs, RunRows, RunSetup, Settings, Snapshot, Work,
@@ -557,6 +558,21 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
     }
 }
 
+/// The columns of the clinical pilot's calls table (the e2e read `td.reason`, and `read` as the
+/// eighth cell).
+const CLINICAL_COLUMNS: [ResultColumn; 10] = [
+    ResultColumn::text("call", ""),
+    ResultColumn::text("model", ""),
+    ResultColumn::text("question", ""),
+    ResultColumn::text("kind", ""),
+    ResultColumn::text("variant", ""),
+    ResultColumn::text("status", ""),
+    ResultColumn::number("attempts"),
+    ResultColumn::text("read", ""),
+    ResultColumn::text("reply", "text"),
+    ResultColumn::text("reason", "reason"),
+];
+
 /// Progress bar and the calls' table (model text as text).
 #[component]
 fn ClinicalRunView(snapshot: Snapshot) -> impl IntoView {
@@ -565,6 +581,27 @@ fn ClinicalRunView(snapshot: Snapshot) -> impl IntoView {
         RunRows::Clinical { rows, progress } => (rows, progress),
         RunRows::Pilot { .. } | RunRows::Judging { .. } => (Vec::new(), Default::default()),
     };
+    let rows: Vec<ResultRow> = rows
+        .into_iter()
+        .map(|r| ResultRow {
+            id: r.id.clone(),
+            status: r.status.as_str(),
+            label: None,
+            kind: Some(r.kind.to_string()),
+            cells: vec![
+                r.id,
+                r.model,
+                r.item,
+                r.kind.to_string(),
+                r.variant,
+                r.status.as_str().to_string(),
+                r.attempts.to_string(),
+                r.reading,
+                r.text,
+                r.reason,
+            ],
+        })
+        .collect();
     view! {
         <div class="progress pilot-progress" id="clinical-pilot-progress" role="status"
             data-phase=snapshot.phase.key() data-total=c.total data-answered=c.answered data-failed=c.failed
@@ -576,23 +613,6 @@ fn ClinicalRunView(snapshot: Snapshot) -> impl IntoView {
             )}</span>
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
-        <div class="scroll">
-        <table class="pilot-results" id="clinical-pilot-results">
-            <caption>"Calls (model text shown as text)"</caption>
-            <thead><tr>
-                <th>"call"</th><th>"model"</th><th>"question"</th><th>"kind"</th><th>"variant"</th><th>"status"</th>
-                <th>"attempts"</th><th>"read"</th><th>"reply"</th><th>"reason"</th>
-            </tr></thead>
-            <tbody>
-                {rows.into_iter().map(|r| { let id = r.id.clone(); let status = r.status.as_str(); view! {
-                    <tr data-id=id data-status=status data-kind=r.kind>
-                        <td><code>{r.id}</code></td><td>{r.model}</td><td>{r.item}</td><td>{r.kind}</td>
-                        <td>{r.variant}</td><td>{status}</td><td>{r.attempts}</td><td>{r.reading}</td>
-                        <td class="text">{r.text}</td><td class="reason">{r.reason}</td>
-                    </tr>
-                }}).collect_view()}
-            </tbody>
-        </table>
-        </div>
+        {results_table("clinical-pilot-results", "Clinical pilot calls", "Calls (model text shown as text)", &CLINICAL_COLUMNS, rows)}
     }
 }

@@ -39,7 +39,8 @@ use crate::pilot::fields::{form_number_field, row_list, RowButtons};
 use crate::pilot::form::FormError;
 use crate::pilot::form::{limits_of, rules, run_settings, whole, Rows};
 use crate::pilot::run_controls::{
-    discard, restore, start, CheckedPlan, Restored, RunSection, SavedRunNotices,
+    discard, restore, results_table, start, CheckedPlan, Restored, ResultColumn, ResultRow,
+    RunSection, SavedRunNotices,
 };
 use crate::pilot::runner::{self as runner, Kind, Outputs, RunRows, RunSetup, Snapshot, Work};
 use crate::pilot::store::{self as store, Keys};
@@ -514,6 +515,21 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
     }
 }
 
+/// The columns of the judge calls' table (the e2e read `td.text`, `td.answer`, `td.reason`).
+const JUDGE_COLUMNS: [ResultColumn; 11] = [
+    ResultColumn::text("call", ""),
+    ResultColumn::number("cell"),
+    ResultColumn::text("model", ""),
+    ResultColumn::text("judge", ""),
+    ResultColumn::text("self-judge", ""),
+    ResultColumn::text("status", ""),
+    ResultColumn::number("attempts"),
+    ResultColumn::text("label", ""),
+    ResultColumn::text("Rationale", "text"),
+    ResultColumn::text("judge's answer", "answer"),
+    ResultColumn::text("reason", "reason"),
+];
+
 /// Progress bar and the judge calls' table (model text as text).
 #[component]
 fn JudgingRunView(snapshot: Snapshot) -> impl IntoView {
@@ -523,6 +539,28 @@ fn JudgingRunView(snapshot: Snapshot) -> impl IntoView {
         RunRows::Pilot { .. } | RunRows::Clinical { .. } => (Vec::new(), None),
     };
     let c = snapshot.calls;
+    let rows: Vec<ResultRow> = rows
+        .into_iter()
+        .map(|r| ResultRow {
+            id: r.id.clone(),
+            status: r.status.as_str(),
+            label: Some(r.label.clone()),
+            kind: None,
+            cells: vec![
+                r.id,
+                r.cell.to_string(),
+                r.model,
+                r.judge,
+                if r.self_judge { "yes" } else { "" }.to_string(),
+                r.status.as_str().to_string(),
+                r.attempts.to_string(),
+                r.label,
+                r.text,
+                r.answer,
+                r.reason,
+            ],
+        })
+        .collect();
     view! {
         <div class="progress pilot-progress" id="bundle-judge-progress" role="status"
             data-phase=snapshot.phase.key() data-total=c.total data-answered=c.answered data-failed=c.failed
@@ -535,24 +573,6 @@ fn JudgingRunView(snapshot: Snapshot) -> impl IntoView {
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
         {majority.map(|m| view! { <p class="pilot-majority" id="bundle-judge-majority" data-coded=m.coded() data-ties=m.ties data-too-few-votes=m.too_few_votes>{format!("New judges' panel: {}.", m.describe())}</p> })}
-        <div class="scroll">
-        <table class="pilot-results" id="bundle-judge-results">
-            <caption>"Judge calls (model text shown as text)"</caption>
-            <thead><tr>
-                <th>"call"</th><th>"cell"</th><th>"model"</th><th>"judge"</th><th>"self-judge"</th><th>"status"</th>
-                <th>"attempts"</th><th>"label"</th><th>"Rationale"</th><th>"judge's answer"</th><th>"reason"</th>
-            </tr></thead>
-            <tbody>
-                {rows.into_iter().map(|r| { let id = r.id.clone(); let label = r.label.clone(); let status = r.status.as_str(); view! {
-                    <tr data-id=id data-status=status data-label=label>
-                        <td><code>{r.id}</code></td><td>{r.cell}</td><td>{r.model}</td><td>{r.judge}</td>
-                        <td>{if r.self_judge { "yes" } else { "" }}</td><td>{status}</td><td>{r.attempts}</td>
-                        <td>{r.label}</td><td class="text">{r.text}</td><td class="answer">{r.answer}</td>
-                        <td class="reason">{r.reason}</td>
-                    </tr>
-                }}).collect_view()}
-            </tbody>
-        </table>
-        </div>
+        {results_table("bundle-judge-results", "Judge calls", "Judge calls (model text shown as text)", &JUDGE_COLUMNS, rows)}
     }
 }

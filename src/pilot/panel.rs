@@ -19,7 +19,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::pilot::run_controls::{
-    discard, restore, start, CheckedPlan, Restored, RunSection, SavedRunNotices,
+    discard, restore, results_table, start, CheckedPlan, Restored, ResultColumn, ResultRow,
+    RunSection, SavedRunNotices,
 };
 use crate::pilot::runner::{
     self as runner, Kind, Outputs, RunRows, RunSetup, Settings, Snapshot, Work,
@@ -378,6 +379,53 @@ fn RunView(snapshot: Snapshot) -> impl IntoView {
         RunRows::Judging { .. } | RunRows::Clinical { .. } => (Vec::new(), None),
     };
     let judges = !rows.iter().all(|r| r.judges.is_empty());
+    let mut columns = vec![
+        ResultColumn::text("call", ""),
+        ResultColumn::text("model", ""),
+        ResultColumn::text("condition", ""),
+        ResultColumn::text("template", ""),
+        ResultColumn::text("statement", ""),
+        ResultColumn::number("repeat"),
+        ResultColumn::text("status", ""),
+        ResultColumn::number("attempts"),
+        ResultColumn::text("Selection", ""),
+        ResultColumn::text("obtained", ""),
+        ResultColumn::text("rule", ""),
+        ResultColumn::text("Rationale / response", "text"),
+        ResultColumn::text("reason", "reason"),
+    ];
+    if judges {
+        columns.push(ResultColumn::text("judges", ""));
+    }
+    let rows: Vec<ResultRow> = rows
+        .into_iter()
+        .map(|r| {
+            let mut cells = vec![
+                r.id.clone(),
+                r.model,
+                r.condition,
+                r.template,
+                r.statement,
+                r.repeat.to_string(),
+                r.status.as_str().to_string(),
+                r.attempts.to_string(),
+                r.selection,
+                r.obtained,
+                r.rule,
+                r.text,
+                r.reason,
+            ];
+            if judges {
+                cells.push(r.judges);
+            }
+            ResultRow {
+                id: r.id,
+                status: r.status.as_str(),
+                cells,
+                ..ResultRow::default()
+            }
+        })
+        .collect();
     view! {
         <div class="progress pilot-progress" id="pilot-progress" role="status"
             data-phase=snapshot.phase.key() data-total=c.total data-answered=c.answered data-failed=c.failed
@@ -391,26 +439,6 @@ fn RunView(snapshot: Snapshot) -> impl IntoView {
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
         {majority.map(|m| view! { <p class="pilot-majority" id="pilot-majority" data-coded=m.coded() data-ties=m.ties data-too-few-votes=m.too_few_votes>{format!("Judge panel: {}.", m.describe())}</p> })}
-        <div class="scroll">
-        <table class="pilot-results" id="pilot-results">
-            <caption>"Responses (model text shown as text)"</caption>
-            <thead><tr>
-                <th>"call"</th><th>"model"</th><th>"condition"</th><th>"template"</th><th>"statement"</th><th>"repeat"</th>
-                <th>"status"</th><th>"attempts"</th><th>"Selection"</th><th>"obtained"</th><th>"rule"</th>
-                <th>"Rationale / response"</th><th>"reason"</th>{judges.then(|| view! { <th>"judges"</th> })}
-            </tr></thead>
-            <tbody>
-                {rows.into_iter().map(|r| { let id = r.id.clone(); let status = r.status.as_str(); view! {
-                    <tr data-id=id data-status=status>
-                        <td><code>{r.id}</code></td><td>{r.model}</td><td>{r.condition}</td><td>{r.template}</td>
-                        <td>{r.statement}</td><td>{r.repeat}</td><td>{status}</td><td>{r.attempts}</td>
-                        <td>{r.selection}</td><td>{r.obtained}</td><td>{r.rule}</td>
-                        <td class="text">{r.text}</td><td class="reason">{r.reason}</td>
-                        {judges.then(|| view! { <td>{r.judges}</td> })}
-                    </tr>
-                }}).collect_view()}
-            </tbody>
-        </table>
-        </div>
+        {results_table("pilot-results", "Pilot responses", "Responses (model text shown as text)", &columns, rows)}
     }
 }

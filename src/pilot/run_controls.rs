@@ -301,3 +301,138 @@ pub fn RunSection<P: CheckedPlan>(
         })}
     }
 }
+
+/// One column of a run's results table ([`results_table`]): its header, whether it holds numbers
+/// (right-aligned under a right-aligned header, sorted by value) and the class of its cells — the
+/// end-to-end tests read the model text as `td.text`, the judge's answer as `td.answer` and the
+/// failure reason as `td.reason`; `""` for none.
+#[derive(Debug, Clone, Copy)]
+pub struct ResultColumn {
+    /// The header text.
+    pub label: &'static str,
+    /// Whether the column holds numbers.
+    pub numeric: bool,
+    /// The cells' class (`text`, `answer`, `reason`) or `""`.
+    pub class: &'static str,
+}
+
+impl ResultColumn {
+    /// A text column headed `label` whose cells carry `class`.
+    pub const fn text(label: &'static str, class: &'static str) -> Self {
+        ResultColumn {
+            label,
+            numeric: false,
+            class,
+        }
+    }
+
+    /// A numeric column headed `label`.
+    pub const fn number(label: &'static str) -> Self {
+        ResultColumn {
+            label,
+            numeric: true,
+            class: "",
+        }
+    }
+}
+
+/// One row of a run's results table: one call, its cells as shown (the first, the call id, is shown
+/// as code) and the row's data attributes (`data-id`, `data-status`, and `data-label` / `data-kind`
+/// where the section has them).
+#[derive(Debug, Clone, Default)]
+pub struct ResultRow {
+    /// `data-id`: the call id.
+    pub id: String,
+    /// `data-status`: the call's state.
+    pub status: &'static str,
+    /// `data-label` (judge coding: the label the judge gave).
+    pub label: Option<String>,
+    /// `data-kind` (clinical pilot: the call's kind).
+    pub kind: Option<String>,
+    /// The cells, one per column.
+    pub cells: Vec<String>,
+}
+
+/// A run's results table (`id`: `pilot-results`, `bundle-judge-results`, `clinical-pilot-results`)
+/// on the one table component: sortable by any column (click or keyboard; numeric columns by value),
+/// the model text shown as text, under `caption`. Sorting moves rows only; the run's order comes
+/// back when the table is redrawn (on the next progress update).
+pub fn results_table(
+    id: &'static str,
+    region: &'static str,
+    caption: &'static str,
+    columns: &[ResultColumn],
+    rows: Vec<ResultRow>,
+) -> impl IntoView {
+    use atlas_core::tables::SortKey;
+
+    use crate::ui::table::{sortable_table, Column, TableNames};
+
+    let classes: Vec<(bool, &'static str)> = columns.iter().map(|c| (c.numeric, c.class)).collect();
+    let header: Vec<Column> = columns
+        .iter()
+        .map(|c| {
+            if c.numeric {
+                Column::number(c.label)
+            } else {
+                Column::text(c.label)
+            }
+        })
+        .collect();
+    let keys: Vec<(usize, Vec<SortKey>)> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let keys = r
+                .cells
+                .iter()
+                .zip(&classes)
+                .map(|(v, (numeric, _))| {
+                    if *numeric {
+                        SortKey::number(v.parse::<f64>().ok())
+                    } else {
+                        SortKey::new(v, None)
+                    }
+                })
+                .collect();
+            (i, keys)
+        })
+        .collect();
+    let rows = std::sync::Arc::new(rows);
+    let render_row = move |i: usize| {
+        let Some(r) = rows.get(i).cloned() else {
+            return ().into_any();
+        };
+        let cells = r
+            .cells
+            .into_iter()
+            .enumerate()
+            .map(|(k, v)| {
+                let (numeric, class) = classes.get(k).copied().unwrap_or((false, ""));
+                let class = if numeric { "num" } else { class };
+                let class = (!class.is_empty()).then_some(class);
+                if k == 0 {
+                    view! { <td class=class><code>{v}</code></td> }.into_any()
+                } else {
+                    view! { <td class=class>{v}</td> }.into_any()
+                }
+            })
+            .collect_view();
+        view! {
+            <tr data-id=r.id data-status=r.status data-label=r.label data-kind=r.kind>{cells}</tr>
+        }
+        .into_any()
+    };
+    sortable_table(
+        TableNames {
+            id: id.into(),
+            class: "pilot-results".into(),
+            region: region.into(),
+            ..TableNames::default()
+        },
+        Signal::stored(header),
+        Signal::stored(keys),
+        render_row,
+        Some(view! { <caption>{caption}</caption> }.into_any()),
+    )
+}

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::state::url::{with_view, AppView, CurrentView, FocusedView};
+use crate::state::url::{flush_pending_url, with_view, AppView, CurrentView, FocusedView};
 
 /// A message shown at the top of the page, above every view (`#shell-notice`): what was just opened,
 /// or why a dropped file was not. `alert` marks a problem (`role=alert`) rather than a status.
@@ -40,12 +40,17 @@ impl Navigator {
     }
 
     /// Shows `view`: with `push`, one new history entry `?…&view=KEY` (the other query keys and the
-    /// fragment stay), so back / forward return here; then moves the keyboard focus to the view's
+    /// fragment stay), so back / forward return here — after writing the URL state still held back
+    /// by the throttled URL writer into the entry being left ([`flush_pending_url`]), so that Back
+    /// restores that entry's weights exactly; then moves the keyboard focus to the view's
     /// first heading and the page to its top.
     pub fn go(self, view: AppView, push: bool) {
         self.current.set(view);
         self.focused.set(Some(view.key().to_string()));
         if push {
+            // The entry left behind keeps the state it was left with (weights typed within the URL
+            // writer's 200-ms throttle included); then the new entry.
+            flush_pending_url();
             push_view(view);
         }
         let focused = self.focused;

@@ -29,7 +29,8 @@ use crate::browser::export::{file_part, sha256_hex};
 use crate::browser::loader::now_ms;
 use crate::browser::worker::{AnalysisRun, WorkerEvent};
 use crate::state::url::{
-    bundle_param, focus_view, replace_url, ClinicalCase, FocusedView, InitialView, ViewState,
+    bundle_param, focus_view, replace_url, set_pending_writer, ClinicalCase, FocusedView,
+    InitialView, RestoredEntry, ViewState,
 };
 use crate::state::{AtlasState, Loaded};
 
@@ -342,42 +343,26 @@ fn build_view(
     })
 }
 
-impl ExplorerModel {
-    /// The model for `loaded` (provided as context), restoring the opening URL's view when it belongs
-    /// to this bundle, and mirroring the state into the URL from now on.
-    pub fn new(loaded: Arc<Loaded>) -> Self {
-        let state = expect_context::<AtlasState>();
-        let audit = &loaded.audit;
-        let id = audit.metadata().id.clone();
-        let labels: Vec<String> = (0..audit.model_ids().len())
-            .map(|m| level_label(audit, audit.model_facet, m))
-            .collect();
-        let for_basis = loaded.clone();
-        let basis = Memo::new(move |_| {
-            BasisHandle(Arc::new(ReweightBasis::from_audit(
-                &for_basis.audit,
-                state.policy.get(),
-            )))
-        });
-        let first = basis.get_untracked().0;
-        let conditions = first.conditions().to_vec();
-        let sweeps = first.sweeps().to_vec();
-        let equal = ConditionWeights::equal(&first);
-        let n_models = first.models().len();
+/// What a URL's [`ViewState`] sets in the re-weighting model, read the same way at a fresh page load
+/// ([`ExplorerModel::new`]) and when back / forward restore a history entry
+/// ([`ExplorerModel::apply_entry`]). What the URL does not say takes its default (equal weights, the
+/// first sweep with Selection conditions, the default seed and replicates, everything shown).
+struct ViewInputs {
+    preset: PresetKind,
+    sweep: String,
+    entries: Vec<WeightEntry>,
+    sweep_entries: Vec<WeightEntry>,
+    seed: u64,
+    reps: usize,
+    shown_models: Vec<bool>,
+    shown_conditions: Vec<bool>,
+}
 
-        // The opening link's view, if it is for this bundle.
-        let link_notice = RwSignal::new(None);
-        let initial = match use_context::<InitialView>().map(|iv| iv.take_for(&id)) {
-            Some(Ok(v)) => v,
-            Some(Err(other)) => {
-                link_notice.set(Some(format!(
-                    "The link's view was made for bundle {other:?}; this is {id:?}, so its default view is shown. Open that bundle to restore the view."
-                )));
-                None
-            }
-            None => None,
-        };
-        let v = initial.clone().unwrap_or_default();
+impl ViewInputs {
+    fn read(v: &ViewState, basis: &ReweightBasis) -> Self {
+        let conditions = basis.conditions();
+        let sweeps = basis.sweeps();
+        let equal = ConditionWeights::equal(basis);
         let preset_kind = v
             .preset
             .as_deref()
@@ -420,7 +405,7 @@ impl ExplorerModel {
             }
         };
         let shown_models = shown(
-            first.models().iter().map(String::as_str).collect(),
+            basis.models().iter().map(String::as_str).collect(),
             &v.models,
         );
         let shown_conditions = shown(
@@ -429,9 +414,68 @@ impl ExplorerModel {
         );
         let seed = v.seed.unwrap_or(DEFAULT_SEED);
         let reps = v.reps.filter(|r| *r > 0).unwrap_or(DEFAULT_BOOTSTRAP_REPS);
+        ViewInputs {
+            preset: preset_kind,
+            sweep: v.sweep.clone().unwrap_or(default_sweep),
+            entries,
+            sweep_entries,
+            seed,
+            reps,
+            shown_models: if shown_models.len() == basis.models().len() {
+                shown_models
+            } else {
+                vec![true; basis.models().len()]
+            },
+            shown_conditions,
+        }
+    }
+}
 
-        let preset = RwSignal::new(preset_kind);
-        let sweep = RwSignal::new(v.sweep.clone().unwrap_or(default_sweep));
+impl ExplorerModel {
+    /// The model for `loaded` (provided as context), restoring the opening URL's view when it belongs
+    /// to this bundle, and mirroring the state into the URL from now on.
+    pub fn new(loaded: Arc<Loaded>) -> Self {
+        let state = expect_context::<AtlasState>();
+        let audit = &loaded.audit;
+        let id = audit.metadata().id.clone();
+        let labels: Vec<String> = (0..audit.model_ids().len())
+            .map(|m| level_label(audit, audit.model_facet, m))
+            .collect();
+        let for_basis = loaded.clone();
+        let basis = Memo::new(move |_| {
+            BasisHandle(Arc::new(ReweightBasis::from_audit(
+                &for_basis.audit,
+                state.policy.get(),
+            )))
+        });
+        let first = basis.get_untracked().0;
+
+        // The opening link's view, if it is for this bundle.
+        let link_notice = RwSignal::new(None);
+        let initial = match use_context::<InitialView>().map(|iv| iv.take_for(&id)) {
+            Some(Ok(v)) => v,
+            Some(Err(other)) => {
+                link_notice.set(Some(format!(
+                    "The link's view was made for bundle {other:?}; this is {id:?}, so its default view is shown. Open that bundle to restore the view."
+                )));
+                None
+            }
+            None => None,
+        };
+        let v = initial.clone().unwrap_or_default();
+        let ViewInputs {
+            preset,
+            sweep,
+            entries,
+            sweep_entries,
+            seed,
+            reps,
+            shown_models,
+            shown_conditions,
+        } = ViewInputs::read(&v, &first);
+
+        let preset = RwSignal::new(preset);
+        let sweep = RwSignal::new(sweep);
         let entries = RwSignal::new(entries);
         let sweep_entries = RwSignal::new(sweep_entries);
         let attempt = Memo::new(move |_| {
@@ -502,11 +546,7 @@ impl ExplorerModel {
             boot,
             intervals,
             rank_bands,
-            shown_models: RwSignal::new(if shown_models.len() == n_models {
-                shown_models
-            } else {
-                vec![true; n_models]
-            }),
+            shown_models: RwSignal::new(shown_models),
             shown_conditions: RwSignal::new(shown_conditions),
             results: use_context::<AnalysisResults>().unwrap_or_default(),
             url: RwSignal::new(String::new()),
@@ -516,10 +556,57 @@ impl ExplorerModel {
         provide_context(model);
         model.run_bootstrap_on_changes(state);
         model.mirror_into_url(state);
+        model.follow_history(state, id);
         if let Some(view) = initial.and_then(|v| v.view) {
             focus_view(view);
         }
         model
+    }
+
+    /// Applies the history entry back / forward restored ([`RestoredEntry`]) when it is this
+    /// bundle's (its `id=` is `id` or absent): its repeat policy (the default when it names none, as
+    /// at a fresh page load) and everything [`ViewInputs`] reads — so the weights shown are the
+    /// entry's, not those left from the entry before. An entry of another bundle leaves the state as
+    /// it is and says so in [`ExplorerModel::link_notice`].
+    fn follow_history(self, state: AtlasState, id: String) {
+        let Some(restored) = use_context::<RestoredEntry>() else {
+            return;
+        };
+        Effect::new(move |_| {
+            let Some(entry) = restored.0.get() else {
+                return;
+            };
+            restored.0.set(None);
+            if entry.bundle_id.as_deref().is_some_and(|b| b != id) {
+                self.link_notice.set(Some(format!(
+                    "This history entry was made for bundle {:?}; this is {id:?}, so its weights are not applied. Open that bundle to see them.",
+                    entry.bundle_id.unwrap_or_default()
+                )));
+                return;
+            }
+            self.apply_entry(state, &entry);
+        });
+    }
+
+    /// Sets the policy and the inputs of `entry` (read by [`ViewInputs::read`], as at a page load).
+    pub fn apply_entry(&self, state: AtlasState, entry: &ViewState) {
+        let policy = entry.policy.unwrap_or_default();
+        if state.policy.get_untracked() != policy {
+            state.policy.set(policy);
+        }
+        let inputs = ViewInputs::read(entry, &self.basis.get_untracked().0);
+        self.preset.set(inputs.preset);
+        self.sweep.set(inputs.sweep);
+        self.entries.set(inputs.entries);
+        self.sweep_entries.set(inputs.sweep_entries);
+        self.seed_text.set(inputs.seed.to_string());
+        self.reps_text.set(inputs.reps.to_string());
+        self.boot_error.set(None);
+        if self.boot_settings.get_untracked() != (inputs.seed, inputs.reps) {
+            self.boot_settings.set((inputs.seed, inputs.reps));
+        }
+        self.shown_models.set(inputs.shown_models);
+        self.shown_conditions.set(inputs.shown_conditions);
     }
 
     /// Starts the bootstrap in the worker now and whenever the policy or the applied settings change.
@@ -583,17 +670,19 @@ impl ExplorerModel {
         let pending = StoredValue::new_local(None::<ViewState>);
         let scheduled = StoredValue::new_local(false);
         let url = self.url;
+        let flush = move || {
+            scheduled.try_set_value(false);
+            if let Some(Some(view)) = pending.try_update_value(Option::take) {
+                if let Some(href) = replace_url(&view) {
+                    url.try_set(href);
+                }
+            }
+        };
+        // A view switch writes the held-back state before it pushes a new entry.
+        set_pending_writer(flush);
         let write_later = move |view: ViewState| {
             let first = url.get_untracked().is_empty();
             pending.set_value(Some(view));
-            let flush = move || {
-                scheduled.try_set_value(false);
-                if let Some(Some(view)) = pending.try_update_value(Option::take) {
-                    if let Some(href) = replace_url(&view) {
-                        url.try_set(href);
-                    }
-                }
-            };
             if first {
                 return flush();
             }

@@ -18,9 +18,12 @@
 //!
 //! Only these keys are written (anything else in the query is dropped), so no key, token or other
 //! secret is ever put into the URL by the app. The page writes the URL with
-//! `History.replaceState` (no navigation, no history entry per change), except that a click in the
-//! navigation ([`crate::views::shell`]) pushes one history entry per view switch (`pushState`, so the
-//! browser's back / forward go between views; `popstate` shows the view of the restored URL) — the app has no router: the
+//! `History.replaceState` (no navigation, no history entry per change: typing a weight, a policy,
+//! a seed, hiding a model, opening a case), except that a view switch ([`crate::state::nav::Navigator::go`])
+//! pushes one history entry (`pushState`, after writing the held-back state into the entry it
+//! leaves, [`flush_pending_url`]), so the browser's back / forward go between views; `popstate`
+//! ([`EntryRestorer::apply`]) reads the restored URL with the parser of a fresh page load and applies all of
+//! it — view, weights, policy, seed, shown models and conditions, clinical case — the app has no router: the
 //! whole UI is one page whose state is signals, and leptos_router's `query_signal` would need the App
 //! wrapped in a `<Router>` and a navigation per weight change (see ARCHITECTURE.md).
 //!
@@ -352,7 +355,8 @@ pub fn current_query() -> String {
 }
 
 /// At start: reads the URL's view, applies its repeat policy, provides [`CurrentView`] (the view the
-/// URL opens, [`AppView::initial`]), [`InitialView`] and [`ClinicalCase`] as context and starts tracking which section is in focus (`view`).
+/// URL opens, [`AppView::initial`]), [`InitialView`], [`ClinicalCase`] and [`RestoredEntry`] as
+/// context and starts tracking which section is in focus (`view`).
 pub fn restore(state: AtlasState) {
     let hash = web_sys::window()
         .and_then(|w| w.location().hash().ok())
@@ -371,7 +375,94 @@ pub fn restore(state: AtlasState) {
         view.bundle_id.clone(),
     ));
     provide_context(InitialView(StoredValue::new(Some(view))));
+    provide_context(RestoredEntry(RwSignal::new(None)));
     track_focus(focused);
+}
+
+/// The history entry that back / forward just restored (context, provided by [`restore`]): the whole
+/// [`ViewState`] of its URL, read by [`ViewState::from_query`] exactly as a fresh page load reads its
+/// URL. The loaded bundle's re-weighting model ([`crate::state::reweighting::ExplorerModel`]) applies
+/// it — repeat policy, weights, seed and replicates, models and conditions shown — and clears it; the
+/// view and the clinical case are applied by [`EntryRestorer::apply`].
+#[derive(Clone, Copy)]
+pub struct RestoredEntry(pub RwSignal<Option<ViewState>>);
+
+/// What `popstate` restores (the page's contexts, taken once where they are provided, since the
+/// `popstate` listener runs outside any component).
+#[derive(Clone)]
+pub struct EntryRestorer {
+    shown: Option<CurrentView>,
+    focused: Option<FocusedView>,
+    case: Option<ClinicalCase>,
+    restored: Option<RestoredEntry>,
+}
+
+impl EntryRestorer {
+    /// The restorer over the contexts [`restore`] provided.
+    pub fn from_context() -> Self {
+        EntryRestorer {
+            shown: use_context::<CurrentView>(),
+            focused: use_context::<FocusedView>(),
+            case: use_context::<ClinicalCase>(),
+            restored: use_context::<RestoredEntry>(),
+        }
+    }
+
+    /// On `popstate`: reads the restored URL (`search`, `hash`) through the fresh page load's parser
+    /// ([`ViewState::from_query`], [`AppView::initial`]) and applies all of it: the view shown, the
+    /// section in focus, the clinical case, and (through [`RestoredEntry`]) the weights and policy.
+    /// Returns the view shown.
+    pub fn apply(&self, search: &str, hash: &str) -> AppView {
+        // A field keeps what was typed while it has the focus (`ui::number_field`): let go of it, so
+        // the fields show the restored entry's values.
+        if let Some(active) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.active_element())
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            active.blur().ok();
+        }
+        let entry = ViewState::from_query(search);
+        let view = AppView::initial(search, hash);
+        if let Some(shown) = self.shown {
+            shown.0.try_set(view);
+        }
+        if let Some(focused) = self.focused {
+            focused
+                .0
+                .try_set(entry.view.clone().or(Some(view.key().to_string())));
+        }
+        if let Some(case) = &self.case {
+            if case.0.try_get_untracked().flatten() != entry.ccase {
+                case.0.try_set(entry.ccase.clone());
+            }
+        }
+        if let Some(restored) = self.restored {
+            restored.0.try_set(Some(entry));
+        }
+        view
+    }
+}
+
+thread_local! {
+    /// Writes the URL state that the (throttled) URL writer holds back, now ([`set_pending_writer`]).
+    static FLUSH: std::cell::RefCell<Option<Box<dyn Fn()>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Registers `flush`: the function that writes at once whatever state the throttled URL writer of the
+/// loaded bundle still holds back (replacing the one registered before, e.g. the previous bundle's).
+pub fn set_pending_writer(flush: impl Fn() + 'static) {
+    FLUSH.with(|f| *f.borrow_mut() = Some(Box::new(flush)));
+}
+
+/// Writes the held-back URL state into the current history entry now (before a new entry is pushed,
+/// so that the entry left behind keeps the weights it was left with, not those of 200 ms before).
+pub fn flush_pending_url() {
+    FLUSH.with(|f| {
+        if let Some(flush) = f.borrow().as_ref() {
+            flush();
+        }
+    });
 }
 
 /// The clinical case open in the Clinical view (`ccase=`): set from the opening link, then by the view

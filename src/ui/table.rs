@@ -5,7 +5,9 @@
 //! each clipped edge, under a sticky header row. Numeric columns (class `num`) are right-aligned under
 //! right-aligned headers and sort by value ([`atlas_core::tables::sort_order`], missing values last);
 //! text columns (class `text`) left-aligned under left-aligned headers, sorted by the browser's
-//! locale collation. Sorting moves rows; it never changes a number or an export.
+//! locale collation. Sorting moves rows; it never changes a number or an export. Where rows are
+//! not items but a record's fields (a case: Item, Prompt, Response…), [`key_value_table`] is the
+//! plain variant in the same scroll region: row headers and value cells, no header row, no sorting.
 //!
 //! On it: a table of the core's layout ([`atlas_worker::Table`]) with its caption, notes and a
 //! "Table as CSV" button ([`table_view`]), and that table alone ([`table_grid`]; the charts' table
@@ -36,6 +38,9 @@ pub struct Column {
     pub class: String,
     /// The header's hover text, if any.
     pub title: Option<String>,
+    /// A second line of the header under the label (e.g. the type detected in an imported column):
+    /// the button then holds `<span class="column-name">` and `<span class="column-kind">`.
+    pub detail: Option<String>,
 }
 
 impl Column {
@@ -46,6 +51,7 @@ impl Column {
             numeric: true,
             class: String::new(),
             title: None,
+            detail: None,
         }
     }
 
@@ -100,9 +106,14 @@ pub fn sortable_table(
 ) -> impl IntoView {
     let sort = RwSignal::new(None::<(usize, bool)>);
     let column_count = Memo::new(move |_| columns.with(Vec::len));
-    Effect::new(move |_| {
-        column_count.track();
-        sort.set(None);
+    // Only a change of the column count resets the sort: the effect's first run (deferred until
+    // after mounting) must not undo a sort made before it.
+    Effect::new(move |prev: Option<usize>| {
+        let n = column_count.get();
+        if prev.is_some_and(|p| p != n) {
+            sort.set(None);
+        }
+        n
     });
     let header = move || {
         columns
@@ -128,9 +139,17 @@ pub fn sortable_table(
                     if col.numeric { "num" } else { "text" },
                     col.class
                 );
+                let label = match col.detail.clone() {
+                    Some(detail) => view! {
+                        <span class="column-name">{col.label.clone()}</span>
+                        <span class="column-kind">{detail}</span>
+                    }
+                    .into_any(),
+                    None => col.label.clone().into_any(),
+                };
                 view! {
                     <th scope="col" class=class.trim().to_string() aria-sort=aria_sort title=col.title.clone()>
-                        <button type="button" class="sort" on:click=activate>{col.label.clone()}</button>
+                        <button type="button" class="sort" on:click=activate>{label}</button>
                     </th>
                 }
             })
@@ -158,10 +177,12 @@ pub fn sortable_table(
     };
     let scroller = NodeRef::<leptos::html::Div>::new();
     let clip = RwSignal::new((false, false));
+    // `try_`: a frame requested just before the table was redrawn away (a form redraws its tables on
+    // every change) finds the table's signals disposed; it then does nothing (a `get` would panic).
     let measure = move || {
-        if let Some(el) = scroller.get_untracked() {
+        if let Some(el) = scroller.try_get_untracked().flatten() {
             let (left, width, client) = (el.scroll_left(), el.scroll_width(), el.client_width());
-            clip.set((left > 1, left + client < width - 1));
+            clip.try_set((left > 1, left + client < width - 1));
         }
     };
     // Measure after each render, on scroll and on resize.
@@ -184,9 +205,48 @@ pub fn sortable_table(
             data-clipped=move || (clip.get().0 || clip.get().1).to_string()>
             <div class="scroll" node_ref=scroller tabindex="0" role="region" aria-label=format!("{region} (scrolls sideways when wider than the page)")
                 on:scroll=move |_| measure() on:pointerenter=move |_| measure() on:focus=move |_| measure()>
-                <table id=id class=format!("sortable {class}").trim().to_string() aria-labelledby=labelled_by aria-describedby=described_by>
+                <table id=(!id.is_empty()).then_some(id) class=format!("sortable {class}").trim().to_string() aria-labelledby=labelled_by aria-describedby=described_by>
                     {caption}
                     <thead><tr>{header}</tr></thead>
+                    <tbody>{body}</tbody>
+                </table>
+            </div>
+        </div>
+    }
+}
+
+/// The plain variant of the one table component, for a record's fields where rows are not items
+/// (a case's Item, Prompt, Response…; nothing to sort): one row per `(key, value cell)` — the key as
+/// the row header (`th scope=row`, class `text`), the value cell the caller's own `<td>` (so it keeps
+/// its id and data attributes) — in the same named, focusable, sideways-scrolling region as
+/// [`sortable_table`], under class `key-value` (no header row, no sort buttons). `names.id` and
+/// `names.class` go on the `<table>`.
+///
+/// ```no_run
+/// use audit_atlas::ui::table::{key_value_table, TableNames};
+/// use leptos::prelude::*;
+/// let rows = vec![("Item".into_any(), view! { <td>"s-tech"</td> }.into_any())];
+/// let _table = key_value_table(
+///     TableNames { id: "case-table".into(), region: "Case".into(), ..TableNames::default() },
+///     rows,
+/// );
+/// ```
+pub fn key_value_table(names: TableNames, rows: Vec<(AnyView, AnyView)>) -> impl IntoView {
+    let TableNames {
+        id,
+        class,
+        region,
+        labelled_by,
+        described_by,
+    } = names;
+    let body = rows
+        .into_iter()
+        .map(|(key, cell)| view! { <tr><th scope="row" class="text">{key}</th>{cell}</tr> })
+        .collect_view();
+    view! {
+        <div class="table-scroll">
+            <div class="scroll" tabindex="0" role="region" aria-label=format!("{region} (scrolls sideways when wider than the page)")>
+                <table id=(!id.is_empty()).then_some(id) class=format!("key-value {class}").trim().to_string() aria-labelledby=labelled_by aria-describedby=described_by>
                     <tbody>{body}</tbody>
                 </table>
             </div>
@@ -277,6 +337,7 @@ pub fn table_grid(t: &Table, id: String, described: Option<(String, String)>) ->
             numeric: k > 0 && is_numeric_column(keys.iter().filter_map(|r| r.get(k))),
             class: String::new(),
             title: None,
+            detail: None,
         })
         .collect();
     let labels = model_labels();

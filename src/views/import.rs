@@ -3,7 +3,10 @@
 //! (crate `atlas-import`).
 //!
 //! Steps, as a reader sees them: pick a results file → a preview of its first rows with the detected
-//! column types (name and type as separate elements); the **form-based column mapper**: one row per
+//! column types (name and type as separate elements), under a content warning: the free-text cells
+//! (the Rationale's column and any column with a value of [`LONG_TEXT_CHARS`] characters or more,
+//! [`free_text_columns`]) of the preview, the value mapping and the mapped rows stay hidden until the
+//! reader acknowledges it, asked again for each file; the **form-based column mapper**: one row per
 //! role (model, statement, condition, template, repeat, Selection, Rationale, …) with a dropdown of
 //! the file's columns, preselected by [`atlas_import::guess()`] from the real column names and values
 //! with the reason shown, the Selection's value mapping as a table (file value → class, with counts
@@ -24,7 +27,7 @@ use std::sync::Arc;
 use atlas_import::form::{self, MappedPreview};
 use atlas_import::guess::GUESS_ROWS;
 use atlas_import::{
-    Format, Guess, Importer, Limits, Mapping, Preview, Report, Role, Source, ValueClass,
+    Format, Guess, Importer, Limits, Mapping, Preview, Report, Role, Source, ValueClass, ValueKind,
 };
 use js_sys::Uint8Array;
 use leptos::prelude::*;
@@ -37,6 +40,8 @@ use crate::browser::export::{download_bytes, download_text, DownloadError};
 use crate::browser::loader::{for_each_chunk, now_ms};
 use crate::state::AtlasState;
 use crate::ui::format::thousands;
+use crate::ui::table::{key_value_table, sortable_table, Column, TableNames};
+use atlas_core::tables::SortKey;
 
 /// Bytes read from the start of a file for the preview.
 const PREVIEW_BYTES: f64 = 256.0 * 1024.0;
@@ -44,6 +49,45 @@ const PREVIEW_BYTES: f64 = 256.0 * 1024.0;
 const PREVIEW_ROWS: usize = 8;
 /// Mapped responses shown in the live preview.
 const MAPPED_ROWS: usize = 8;
+/// A previewed value this long (characters) or longer is free text — a response, a Rationale, a
+/// statement — which the preview hides until the content warning is acknowledged
+/// ([`free_text_columns`]); labels, ids and answers are shorter.
+pub const LONG_TEXT_CHARS: usize = 40;
+
+/// Which columns of `rows` (one `Vec` per record, one value per column) hold free text: any value of
+/// [`LONG_TEXT_CHARS`] characters or more, or the column is the one named `rationale` (the column
+/// the mapping's Rationale role reads; `names` are the columns' names, in the order of the rows'
+/// values). The import preview hides these
+/// columns' cells until the reader acknowledges the content warning, as every other view hides
+/// model texts.
+pub fn free_text_columns(
+    names: &[&str],
+    rows: &[Vec<String>],
+    rationale: Option<&str>,
+) -> Vec<bool> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(k, name)| {
+            rationale == Some(*name)
+                || rows.iter().any(|r| {
+                    r.get(k)
+                        .is_some_and(|v| v.chars().count() >= LONG_TEXT_CHARS)
+                })
+        })
+        .collect()
+}
+
+/// The column the mapping's Rationale role reads, if it names one.
+fn rationale_column(d: &Value) -> Option<String> {
+    match form::role_source(d, Role::Rationale) {
+        Source::Column(c) => Some(c),
+        _ => None,
+    }
+}
+
+/// What stands in for a free-text cell before the content warning is acknowledged.
+const HIDDEN_TEXT: &str = "(text hidden until the content warning is acknowledged)";
 
 /// A file's preview with the bytes it was computed from (cut at a record boundary), for the live
 /// mapped-rows preview.
@@ -119,6 +163,9 @@ pub fn ImportPanel() -> impl IntoView {
     let keep_mapping = RwSignal::new(false);
     let status = RwSignal::new_local(ImportState::Idle);
     let notice = RwSignal::new(None::<String>);
+    // Whether the reader acknowledged the content warning for the file previewed (a new file asks
+    // again): until then the preview's free-text cells stay hidden.
+    let texts_shown = RwSignal::new(false);
     // The shell's notice line and navigation (absent only where the panel is mounted alone).
     let shell_notice = use_context::<crate::state::nav::ShellNotice>();
     let navigator = use_context::<crate::state::nav::Navigator>();
@@ -127,6 +174,7 @@ pub fn ImportPanel() -> impl IntoView {
     let select = move |picked: File| {
         status.set(ImportState::Idle);
         preview.set(None);
+        texts_shown.set(false);
         file.set(Some(picked.clone()));
         spawn_local(async move {
             let result = read_preview(&picked).await.map(Rc::new);
@@ -252,11 +300,22 @@ pub fn ImportPanel() -> impl IntoView {
                     <input type="file" id="import-mapping-file" accept=".json,application/json" on:change=on_mapping_file/>
                 </label>
             </div>
+            {move || matches!(preview.get(), Some(Ok(_))).then(|| view! {
+                <Show when=move || !texts_shown.get()>
+                    <div class="content-warning" role="note" id="import-content-warning">
+                        <p><strong>"Content warning. "</strong>"Results of bias audits hold model texts (responses, Rationales) and statements about social groups that can be offensive."</p>
+                        <p>"The preview hides free-text cells (the Rationale's column and any column with long texts) until you acknowledge this warning; ids, labels, answers and counts are shown."</p>
+                        <button id="import-show-texts" on:click=move |_| texts_shown.set(true)>
+                            "I understand — show model texts"
+                        </button>
+                    </div>
+                </Show>
+            })}
             {move || preview.get().map(|p| match p {
-                Ok(p) => view! { <PreviewView preview=p.preview.clone()/> }.into_any(),
+                Ok(p) => view! { <PreviewView preview=p.preview.clone() doc=doc texts_shown=texts_shown/> }.into_any(),
                 Err(e) => view! { <p class="error" role="alert" id="import-preview-error">{e}</p> }.into_any(),
             })}
-            <MapperForm preview=preview doc=doc mapping_text=mapping_text json_error=json_error guessed=guessed/>
+            <MapperForm preview=preview doc=doc mapping_text=mapping_text json_error=json_error guessed=guessed texts_shown=texts_shown/>
             <details class="import-json" id="import-json">
                 <summary>"Edit as JSON (for experts; the form and the JSON stay in sync)"</summary>
                 <label class="mapping-label" for="import-mapping">"Mapping (JSON, see docs/import-mapping.md):"</label>
@@ -390,28 +449,65 @@ async fn run_import(
     })
 }
 
+/// The previewed records under the detected type of each column, on the one table component
+/// (sortable by any column; a column of numbers right-aligned), the free-text cells hidden until
+/// the content warning is acknowledged (`texts_shown`; [`free_text_columns`]).
 #[component]
-fn PreviewView(preview: Preview) -> impl IntoView {
-    let header = preview
+fn PreviewView(
+    preview: Preview,
+    doc: RwSignal<Value>,
+    texts_shown: RwSignal<bool>,
+) -> impl IntoView {
+    let shown_rows: Vec<Vec<String>> = preview.rows.iter().take(PREVIEW_ROWS).cloned().collect();
+    let names: Vec<String> = preview.columns.iter().map(|c| c.name.clone()).collect();
+    let columns: Vec<Column> = preview
         .columns
         .iter()
         .map(|c| {
-            view! {
-                <th scope="col" data-column=c.name.clone() data-kind=form::kind_label(c.detected)>
-                    <span class="column-name">{form::column_label(&preview, &c.name)}</span>
-                    <span class="column-kind">{form::kind_label(c.detected)}</span>
-                </th>
+            let numeric = matches!(c.detected, ValueKind::Integer | ValueKind::Number);
+            let label = form::column_label(&preview, &c.name);
+            Column {
+                detail: Some(form::kind_label(c.detected).to_string()),
+                title: Some(format!("{label}: {}", form::kind_label(c.detected))),
+                ..if numeric {
+                    Column::number(label)
+                } else {
+                    Column::text(label)
+                }
             }
         })
-        .collect_view();
-    let rows = preview
-        .rows
+        .collect();
+    let numeric: Vec<bool> = columns.iter().map(|c| c.numeric).collect();
+    let keys: Vec<(usize, Vec<SortKey>)> = shown_rows
         .iter()
-        .take(PREVIEW_ROWS)
-        .map(|r| {
-            view! { <tr>{r.iter().map(|v| view! { <td>{v.clone()}</td> }).collect_view()}</tr> }
-        })
-        .collect_view();
+        .enumerate()
+        .map(|(i, r)| (i, r.iter().map(|v| SortKey::new(v, None)).collect()))
+        .collect();
+    let data = Arc::new(shown_rows);
+    let for_gate = data.clone();
+    let gated = Memo::new(move |_| {
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        free_text_columns(&refs, &for_gate, doc.with(rationale_column).as_deref())
+    });
+    let render_row = move |i: usize| {
+        let row = data.get(i).cloned().unwrap_or_default();
+        let cells = row
+            .into_iter()
+            .enumerate()
+            .map(|(k, v)| {
+                let num = numeric.get(k).copied().unwrap_or(false);
+                let hidden = move || {
+                    !texts_shown.get() && gated.with(|g| g.get(k).copied().unwrap_or(false))
+                };
+                view! {
+                    <td class:num=num class:text=!num class:hidden-text=hidden>
+                        {move || if hidden() { HIDDEN_TEXT.to_string() } else { v.clone() }}
+                    </td>
+                }
+            })
+            .collect_view();
+        view! { <tr>{cells}</tr> }.into_any()
+    };
     let skipped = preview.skipped.len();
     view! {
         <div class="import-preview" id="import-preview">
@@ -422,13 +518,18 @@ fn PreviewView(preview: Preview) -> impl IntoView {
                 preview.rows.len().min(PREVIEW_ROWS),
                 if skipped > 0 { format!(" ({skipped} skipped records in the part read)") } else { String::new() }
             )}</p>
-            <div class="scroll">
-                <table class="preview-table">
-                    <caption>"First records and the type detected per column"</caption>
-                    <thead><tr>{header}</tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            {sortable_table(
+                TableNames {
+                    id: "import-preview-table".into(),
+                    class: "preview-table".into(),
+                    region: "Preview of the results file".into(),
+                    ..TableNames::default()
+                },
+                Signal::stored(columns),
+                Signal::stored(keys),
+                render_row,
+                Some(view! { <caption>"First records and the type detected per column"</caption> }.into_any()),
+            )}
         </div>
     }
 }
@@ -436,21 +537,69 @@ fn PreviewView(preview: Preview) -> impl IntoView {
 #[component]
 fn ReportView(done: Rc<Done>) -> impl IntoView {
     let r = &done.report;
-    let values = r
+    let value_rows: Vec<[String; 4]> = r
         .values
         .iter()
         .map(|v| {
-            let evidence = v.evidence.map_or("Abstain".to_string(), |e| e.to_string());
-            view! {
-                <tr>
-                    <td>{if v.raw.is_empty() { "(empty)".to_string() } else { v.raw.clone() }}</td>
-                    <td>{evidence}</td>
-                    <td>{format!("{:?}", v.obtained).to_lowercase()}</td>
-                    <td class="num">{thousands(v.cells as usize)}</td>
-                </tr>
-            }
+            [
+                if v.raw.is_empty() {
+                    "(empty)".to_string()
+                } else {
+                    v.raw.clone()
+                },
+                v.evidence.map_or("Abstain".to_string(), |e| e.to_string()),
+                format!("{:?}", v.obtained).to_lowercase(),
+                thousands(v.cells as usize),
+            ]
         })
-        .collect_view();
+        .collect();
+    let value_keys: Vec<(usize, Vec<SortKey>)> = r
+        .values
+        .iter()
+        .zip(&value_rows)
+        .enumerate()
+        .map(|(i, (v, shown))| {
+            (
+                i,
+                vec![
+                    SortKey::new(&shown[0], None),
+                    SortKey::new(&shown[1], None),
+                    SortKey::new(&shown[2], None),
+                    SortKey::number(Some(v.cells as f64)),
+                ],
+            )
+        })
+        .collect();
+    let value_data = Arc::new(value_rows);
+    let render_value = move |i: usize| {
+        let [raw, evidence, obtained, cells] = value_data.get(i).cloned().unwrap_or_default();
+        view! {
+            <tr>
+                <th scope="row" class="text">{raw}</th>
+                <td class="text">{evidence}</td>
+                <td class="text">{obtained}</td>
+                <td class="num">{cells}</td>
+            </tr>
+        }
+        .into_any()
+    };
+    let values = sortable_table(
+        TableNames {
+            id: "import-values".into(),
+            class: "import-values".into(),
+            region: "Cells per Selection value".into(),
+            ..TableNames::default()
+        },
+        Signal::stored(vec![
+            Column::text("Raw value"),
+            Column::text("Bias evidence"),
+            Column::text("Obtained"),
+            Column::number("Cells"),
+        ]),
+        Signal::stored(value_keys),
+        render_value,
+        Some(view! { <caption>"Cells per Selection value (the value mapping, before you open the bundle)"</caption> }.into_any()),
+    );
     let skipped = r
         .skipped_by_reason
         .iter()
@@ -504,11 +653,7 @@ fn ReportView(done: Rc<Done>) -> impl IntoView {
                 thousands(r.abstain as usize),
                 thousands(r.texts as usize),
             )}</p>
-            <table class="import-values">
-                <caption>"Cells per Selection value (the value mapping, before you open the bundle)"</caption>
-                <thead><tr><th scope="col">"Raw value"</th><th scope="col">"Bias evidence"</th><th scope="col">"Obtained"</th><th scope="col">"Cells"</th></tr></thead>
-                <tbody>{values}</tbody>
-            </table>
+            {values}
             {(!r.skipped_by_reason.is_empty()).then(|| view! { <p>"Records skipped, by reason:"</p><ul>{skipped}</ul> })}
             {(!r.unmapped.is_empty()).then(|| view! { <p>"Values the mapping does not list (Abstain or no label):"</p><ul>{unmapped}</ul> })}
         </div>
@@ -577,7 +722,10 @@ fn MapperForm(
     mapping_text: RwSignal<String>,
     json_error: RwSignal<Option<String>>,
     guessed: RwSignal<Option<Rc<Guess>>, LocalStorage>,
+    texts_shown: RwSignal<bool>,
 ) -> impl IntoView {
+    // Whether "About the bundle" is open (the form redraws on every change; this keeps it open).
+    let meta_open = RwSignal::new(false);
     move || {
         let Some(Ok(p)) = preview.get() else {
             return None;
@@ -588,8 +736,9 @@ fn MapperForm(
             .iter()
             .map(|&role| role_row(role, &p, &d, g.as_deref(), doc, mapping_text, json_error))
             .collect_view();
-        let values = value_table(&p, &d, doc, mapping_text, json_error);
-        let mapped = mapped_preview(&p, &d);
+        let values = value_table(&p, &d, doc, mapping_text, json_error, texts_shown);
+        let about = metadata_fields(&d, doc, mapping_text, json_error, meta_open);
+        let mapped = mapped_preview(&p, &d, texts_shown);
         let missing: Vec<&str> = Role::ALL
             .iter()
             .filter(|r| r.required() && form::role_source(&d, **r) == Source::None)
@@ -608,10 +757,118 @@ fn MapperForm(
                     <tbody>{rows}</tbody>
                 </table>
                 {values}
+                {about}
                 {mapped}
             </div>
         })
     }
+}
+
+/// The bundle's metadata fields of the mapping (`docs/import-mapping.md`, `metadata`): the path in
+/// the mapping, the label, whether an empty text means JSON `null` (the content warning: "no
+/// offensive text") rather than leaving the key out.
+const METADATA_FIELDS: [(&[&str], &str, bool); 8] = [
+    (&["id"], "Bundle id", false),
+    (&["title"], "Title", false),
+    (&["description"], "Description", false),
+    (&["source", "citation"], "Source: citation", false),
+    (&["source", "url"], "Source: URL", false),
+    (&["license", "id"], "License id (SPDX)", false),
+    (&["license", "attribution"], "License: attribution", false),
+    (&["content_warning"], "Content warning (empty: none)", true),
+];
+
+/// Sets `value` at `path` under `metadata` of the mapping `d`, making the objects on the way
+/// (`None`: removes the key).
+fn set_metadata(d: &mut Value, path: &[&str], value: Option<Value>) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    if !d.is_object() {
+        *d = Value::Object(serde_json::Map::new());
+    }
+    let mut at = d;
+    for key in std::iter::once(&"metadata").chain(parents) {
+        let Value::Object(map) = at else {
+            return;
+        };
+        let next = map
+            .entry(key.to_string())
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if !next.is_object() {
+            *next = Value::Object(serde_json::Map::new());
+        }
+        at = next;
+    }
+    if let Value::Object(map) = at {
+        match value {
+            Some(v) => {
+                map.insert(last.to_string(), v);
+            }
+            None => {
+                map.remove(*last);
+            }
+        }
+    }
+}
+
+/// The mapping's `metadata` as form fields (id, title, description, source, license, content
+/// warning), one text field each, kept in sync with the JSON editor (a change applies when the field
+/// is left, so the form never redraws under the typing).
+fn metadata_fields(
+    d: &Value,
+    doc: RwSignal<Value>,
+    mapping_text: RwSignal<String>,
+    json_error: RwSignal<Option<String>>,
+    open: RwSignal<bool>,
+) -> AnyView {
+    let rows: Vec<(AnyView, AnyView)> = METADATA_FIELDS
+        .iter()
+        .map(|&(path, label, nullable)| {
+            let key = path.join("-");
+            let id = format!("import-meta-{key}");
+            let mut at = d.get("metadata");
+            for k in path {
+                at = at.and_then(|v| v.get(*k));
+            }
+            let current = at.and_then(Value::as_str).unwrap_or_default().to_string();
+            let name = view! { <label for=id.clone()>{label}</label> }.into_any();
+            let cell = view! {
+                    <td class="text" data-meta=key>
+                        <input type="text" id=id size="40" value=current
+                            on:change=move |ev| {
+                                let v = event_target_value(&ev);
+                                let value = match (v.trim().is_empty(), nullable) {
+                                    (true, true) => Some(Value::Null),
+                                    (true, false) => None,
+                                    (false, _) => Some(Value::String(v)),
+                                };
+                                edit(doc, mapping_text, json_error, |d| set_metadata(d, path, value));
+                            }/>
+                    </td>
+            }
+            .into_any();
+            (name, cell)
+        })
+        .collect();
+    view! {
+        <details class="import-metadata" id="import-metadata" prop:open=move || open.get()
+            on:toggle=move |ev| {
+                let details: web_sys::HtmlDetailsElement = event_target(&ev);
+                open.set(details.open());
+            }>
+            <summary>"About the bundle: id, title, source, license, content warning (the mapping's metadata)"</summary>
+            {key_value_table(
+                TableNames {
+                    id: "import-metadata-table".into(),
+                    region: "About the bundle".into(),
+                    ..TableNames::default()
+                },
+                rows,
+            )}
+        </details>
+    }
+    .into_any()
 }
 
 /// One row of the form: the role, its dropdown (and a constant's text), and the reason.
@@ -690,13 +947,16 @@ fn role_row(
     }
 }
 
-/// The value mapping of the Selection (or of its evidence column): file value → class, with counts.
+/// The value mapping of the Selection (or of its evidence column): file value → class, with counts,
+/// on the one table component (sortable by value and by count). A value of [`LONG_TEXT_CHARS`]
+/// characters or more (a whole response) stays hidden until the content warning is acknowledged.
 fn value_table(
     p: &Previewed,
     d: &Value,
     doc: RwSignal<Value>,
     mapping_text: RwSignal<String>,
     json_error: RwSignal<Option<String>>,
+    texts_shown: RwSignal<bool>,
 ) -> Option<AnyView> {
     if let Some(to) = d
         .get("selection")
@@ -708,43 +968,76 @@ fn value_table(
         }.into_any());
     }
     let (field, rows) = form::value_rows(d, &p.preview)?;
-    let body = rows
-        .into_iter()
+    let keys: Vec<(usize, Vec<SortKey>)> = rows
+        .iter()
         .enumerate()
         .map(|(i, r)| {
-            let value = r.value.clone();
-            let options = ValueClass::ALL
-                .iter()
-                .map(|c| view! { <option value=c.key() selected=*c == r.class>{c.label()}</option> })
-                .collect_view();
-            view! {
-                <tr data-value=r.value.clone()>
-                    <td><code>{r.value.clone()}</code></td>
-                    <td class="num">{thousands(r.count)}</td>
-                    <td>
-                        <select id=format!("import-value-{i}") aria-label=format!("Class of the value {}", r.value)
-                            on:change=move |ev| {
-                                if let Some(class) = ValueClass::from_key(&event_target_value(&ev)) {
-                                    edit(doc, mapping_text, json_error, |d| form::set_value_class(d, &value, class));
-                                }
-                            }>{options}</select>
-                    </td>
-                </tr>
-            }
+            (
+                i,
+                vec![
+                    SortKey::new(&r.value, None),
+                    SortKey::number(Some(r.count as f64)),
+                    SortKey::new(r.class.label(), None),
+                ],
+            )
         })
-        .collect_view();
-    Some(view! {
-        <table class="import-value-map" id="import-value-map" data-field=field.clone()>
-            <caption>{format!("Value mapping of {field}: which file value is bias evidence (counts from the preview)")}</caption>
-            <thead><tr><th scope="col">"Value in the file"</th><th scope="col" class="num">"Rows in the preview"</th><th scope="col">"Class"</th></tr></thead>
-            <tbody>{body}</tbody>
-        </table>
-    }.into_any())
+        .collect();
+    let data = Arc::new(rows);
+    let render_row = move |i: usize| {
+        let Some(r) = data.get(i).cloned() else {
+            return ().into_any();
+        };
+        let long = r.value.chars().count() >= LONG_TEXT_CHARS;
+        let hidden = move || long && !texts_shown.get();
+        let value = r.value.clone();
+        let shown_value = r.value.clone();
+        let label_value = r.value.clone();
+        let options = ValueClass::ALL
+            .iter()
+            .map(|c| view! { <option value=c.key() selected=*c == r.class>{c.label()}</option> })
+            .collect_view();
+        view! {
+            <tr data-value=r.value.clone()>
+                <th scope="row" class="text" class:hidden-text=hidden>
+                    {move || if hidden() { HIDDEN_TEXT.into_any() } else { view! { <code>{shown_value.clone()}</code> }.into_any() }}
+                </th>
+                <td class="num">{thousands(r.count)}</td>
+                <td class="text">
+                    <select id=format!("import-value-{i}")
+                        aria-label=move || if hidden() { format!("Class of value {} (text hidden)", i + 1) } else { format!("Class of the value {label_value}") }
+                        on:change=move |ev| {
+                            if let Some(class) = ValueClass::from_key(&event_target_value(&ev)) {
+                                edit(doc, mapping_text, json_error, |d| form::set_value_class(d, &value, class));
+                            }
+                        }>{options}</select>
+                </td>
+            </tr>
+        }
+        .into_any()
+    };
+    Some(sortable_table(
+        TableNames {
+            id: "import-value-map".into(),
+            class: "import-value-map".into(),
+            region: format!("Value mapping of {field}"),
+            ..TableNames::default()
+        },
+        Signal::stored(vec![
+            Column::text("Value in the file"),
+            Column::number("Rows in the preview"),
+            Column::text("Class"),
+        ]),
+        Signal::stored(keys),
+        render_row,
+        Some(view! { <caption>{format!("Value mapping of {field}: which file value is bias evidence (counts from the preview)")}</caption> }.into_any()),
+    ).into_any())
 }
 
 /// The first mapped responses as they will enter the bundle (the preview's bytes imported with the
-/// current mapping), or why the mapping cannot be used yet.
-fn mapped_preview(p: &Previewed, d: &Value) -> AnyView {
+/// current mapping), or why the mapping cannot be used yet; on the one table component, the
+/// Rationale and any other free-text column ([`free_text_columns`]) hidden until the content
+/// warning is acknowledged.
+fn mapped_preview(p: &Previewed, d: &Value, texts_shown: RwSignal<bool>) -> AnyView {
     let result = Mapping::from_json(&d.to_string())
         .and_then(|m| form::mapped_rows(m, &p.name, p.format, &p.bytes, MAPPED_ROWS));
     match result {
@@ -760,24 +1053,52 @@ fn mapped_preview(p: &Previewed, d: &Value) -> AnyView {
             rows,
             report,
         }) => {
-            let head = facets
-                .iter()
-                .map(|f| view! { <th scope="col">{f.clone()}</th> })
-                .collect_view();
-            let body = rows
+            let mut names: Vec<String> = facets.clone();
+            names.extend(["Selection", "Bias evidence", "Rationale"].map(String::from));
+            let table: Vec<Vec<String>> = rows
                 .into_iter()
                 .map(|r| {
-                    let evidence = r.evidence.map_or("Abstain".to_string(), |e| e.to_string());
-                    view! {
-                        <tr>
-                            {r.levels.into_iter().map(|l| view! { <td>{l}</td> }).collect_view()}
-                            <td><code>{r.raw}</code></td>
-                            <td>{evidence}</td>
-                            <td>{r.rationale.unwrap_or_default()}</td>
-                        </tr>
-                    }
+                    let mut cells = r.levels;
+                    cells.push(r.raw);
+                    cells.push(r.evidence.map_or("Abstain".to_string(), |e| e.to_string()));
+                    cells.push(r.rationale.unwrap_or_default());
+                    cells
                 })
-                .collect_view();
+                .collect();
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            let gated = free_text_columns(&refs, &table, Some("Rationale"));
+            let columns: Vec<Column> = names.iter().map(Column::text).collect();
+            let keys: Vec<(usize, Vec<SortKey>)> = table
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (i, r.iter().map(|v| SortKey::new(v, None)).collect()))
+                .collect();
+            let selection = facets.len();
+            let data = Arc::new(table);
+            let render_row = move |i: usize| {
+                let cells = data
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, v)| {
+                        let gate = gated.get(k).copied().unwrap_or(false);
+                        let hidden = move || gate && !texts_shown.get();
+                        let code = k == selection;
+                        view! {
+                            <td class="text" class:hidden-text=hidden>
+                                {move || match (hidden(), code) {
+                                    (true, _) => HIDDEN_TEXT.into_any(),
+                                    (false, true) => view! { <code>{v.clone()}</code> }.into_any(),
+                                    (false, false) => v.clone().into_any(),
+                                }}
+                            </td>
+                        }
+                    })
+                    .collect_view();
+                view! { <tr>{cells}</tr> }.into_any()
+            };
             view! {
                 <div class="import-mapped" id="import-mapped" data-responses=report.responses.to_string()>
                     <h4>"First mapped rows, as they will enter the bundle"</h4>
@@ -785,12 +1106,18 @@ fn mapped_preview(p: &Previewed, d: &Value) -> AnyView {
                         "From the {} records previewed: {} responses, bias evidence 1: {}, 0: {}, Abstain: {}; {} skipped.",
                         report.records, report.responses, report.evidence_1, report.evidence_0, report.abstain, report.records_skipped
                     )}</p>
-                    <div class="scroll">
-                        <table class="import-mapped-table">
-                            <thead><tr>{head}<th scope="col">"Selection"</th><th scope="col">"Bias evidence"</th><th scope="col">"Rationale"</th></tr></thead>
-                            <tbody>{body}</tbody>
-                        </table>
-                    </div>
+                    {sortable_table(
+                        TableNames {
+                            id: "import-mapped-table".into(),
+                            class: "import-mapped-table".into(),
+                            region: "First mapped rows".into(),
+                            ..TableNames::default()
+                        },
+                        Signal::stored(columns),
+                        Signal::stored(keys),
+                        render_row,
+                        None,
+                    )}
                 </div>
             }
             .into_any()

@@ -38,6 +38,8 @@ use crate::state::shards::BundleShards;
 use crate::state::url::{absolute_link, bundle_param, replace_fragment, ViewState};
 use crate::state::{AtlasState, Loaded};
 use crate::ui::format::thousands;
+use crate::ui::table::{key_value_table, sortable_table, Column, TableNames};
+use atlas_core::tables::SortKey;
 
 /// Height of one list row in CSS pixels (the stylesheet's `.irow` height): 44 px, so that each row,
 /// a link to its case, is a full touch target on a phone (WCAG 2.5.5; tests/e2e/a11y.mjs).
@@ -1219,45 +1221,60 @@ fn CaseView(ctx: Ctx, cell: usize) -> impl IntoView {
     let show_procedures = RwSignal::new(false);
     let proc_ctx = ctx.clone();
     let title = format!("Case {cell}");
+    let title_region = format!("{title}: its fields");
+    let coding = view! {
+        <td>
+            {if has_judges {
+                view! { <ul class="judges" id="case-judges">{judges}</ul> }.into_any()
+            } else {
+                view! { <p>"No judge labels in this bundle."</p> }.into_any()
+            }}
+            {five_class_majority(audit, cell).map(|l| view! { <p>{format!("Five-class majority of the judges: {}", label_name(l))}</p> })}
+        </td>
+    };
+    let reading_cell = view! {
+        <td id="case-reading">
+            {if has_judges {
+                reading.into_any()
+            } else {
+                view! { <p>{format!("Selection A = {}; no Rationale readout (no judge labels).", a_text(a))}</p> }.into_any()
+            }}
+        </td>
+    };
+    let case_rows: Vec<(AnyView, AnyView)> =
+        vec![
+        ("Item".into_any(), view! { <td>{item.clone()}</td> }.into_any()),
+        (
+            "Prompt".into_any(),
+            view! {
+                <td>
+                    {system.map(|s| view! { <p class="system"><strong>"System: "</strong>{s}</p> })}
+                    <p class="user" id="case-prompt">{prompt}</p>
+                </td>
+            }
+            .into_any(),
+        ),
+        ("Response".into_any(), view! { <td>{response}</td> }.into_any()),
+        (
+            "Selection".into_any(),
+            view! { <td id="case-selection" data-a=a_text(a)>{selection_text}</td> }.into_any(),
+        ),
+        ("Coding".into_any(), coding.into_any()),
+        ("Reading".into_any(), reading_cell.into_any()),
+    ];
     view! {
         <article class="case" id="case-view" data-cell=cell.to_string() aria-labelledby="case-title">
             <h3 id="case-title" tabindex="-1">{title}</h3>
             <p class="cell">{audit.describe_cell(cell)}</p>
-            <table class="case-table">
-                <tbody>
-                    <tr><th scope="row">"Item"</th><td>{item.clone()}</td></tr>
-                    <tr>
-                        <th scope="row">"Prompt"</th>
-                        <td>
-                            {system.map(|s| view! { <p class="system"><strong>"System: "</strong>{s}</p> })}
-                            <p class="user" id="case-prompt">{prompt}</p>
-                        </td>
-                    </tr>
-                    <tr><th scope="row">"Response"</th><td>{response}</td></tr>
-                    <tr><th scope="row">"Selection"</th><td id="case-selection" data-a=a_text(a)>{selection_text}</td></tr>
-                    <tr>
-                        <th scope="row">"Coding"</th>
-                        <td>
-                            {if has_judges {
-                                view! { <ul class="judges" id="case-judges">{judges}</ul> }.into_any()
-                            } else {
-                                view! { <p>"No judge labels in this bundle."</p> }.into_any()
-                            }}
-                            {five_class_majority(audit, cell).map(|l| view! { <p>{format!("Five-class majority of the judges: {}", label_name(l))}</p> })}
-                        </td>
-                    </tr>
-                    <tr>
-                        <th scope="row">"Reading"</th>
-                        <td id="case-reading">
-                            {if has_judges {
-                                reading.into_any()
-                            } else {
-                                view! { <p>{format!("Selection A = {}; no Rationale readout (no judge labels).", a_text(a))}</p> }.into_any()
-                            }}
-                        </td>
-                    </tr>
-                </tbody>
-            </table>
+            {key_value_table(
+                TableNames {
+                    id: "case-table".into(),
+                    class: "case-table".into(),
+                    region: title_region,
+                    ..TableNames::default()
+                },
+                case_rows,
+            )}
             <p class="case-link">
                 "Link to this case: "
                 {link.clone().map(|l| view! { <a id="case-link" href=l.clone()>{l.clone()}</a> })}
@@ -1327,7 +1344,8 @@ fn procedures(ctx: &Ctx, cell: usize) -> impl IntoView {
         .get(ix.level(audit.statement_facet, cell))
         .map(|s| s.text.clone())
         .unwrap_or_default();
-    let rows = cells
+    // Each row as shown (the reading B and the text are drawn live; B sorts by the rule at draw time).
+    let shown: Vec<(usize, String, String, String, &'static str)> = cells
         .into_iter()
         .map(|(c, t, x)| {
             let condition = audit
@@ -1345,53 +1363,94 @@ fn procedures(ctx: &Ctx, cell: usize) -> impl IntoView {
             });
             let a = a_text(ix.selection(x));
             let majority = five_class_majority(audit, x).map_or("—", |l| label_code(Some(l)));
-            let ix2 = ctx.ix.clone();
-            let loaded = ctx.loaded.clone();
-            let text = move || {
-                if !texts_allowed.get() {
-                    return "(hidden until the content warning is acknowledged)".to_string();
-                }
-                shards.with(|s| match text_at(&loaded.audit, s, x) {
-                    TextAt::Text(t) => t.to_string(),
-                    TextAt::Loading | TextAt::NotLoaded(_) => "Loading text…".to_string(),
-                    TextAt::Failed(e) => format!("(texts unavailable: {e})"),
-                    TextAt::Absent => "(no text stored)".to_string(),
-                })
-            };
-            view! {
-                <tr data-cell=x.to_string() class:current=move || x == cell>
-                    <th scope="row">{condition}</th>
-                    <td class="left">{template}</td>
-                    <td>{format!("{raw} (A = {a})")}</td>
-                    <td>{majority}</td>
-                    <td>{move || b_text(ix2.readings.rationale(rule.get(), x))}</td>
-                    <td class="left"><pre class="procedure-text">{text}</pre></td>
-                    <td>
-                        <a href=format!("#case={x}") on:click=move |ev: leptos::ev::MouseEvent| {
-                            ev.prevent_default();
-                            selected.set(Some(x));
-                            mirror_case(Some(x));
-                        }>{format!("open #{x}")}</a>
-                    </td>
-                </tr>
-            }
+            (x, condition, template, format!("{raw} (A = {a})"), majority)
         })
-        .collect_view();
+        .collect();
+    let keys: Vec<(usize, Vec<SortKey>)> = shown
+        .iter()
+        .enumerate()
+        .map(|(i, (x, condition, template, selection, majority))| {
+            let b = b_text(ix.readings.rationale(rule.get_untracked(), *x));
+            (
+                i,
+                vec![
+                    SortKey::new(condition, None),
+                    SortKey::new(template, None),
+                    SortKey::new(selection, None),
+                    SortKey::new(majority, None),
+                    SortKey::new(b, None),
+                    SortKey::missing(),
+                    SortKey::number(Some(*x as f64)),
+                ],
+            )
+        })
+        .collect();
+    let columns = vec![
+        Column::text("Condition"),
+        Column::text("Template"),
+        Column::text("Selection"),
+        Column::text("Five-class majority"),
+        Column::text("B"),
+        Column::text("Rationale"),
+        Column::number("Case"),
+    ];
+    let shown = Arc::new(shown);
+    let ix2 = ctx.ix.clone();
+    let loaded = ctx.loaded.clone();
+    let render_row = move |i: usize| {
+        let Some((x, condition, template, selection, majority)) = shown.get(i).cloned() else {
+            return ().into_any();
+        };
+        let ix2 = ix2.clone();
+        let loaded = loaded.clone();
+        let text = move || {
+            if !texts_allowed.get() {
+                return "(hidden until the content warning is acknowledged)".to_string();
+            }
+            shards.with(|s| match text_at(&loaded.audit, s, x) {
+                TextAt::Text(t) => t.to_string(),
+                TextAt::Loading | TextAt::NotLoaded(_) => "Loading text…".to_string(),
+                TextAt::Failed(e) => format!("(texts unavailable: {e})"),
+                TextAt::Absent => "(no text stored)".to_string(),
+            })
+        };
+        view! {
+            <tr data-cell=x.to_string() class:current=move || x == cell>
+                <th scope="row" class="text">{condition}</th>
+                <td class="text">{template}</td>
+                <td class="text">{selection}</td>
+                <td class="text">{majority}</td>
+                <td class="text">{move || b_text(ix2.readings.rationale(rule.get(), x))}</td>
+                <td class="text"><pre class="procedure-text">{text}</pre></td>
+                <td class="num">
+                    <a href=format!("#case={x}") on:click=move |ev: leptos::ev::MouseEvent| {
+                        ev.prevent_default();
+                        selected.set(Some(x));
+                        mirror_case(Some(x));
+                    }>{format!("open #{x}")}</a>
+                </td>
+            </tr>
+        }
+        .into_any()
+    };
     view! {
         <figure class="procedures">
             <figcaption>
                 <h4>{format!("One proposition, all procedures — {model}: {statement}")}</h4>
                 <p class="provenance">"As in the BiAxisBias paper's Table 22: the same model and statement under every condition and template of the bundle (other facets as in this case). Selection raw and A; the judges' five-class majority; B under the inspector's rule; the Rationale text."</p>
             </figcaption>
-            <div class="scroll">
-                <table id="procedures" class="procedures-table">
-                    <thead><tr>
-                        <th scope="col">"Condition"</th><th scope="col">"Template"</th><th scope="col">"Selection"</th>
-                        <th scope="col">"Five-class majority"</th><th scope="col">"B"</th><th scope="col">"Rationale"</th><th scope="col">"Case"</th>
-                    </tr></thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            {sortable_table(
+                TableNames {
+                    id: "procedures".into(),
+                    class: "procedures-table".into(),
+                    region: "One proposition, all procedures".into(),
+                    ..TableNames::default()
+                },
+                Signal::stored(columns),
+                Signal::stored(keys),
+                render_row,
+                None,
+            )}
         </figure>
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! Only the current view is shown; every view stays mounted (its container is `hidden`), so running
 //! analyses, pilot runs and results survive a switch. A navigation click pushes `?view=KEY` (back /
-//! forward work: `popstate` shows the restored URL's view); see [`crate::state::nav`].
+//! forward work: `popstate` restores the whole entry — view, weights, policy… —
+//! [`crate::state::url::EntryRestorer`]); see [`crate::state::nav`].
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -261,9 +262,10 @@ async fn read_head(file: &web_sys::File) -> String {
         .unwrap_or_default()
 }
 
-/// Shows the restored URL's view on `popstate` (back / forward).
+/// Restores the whole history entry on `popstate` (back / forward): its view, weights, policy and
+/// the rest of its URL ([`crate::state::url::EntryRestorer`]).
 pub fn follow_history() {
-    let nav = Navigator::from_context();
+    let restorer = crate::state::url::EntryRestorer::from_context();
     let Some(window) = web_sys::window() else {
         return;
     };
@@ -273,13 +275,7 @@ pub fn follow_history() {
         };
         let search = location.search().unwrap_or_default();
         let hash = location.hash().unwrap_or_default();
-        let view = AppView::initial(&search, &hash);
-        nav.current.try_set(view);
-        nav.focused.try_set(
-            ViewState::from_query(&search)
-                .view
-                .or(Some(view.key().to_string())),
-        );
+        restorer.apply(&search, &hash);
     });
     let _ = window.add_event_listener_with_callback("popstate", handler.as_ref().unchecked_ref());
     handler.forget();

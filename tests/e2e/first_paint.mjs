@@ -12,7 +12,10 @@
 // - without ?bundle= the default bundle is requested exactly once, and that request starts before the
 //   wasm has finished downloading (in parallel, not after); the BER numbers are those of a page that
 //   fetched the bundle itself (the same 24 cells as ?bundle=<default path>, which skips the early fetch);
-// - with ?bundle= naming another bundle, the default bundle is not requested at all.
+// - with ?bundle= naming another bundle, the default bundle is not requested at all;
+// - the stored theme (localStorage 'audit-atlas-theme') is on <html> and the shell's background is that
+//   theme's at DOMContentLoaded, with the wasm held (no flash of the system's scheme); a painted pixel
+//   agrees; with storage blocked nothing throws and the system's scheme decides.
 // Ends with "N passed, M failed".
 import { resolve, join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +36,12 @@ function check(name, condition, detail = '') {
 let release = null;
 const held = new Promise((ok) => { release = ok; });
 let holdWasm = false;
-const server = await serveStatic(dist, [], { hold: (p) => (holdWasm && /\/audit-atlas-[^/]*_bg\.wasm$/.test(p) ? held : null) });
+// The theme checks hold the wasm until they are done (so the app cannot have set the theme yet).
+let releaseTheme = null;
+const heldTheme = new Promise((ok) => { releaseTheme = ok; });
+let holdForTheme = false;
+const isWasm = (p) => /\/audit-atlas-[^/]*_bg\.wasm$/.test(p);
+const server = await serveStatic(dist, [], { hold: (p) => (!isWasm(p) ? null : holdWasm ? held : holdForTheme ? heldTheme : null) });
 const base = `http://127.0.0.1:${server.address().port}/`;
 const cells = (page) => page.$$eval('#ber-table td[data-ber]', (tds) => tds.map((td) => `${td.dataset.model}/${td.dataset.condition}=${td.dataset.ber}`));
 const browser = await launchChromium();
@@ -58,6 +66,56 @@ try {
     const lum = 0.2126 * r + 0.7152 * g + 0.0722 * b;
     check(`the shell's background follows prefers-color-scheme: ${scheme}`, scheme === 'dark' ? lum < 60 : lum > 200, shell.bg);
     await context.close();
+  }
+
+  // 2b. The stored theme in the first frame (no flash): the inline script of index.html puts the
+  // switch's stored choice onto <html> before the first paint, while the app's wasm is still held.
+  {
+    holdForTheme = true;
+    const lumOf = (bg) => { const [r, g, b] = (bg?.match(/\d+/g) || []).map(Number); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+    for (const [stored, scheme] of [['dark', 'light'], ['light', 'dark']]) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: scheme });
+      await context.addInitScript((t) => { try { localStorage.setItem('audit-atlas-theme', t); } catch (e) { /* blocked */ } }, stored);
+      const page = await context.newPage();
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      // At DOMContentLoaded the wasm is still held: only index.html itself can have set the theme.
+      await page.goto(base, { waitUntil: 'domcontentloaded' });
+      const first = await page.evaluate(() => ({
+        theme: document.documentElement.dataset.theme ?? null,
+        bg: getComputedStyle(document.getElementById('loading-shell')).backgroundColor,
+        app: !!document.querySelector('#app-nav'),
+      }));
+      const lum = lumOf(first.bg);
+      check(`stored theme ${stored} under a ${scheme} system scheme: <html data-theme="${stored}"> and the shell's ${stored} background at DOMContentLoaded, before the app has started`,
+        first.theme === stored && !first.app && (stored === 'dark' ? lum < 60 : lum > 200), JSON.stringify(first));
+      // The first frame as painted: a pixel of the shell's background (top-left corner).
+      const shot = await page.screenshot({ clip: { x: 2, y: 2, width: 1, height: 1 } });
+      const px = await page.evaluate(async (b64) => {
+        const img = new Image(); img.src = `data:image/png;base64,${b64}`; await img.decode();
+        const c = document.createElement('canvas'); c.width = 1; c.height = 1;
+        const g = c.getContext('2d'); g.drawImage(img, 0, 0); return [...g.getImageData(0, 0, 1, 1).data];
+      }, shot.toString('base64'));
+      const pxLum = 0.2126 * px[0] + 0.7152 * px[1] + 0.0722 * px[2];
+      check(`stored theme ${stored}: the painted pixel of the shell is ${stored} (luminance ${pxLum.toFixed(0)})`, stored === 'dark' ? pxLum < 60 : pxLum > 200, JSON.stringify(px));
+      check(`stored theme ${stored}: no page errors`, errors.length === 0, errors.join(' | '));
+      await context.close();
+    }
+    // Storage blocked (localStorage throws): the script does not fail; the system's scheme decides.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
+    await context.addInitScript(() => {
+      Object.defineProperty(window, 'localStorage', { configurable: true, get() { throw new DOMException('blocked', 'SecurityError'); } });
+    });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(base, { waitUntil: 'domcontentloaded' });
+    const blocked = await page.evaluate(() => ({ theme: document.documentElement.dataset.theme ?? null, bg: getComputedStyle(document.getElementById('loading-shell')).backgroundColor }));
+    check('with storage blocked the theme script throws nothing, sets no theme, and the shell follows the dark system scheme',
+      errors.length === 0 && blocked.theme === null && lumOf(blocked.bg) < 60, `${JSON.stringify(blocked)} ${errors.join(' | ')}`);
+    await context.close();
+    holdForTheme = false;
+    releaseTheme();
   }
 
   // 3. The wasm held after 64 KiB: the shell is up and counts bytes; the bundle request already started.
@@ -118,6 +176,7 @@ try {
   }
 } finally {
   release();
+  releaseTheme();
   await browser.close();
   server.close();
 }

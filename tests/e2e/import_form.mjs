@@ -12,7 +12,11 @@
 // updates the live preview of the mapped rows, and that the "Edit as JSON" editor round-trips: a form
 // change shows in the JSON, a JSON edit shows in the form, a JSON syntax error names line and column
 // and the form keeps its last valid state. Inputs absent under ../shared/data/raw are skipped with a
-// message. Ends with "N passed, M failed".
+// message. First, on a hand-written CSV: the content warning hides the preview's model texts (the
+// Rationale's column, any column with a value of 40+ characters) until acknowledged, and asks again
+// for a new file; the preview, value-map and mapped-rows tables are the sortable table component;
+// the mapping's metadata (title, content warning, source citation) edited in the form shows in the JSON.
+// Ends with "N passed, M failed".
 import { readFileSync, writeFileSync, existsSync, mkdtempSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -62,6 +66,81 @@ const server = await serveStatic(dist);
 const base = `http://127.0.0.1:${server.address().port}/`;
 const browser = await launchChromium();
 try {
+  // The content warning gates the preview's model texts (a hand-written CSV, no shared data needed):
+  // the Rationale's column and any column with a value of 40+ characters stay hidden until the
+  // reader acknowledges the warning; ids, labels and answers show; a new file asks again.
+  {
+    const { context, page, pageErrors } = await openImport(browser, base);
+    const MARK = 'WARNMARK';
+    const csv = 'model,statement,answer,rationale\n'
+      + `m1,s1,agree,"${MARK} because that group is always like that, the model said."\n`
+      + `m2,s1,disagree,"${MARK} no, that is a stereotype and not a fact about anyone."\n`;
+    // The mapping, written out (the guess is not what this part tests).
+    const mapping = {
+      mapping_version: 1,
+      metadata: { id: 'warned-v1', title: 'Warned', description: 'tests/e2e/import_form.mjs', source: { citation: 'tests/e2e/import_form.mjs' },
+        license: { id: 'CC0-1.0', attribution: 'none' }, content_warning: null },
+      facets: { model: { field: 'model' }, statement: { field: 'statement' } },
+      selection: { field: 'answer', map: { agree: 1, disagree: 0 } },
+      rationale: { field: 'rationale' },
+    };
+    const pick = async (name) => {
+      await page.setInputFiles('#import-file', { name, mimeType: 'text/csv', buffer: Buffer.from(csv) });
+      await page.waitForSelector('#import-form', { timeout: 60000 });
+      if (!(await page.$eval('#import-json', (d) => d.open))) await page.click('#import-json summary');
+      await page.fill('#import-mapping', JSON.stringify(mapping));
+      await page.waitForSelector('#import-mapped-table', { timeout: 30000 }).catch(() => {});
+    };
+    await pick('warned.csv');
+    const shownText = () => page.evaluate(() => ['#import-preview', '#import-mapped', '#import-value-map'].map((s) => document.querySelector(s)?.textContent ?? '').join(' | '));
+    let text = await shownText();
+    const warning = await page.$('#import-content-warning');
+    check('import: with a file previewed the content warning is shown above the preview, with its button',
+      warning !== null && await page.isVisible('#import-show-texts'));
+    check('import: before the warning is acknowledged no model text is in the preview, the value map or the mapped rows',
+      !text.includes(MARK) && text.includes('hidden until the content warning is acknowledged'), text.slice(0, 300));
+    check('import: ids and answers stay visible (m1, agree)', text.includes('m1') && text.includes('agree'), text.slice(0, 300));
+    check('import: the preview, value-map and mapped-rows tables are the one sortable table component',
+      await page.evaluate(() => ['#import-preview-table', '#import-value-map', '#import-mapped-table'].every((s) => document.querySelector(`${s}.sortable thead th button.sort`))));
+    await page.click('#import-show-texts');
+    await page.waitForFunction((m) => document.querySelector('#import-preview')?.textContent.includes(m), MARK, { timeout: 5000 }).catch(() => {});
+    text = await shownText();
+    check('import: after "I understand" the Rationale texts show in the preview and the mapped rows; the warning is gone',
+      text.split(MARK).length - 1 >= 4 && (await page.$('#import-content-warning')) === null, text.slice(0, 300));
+    // The mapping's metadata as form fields: a change shows in the JSON when the field is left; an
+    // emptied content warning is null ("no offensive text"), an emptied title leaves the key out.
+    const mappingJson = () => page.$eval('#import-mapping', (t) => JSON.parse(t.value));
+    await page.click('#import-metadata summary');
+    await page.fill('#import-meta-title', 'A title typed in the form');
+    await page.press('#import-meta-title', 'Tab');
+    await page.waitForFunction(() => document.querySelector('#import-mapping').value.includes('A title typed in the form'), null, { timeout: 5000 }).catch(() => {});
+    let m = await mappingJson();
+    check('import: a title typed into "About the bundle" is the mapping\'s metadata.title in the JSON', m.metadata.title === 'A title typed in the form', JSON.stringify(m.metadata));
+    check('import: "About the bundle" stays open after the form redraws', await page.$eval('#import-metadata', (d) => d.open));
+    await page.fill('#import-meta-content_warning', 'Statements about social groups.');
+    await page.press('#import-meta-content_warning', 'Tab');
+    await page.waitForFunction(() => document.querySelector('#import-mapping').value.includes('Statements about social groups.'), null, { timeout: 5000 }).catch(() => {});
+    m = await mappingJson();
+    const warned = m.metadata.content_warning;
+    await page.fill('#import-meta-content_warning', '');
+    await page.press('#import-meta-content_warning', 'Tab');
+    await page.waitForFunction(() => !document.querySelector('#import-mapping').value.includes('Statements about social groups.'), null, { timeout: 5000 }).catch(() => {});
+    m = await mappingJson();
+    check('import: the content warning field sets metadata.content_warning, and emptied it is null',
+      warned === 'Statements about social groups.' && m.metadata.content_warning === null && 'content_warning' in m.metadata, `${warned} / ${JSON.stringify(m.metadata.content_warning)}`);
+    await page.fill('#import-meta-source-citation', 'Nangia et al. 2020');
+    await page.press('#import-meta-source-citation', 'Tab');
+    await page.waitForFunction(() => document.querySelector('#import-mapping').value.includes('Nangia et al. 2020'), null, { timeout: 5000 }).catch(() => {});
+    m = await mappingJson();
+    check('import: a nested field (source citation) lands in metadata.source.citation', m.metadata.source?.citation === 'Nangia et al. 2020', JSON.stringify(m.metadata.source));
+    await pick('again.csv');
+    await page.waitForSelector('#import-content-warning', { timeout: 10000 }).catch(() => {});
+    text = await shownText();
+    check('import: choosing another file asks again (warning back, texts hidden)', (await page.$('#import-content-warning')) !== null && !text.includes(MARK), text.slice(0, 200));
+    check('import (content warning): no uncaught page errors', pageErrors.length === 0, pageErrors.join(' | '));
+    await context.close();
+  }
+
   for (const input of inputs) {
     const absent = input.files.find((f) => !existsSync(f));
     if (absent) { console.log(`SKIPPED ${input.dataset}: ${absent} is absent`); continue; }

@@ -5,7 +5,10 @@
 //  1. the skip link is the first focusable element; the navigation reaches every view by click and by
 //     keyboard (Tab to its link, Enter; on the phone the menu button first), the current link has
 //     aria-current="page", only that view is shown, the focus moves to the view's heading, the URL says
-//     ?view=ID; each ?view=ID opened in a fresh page shows that view; back / forward go between views;
+//     ?view=ID; each ?view=ID opened in a fresh page shows that view; back / forward go between views
+//     and restore the whole entry: weights typed on Scores, a switch to Analyses, other weights typed
+//     (replaceState, no entry of their own), Back → the Analyses entry's weights and URL, Back → the
+//     first Scores entry's, Forward ×2 → the last; a fresh page of the Analyses entry's URL the same;
 //  2. links made before the shell still restore: view=reweight / atlas-c → Scores (the panel focused),
 //     view=rq2 → Analyses, a case link (case= and #case=) → Cases with the content warning on screen,
 //     ccase= → Clinical;
@@ -150,6 +153,79 @@ try {
       st = await shellState(page);
       check(`${size}: keyboard: Tab reaches the "${id}" link, Enter shows the view and moves the focus to it`,
         reached && JSON.stringify(st.shown) === JSON.stringify([id]) && st.view === id && st.focusIn === id, JSON.stringify(st));
+    }
+
+    // Back / forward restore the whole entry (weights, preset, view), not only the view. Weights
+    // typed then a view switch within the URL writer's 200-ms throttle: the entry left keeps them.
+    if (!phone) {
+      const weights = () => page.evaluate(() => [0, 1, 2].map((c) => document.getElementById(`w-${c}`)?.value));
+      const params = () => page.evaluate(() => new URLSearchParams(location.search).getAll('w').join(','));
+      // The provenance line's bundle, policy and weights (the bootstrap's state after them may differ).
+      const weightsPart = (text) => text.split(' · ').slice(0, 3).join(' · ');
+      await showView(page, 'scores');
+      await page.waitForSelector('#w-0', { timeout: 60000 });
+      await page.fill('#w-0', '0.5');
+      await page.waitForFunction(() => document.querySelector('#reweight-provenance').textContent.includes('benign=0.5'));
+      await showView(page, 'analyses');
+      await page.waitForTimeout(400);
+      const entryB = { url: page.url(), w: await params(), weights: await weights() };
+      await showView(page, 'scores');
+      await page.fill('#w-2', '3');
+      await page.waitForFunction(() => document.querySelector('#reweight-provenance').textContent.includes('targeted=3'));
+      await page.waitForTimeout(400);
+      const entryC = { url: page.url(), w: await params(), weights: await weights() };
+      check(`${size}: history setup: weights 0.5/1/1 left with the switch to Analyses (its URL has them), then 0.5/1/3 typed on Scores (replaced, not pushed)`,
+        entryB.w === 'benign:0.5,untargeted:1,targeted:1' && entryC.w === 'benign:0.5,untargeted:1,targeted:3', `${entryB.w} | ${entryC.w}`);
+      await page.goBack();
+      await page.waitForFunction(() => !document.querySelector('[data-shell-view="analyses"]').hidden, null, { timeout: 5000 }).catch(() => {});
+      await page.waitForTimeout(400);
+      st = await shellState(page);
+      const backW = await weights();
+      const backProv = await page.textContent('#reweight-provenance');
+      check(`${size}: Back to the Analyses entry shows its weights (0.5/1/1, not the 0.5/1/3 typed later) and its URL is unchanged`,
+        JSON.stringify(st.shown) === '["analyses"]' && JSON.stringify(backW) === '["0.5","1","1"]' && backProv.includes('benign=0.5') && backProv.includes('targeted=1') && page.url() === entryB.url,
+        `${JSON.stringify(st.shown)} ${JSON.stringify(backW)} ${page.url()} vs ${entryB.url}`);
+      await page.goBack();
+      await page.waitForFunction(() => !document.querySelector('[data-shell-view="scores"]').hidden, null, { timeout: 5000 }).catch(() => {});
+      await page.waitForTimeout(400);
+      st = await shellState(page);
+      check(`${size}: Back again: the Scores entry where 0.5 was typed, with 0.5/1/1 (written into it before the switch)`,
+        JSON.stringify(st.shown) === '["scores"]' && JSON.stringify(await weights()) === '["0.5","1","1"]' && await params() === 'benign:0.5,untargeted:1,targeted:1',
+        `${JSON.stringify(st.shown)} ${JSON.stringify(await weights())} ${await params()}`);
+      await page.goForward();
+      await page.goForward();
+      await page.waitForFunction(() => document.getElementById('w-2')?.value === '3', null, { timeout: 5000 }).catch(() => {});
+      await page.waitForTimeout(400);
+      st = await shellState(page);
+      check(`${size}: Forward twice: the last Scores entry with 0.5/1/3, its URL as left`,
+        JSON.stringify(st.shown) === '["scores"]' && JSON.stringify(await weights()) === '["0.5","1","3"]' && page.url() === entryC.url,
+        `${JSON.stringify(st.shown)} ${JSON.stringify(await weights())} ${page.url()} vs ${entryC.url}`);
+      const fresh = await context.newPage();
+      fresh.on('pageerror', (e) => pageErrors.push(`${size} fresh entry: ${e}`));
+      await fresh.goto(entryB.url);
+      await bundleShown(fresh, DEFAULT.id);
+      await fresh.waitForFunction(() => document.querySelector('#reweight-provenance')?.textContent.includes('benign=0.5'), null, { timeout: 30000 }).catch(() => {});
+      const freshSt = await shellState(fresh);
+      const freshW = await fresh.evaluate(() => [0, 1, 2].map((c) => document.getElementById(`w-${c}`)?.value));
+      check(`${size}: a fresh page of the Analyses entry's URL shows the same view and weights as Back did`,
+        JSON.stringify(freshSt.shown) === '["analyses"]' && JSON.stringify(freshW) === JSON.stringify(backW) && weightsPart(await fresh.textContent('#reweight-provenance')) === weightsPart(backProv),
+        `${JSON.stringify(freshSt.shown)} ${JSON.stringify(freshW)}`);
+      await fresh.close();
+      // A weight typed and a view switch at once (within the URL writer's 200-ms throttle): the entry
+      // left must still get it (written before the push), so Back restores it rather than the older
+      // weights of its URL.
+      await page.fill('#w-1', '2');
+      await showView(page, 'overview');
+      await page.waitForTimeout(400);
+      await page.goBack();
+      await page.waitForFunction(() => !document.querySelector('[data-shell-view="scores"]').hidden, null, { timeout: 5000 }).catch(() => {});
+      await page.waitForTimeout(400);
+      check(`${size}: a weight typed just before a view switch is kept by the entry left: Back shows 0.5/2/3`,
+        JSON.stringify(await weights()) === '["0.5","2","3"]' && await params() === 'benign:0.5,untargeted:2,targeted:3',
+        `${JSON.stringify(await weights())} ${await params()}`);
+      // Back to equal weights for what follows.
+      await page.click('#preset-equal');
+      await showView(page, 'overview');
     }
 
     // Each view's URL restores it in a fresh page.
