@@ -2,7 +2,7 @@
 //! ([`promptfoo`]).
 //!
 //! Each reader turns the tool's own structure into flat JSON records (one per response) and feeds them,
-//! as JSON Lines, through the same [`Importer`] and [`Mapping`] as a results file: limits, skip and
+//! as JSON Lines, through the same [`Importer`] and [`crate::Mapping`] as a results file: limits, skip and
 //! exclusion counts and the [`crate::Report`] are those of every import. Each reader has a documented
 //! **preset** mapping (`docs/import-mapping.md`, "Logs of evaluation tools") built from what the log
 //! recorded; the form mapper starts from it and may change any role. Problems of the log's structure
