@@ -530,47 +530,65 @@ struct PresetBasis {
     metadata: Vec<Map<String, Value>>,
 }
 
+/// The preset's basis of one log, and (for an `.eval`) its summaries, which give the order of the
+/// sample members. A `.json` log's samples are read in place (not copied): its summaries are empty.
 fn basis(
     name: &str,
     log: &mut Log<'_>,
     options: &Options,
 ) -> Result<(PresetBasis, Vec<Value>), ImportError> {
-    let (header, summaries) = match log {
+    let metadata_of = |samples: &[Value]| -> Vec<Map<String, Value>> {
+        samples
+            .iter()
+            .map(|s| {
+                s.get("metadata")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
+    match log {
         Log::Eval(archive) => {
             let header = archive.header()?;
-            (header, archive.summaries()?)
+            let summaries = archive.summaries()?;
+            let eval = eval_spec(name, "member header.json", &header)?.clone();
+            let scorer = options
+                .scorer
+                .clone()
+                .or_else(|| default_scorer(&header, summaries.first()));
+            let metadata = metadata_of(&summaries);
+            Ok((
+                PresetBasis {
+                    eval,
+                    scorer,
+                    metadata,
+                },
+                summaries,
+            ))
         }
         Log::Json(doc) => {
-            let samples = match doc.get("samples") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(a)) => a.clone(),
+            let samples: &[Value] = match doc.get("samples") {
+                None | Some(Value::Null) => &[],
+                Some(Value::Array(a)) => a,
                 Some(_) => return Err(log_error(name, "(file)", "samples", "not an array")),
             };
-            (doc.clone(), samples)
+            let eval = eval_spec(name, "(file)", doc)?.clone();
+            let scorer = options
+                .scorer
+                .clone()
+                .or_else(|| default_scorer(doc, samples.first()));
+            let metadata = metadata_of(samples);
+            Ok((
+                PresetBasis {
+                    eval,
+                    scorer,
+                    metadata,
+                },
+                Vec::new(),
+            ))
         }
-    };
-    let eval = eval_spec(name, "header", &header)?.clone();
-    let scorer = options
-        .scorer
-        .clone()
-        .or_else(|| default_scorer(&header, summaries.first()));
-    let metadata = summaries
-        .iter()
-        .map(|s| {
-            s.get("metadata")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default()
-        })
-        .collect();
-    Ok((
-        PresetBasis {
-            eval,
-            scorer,
-            metadata,
-        },
-        summaries,
-    ))
+    }
 }
 
 /// Metadata keys the preset looks for, in order, per role.
@@ -702,7 +720,8 @@ pub fn preset(name: &str, bytes: &[u8], options: &Options) -> Result<Mapping, Im
 /// let bytes = std::fs::read("../../tests/fixtures/logs/inspect/crows_pairs_stereotype_first.eval")?;
 /// let imported = read_all(&[("first.eval", &bytes)], None, &Options::default(), Default::default())?;
 /// let r = &imported.report;
-/// assert_eq!(r.records, 30); // 15 CrowS-Pairs pairs x 2 epochs
+/// assert_eq!(r.records, 10); // 5 CrowS-Pairs pairs x 2 epochs
+/// assert!(r.levels.contains(&("repeat".to_string(), 2))); // epoch -> repeat
 /// assert_eq!(r.evidence_1 + r.evidence_0 + r.abstain, r.responses);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
