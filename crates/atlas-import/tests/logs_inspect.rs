@@ -127,6 +127,8 @@ fn the_two_logs_combine_into_one_bundle_with_both_conditions() {
         );
     }
     assert_eq!(r.sources.len(), 2, "one source per log");
+    // A pair's statement text (metadata.sent_more) is the same sentence in both option orders.
+    assert!(r.attribute_conflicts.is_empty(), "{:?}", r.attribute_conflicts);
 }
 
 #[test]
@@ -240,6 +242,27 @@ fn the_scorer_option_picks_another_scorer() {
         ),
         "scorer {other}"
     );
+}
+
+#[test]
+fn the_preset_reads_statement_condition_template_and_category_from_the_sample_metadata() {
+    let data = bytes(&format!("{FIRST}.eval"));
+    let m = inspect::preset("first.eval", &data, &Options::default()).expect("preset");
+    let v = serde_json::to_value(&m).expect("mapping");
+    let f = &v["facets"];
+    assert_eq!(f["model"]["field"], "model");
+    assert_eq!(f["statement"]["field"], "metadata.pair_id");
+    assert_eq!(f["statement"]["text"], "metadata.sent_more");
+    assert_eq!(f["statement"]["category"], "metadata.bias_type");
+    assert_eq!(f["condition"]["field"], "metadata.condition");
+    assert_eq!(f["template"]["field"], "metadata.template");
+    assert_eq!(f["repeat"]["field"], "epoch");
+    assert_eq!(v["selection"]["field"], "selection");
+    assert_eq!(v["rationale"]["field"], "explanation");
+    assert!(v["metadata"]["notes"]
+        .as_str()
+        .unwrap_or("")
+        .contains("letter_choice"));
 }
 
 // ---- malformed variants -------------------------------------------------------------------------
