@@ -128,7 +128,11 @@ fn the_two_logs_combine_into_one_bundle_with_both_conditions() {
     }
     assert_eq!(r.sources.len(), 2, "one source per log");
     // A pair's statement text (metadata.sent_more) is the same sentence in both option orders.
-    assert!(r.attribute_conflicts.is_empty(), "{:?}", r.attribute_conflicts);
+    assert!(
+        r.attribute_conflicts.is_empty(),
+        "{:?}",
+        r.attribute_conflicts
+    );
 }
 
 #[test]

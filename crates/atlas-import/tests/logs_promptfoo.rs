@@ -201,3 +201,35 @@ fn an_errored_result_is_abstain_not_a_pass_or_a_fail() {
         );
     }
 }
+
+#[test]
+fn sniffing_tells_promptfoo_results_from_inspect_logs_and_plain_json() {
+    let head = |b: &[u8]| b[..b.len().min(4096)].to_vec();
+    let pf = head(&results());
+    let inspect_json = head(
+        &std::fs::read(dir().join("../inspect/crows_pairs_stereotype_first.json"))
+            .expect("inspect"),
+    );
+    let inspect_eval = head(
+        &std::fs::read(dir().join("../inspect/crows_pairs_stereotype_first.eval"))
+            .expect("inspect"),
+    );
+    assert!(promptfoo::sniff(&pf));
+    assert!(!atlas_import::logs::inspect::sniff(&pf));
+    assert!(atlas_import::logs::inspect::sniff(&inspect_json));
+    assert!(atlas_import::logs::inspect::sniff(&inspect_eval));
+    assert!(!promptfoo::sniff(&inspect_json) && !promptfoo::sniff(&inspect_eval));
+    let doc: Value = serde_json::from_slice(&results()).expect("JSON");
+    assert!(
+        promptfoo::sniff(&serde_json::to_vec(&doc["results"]).expect("JSON")),
+        "bare summary"
+    );
+    for other in [
+        &b"[{\"model\": \"a\"}]"[..],
+        b"{\"model\": \"a\"}\n",
+        b"model,answer\na,b\n",
+        b"",
+    ] {
+        assert!(!promptfoo::sniff(other) && !atlas_import::logs::inspect::sniff(other));
+    }
+}

@@ -334,6 +334,17 @@ pub fn decode_member(
     Ok(out)
 }
 
+/// Whether the first bytes `head` (a few KiB) look like an Inspect AI log: a zip (local-file magic
+/// `PK\x03\x04`; an `.eval` is the only zip these readers take), or a JSON object with the keys
+/// `status` and `eval: {…}` (a `.json` log begins `{"version": 2, "status": …, "eval": {`).
+/// For format detection only; [`read_all`] decides.
+pub fn sniff(head: &[u8]) -> bool {
+    head.starts_with(b"PK\x03\x04")
+        || (super::starts_object(head)
+            && super::has_key_opening(head, "eval", b'{')
+            && super::has_key_opening(head, "status", b'"'))
+}
+
 /// Which samples the bundle is built from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SampleSource {

@@ -114,3 +114,35 @@ pub(crate) fn parse_json(input: &str, location: &str, bytes: &[u8]) -> Result<Va
         )
     })
 }
+
+/// Whether `head` (the first bytes of a JSON text) has the key `key` followed by `:` and `open` (`{`
+/// or `[`), e.g. `"eval": {`. A heuristic for format detection on the first few KiB; it never
+/// decides an import, the reader's own errors do.
+pub(crate) fn has_key_opening(head: &[u8], key: &str, open: u8) -> bool {
+    let needle = format!("\"{key}\"");
+    let n = needle.as_bytes();
+    let mut from = 0;
+    while let Some(pos) = head[from..].windows(n.len()).position(|w| w == n) {
+        let mut i = from + pos + n.len();
+        while head.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        if head.get(i) == Some(&b':') {
+            i += 1;
+            while head.get(i).is_some_and(u8::is_ascii_whitespace) {
+                i += 1;
+            }
+            if head.get(i) == Some(&open) || (open == 0 && i < head.len()) {
+                return true;
+            }
+        }
+        from += pos + 1;
+    }
+    false
+}
+
+/// Whether `head` starts (after a byte-order mark and white space) with a JSON object.
+pub(crate) fn starts_object(head: &[u8]) -> bool {
+    let head = head.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(head);
+    head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}

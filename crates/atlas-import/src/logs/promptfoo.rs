@@ -74,6 +74,18 @@ fn text_of(v: Option<&Value>) -> Option<String> {
     v.and_then(scalar_text).filter(|s| !s.is_empty())
 }
 
+/// Whether the first bytes `head` (a few KiB) look like promptfoo results: a JSON object with the key
+/// `evalId` (the output file), or with `results: {` / `results: [` next to `version` and
+/// `timestamp` (a bare summary). For format detection only; [`read_all`] decides.
+pub fn sniff(head: &[u8]) -> bool {
+    super::starts_object(head)
+        && (super::has_key_opening(head, "evalId", 0)
+            || ((super::has_key_opening(head, "results", b'{')
+                || super::has_key_opening(head, "results", b'['))
+                && super::has_key_opening(head, "version", 0)
+                && super::has_key_opening(head, "timestamp", b'"')))
+}
+
 /// The flat record of the promptfoo result `result` (at `location`), as documented in the module.
 ///
 /// # Errors
