@@ -99,7 +99,7 @@ pub fn CompareView() -> impl IntoView {
                     let id = id.clone();
                     let text = labels.with_value(|l| l.get(m).cloned().unwrap_or_else(|| id.clone()));
                     let is = id.clone();
-                    view! { <option value=id.clone() selected=move || selected.get() == is>{text}</option> }
+                    view! { <option value=id.clone() prop:selected=move || selected.get() == is>{text}</option> }
                 })
                 .collect_view()
         })
@@ -304,18 +304,22 @@ fn PairSection(
         )
     };
     let separable = p.separable;
+    // Every number at full precision for readers' tools and the tests (JSON numbers round-trip).
+    let values = serde_json::json!({
+        "matched": matched, "n11": n11, "b_count": nb, "c_count": nc, "n00": n00,
+        "invalid_a": xa, "invalid_b": xb, "invalid_both": xboth,
+        "p_exact": p.mcnemar.p_exact, "p_mid": p.mcnemar.p_mid, "p_bh": p.p_bh, "p_holm": p.p_holm,
+        "ber_a": ber_a, "ber_b": ber_b, "ber_diff": ber_diff,
+        "ber_lo": ber_ci.map(|x| x.0), "ber_hi": ber_ci.map(|x| x.1),
+        "score_a": score_a, "score_b": score_b, "score_diff": score_diff,
+        "score_lo": score_ci.map(|x| x.0), "score_hi": score_ci.map(|x| x.1),
+    })
+    .to_string();
     view! {
         <div class="compare-pair" id="compare-pair"
             data-a=pair.a().to_string() data-b=pair.b().to_string() data-flipped=pair.flipped.to_string()
-            data-matched=matched data-n11=n11 data-bc=nb data-cc=nc data-n00=n00
-            data-invalid-a=xa data-invalid-b=xb data-invalid-both=xboth
-            data-p-exact=p.mcnemar.p_exact.to_string() data-p-mid=p.mcnemar.p_mid.to_string()
-            data-p-bh=p.p_bh.to_string() data-p-holm=p.p_holm.to_string() data-separable=separable.to_string()
-            data-ber-a=opt(ber_a) data-ber-b=opt(ber_b)
-            data-ber-diff=opt(ber_diff) data-ber-lo=opt(ber_ci.map(|x| x.0)) data-ber-hi=opt(ber_ci.map(|x| x.1))
-            data-score-a=opt(score_a) data-score-b=opt(score_b)
-            data-score-diff=opt(score_diff) data-score-lo=opt(score_ci.map(|x| x.0)) data-score-hi=opt(score_ci.map(|x| x.1))
-            data-sign-changes=p.sign_changes.join(";")
+            data-separable=separable.to_string() data-sign-changes=p.sign_changes.join(";")
+            data-values=values
             data-report-ms=format!("{:.2}", timing.2) data-worker-ms=format!("{:.0}", timing.0)>
             <p class="compare-sentence" id="compare-sentence" class:separable=separable>{text}</p>
             <p class="provenance" id="compare-provenance">{provenance}</p>
@@ -531,7 +535,7 @@ fn AllPairs(
                 })
                 .collect_view();
             let id = report.models[i].clone();
-            view! { <tr><th scope="row" class="text" title=id.clone()>{format!("{} {}", i + 1, label(&id))}</th>{cells}</tr> }
+            view! { <tr><th scope="row" class="text" title=id.clone()>{format!("{} ", i + 1)}<span class="m-label">{label(&id)}</span></th>{cells}</tr> }
         })
         .collect_view();
     let not_separable: Vec<String> = report

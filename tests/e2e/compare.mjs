@@ -70,7 +70,7 @@ async function checkPair(page, report, tag) {
   const got = await page.evaluate(() => {
     const el = document.querySelector('#compare-pair');
     const t = (s) => document.querySelector(s)?.textContent.trim() ?? '';
-    return { ...el.dataset, text: {
+    return { ...el.dataset, ...JSON.parse(el.dataset.values), text: {
       pExact: t('#compare-p-exact'), pMid: t('#compare-p-mid'), pBh: t('#compare-p-bh'), pHolm: t('#compare-p-holm'),
       berDiff: t('#compare-ber-diff'), berCi: t('#compare-ber-ci'), scoreDiff: t('#compare-score-diff'), scoreCi: t('#compare-score-ci'),
       b: t('#compare-b-count'), c: t('#compare-c-count'), sentence: t('#compare-sentence'), separable: t('#compare-separable'),
@@ -86,12 +86,12 @@ async function checkPair(page, report, tag) {
   const [xa, xb] = flip ? [t.excluded.invalid_b_only, t.excluded.invalid_a_only] : [t.excluded.invalid_a_only, t.excluded.invalid_b_only];
   const matched = t.both + t.a_only + t.b_only + t.neither;
   check(`${tag} matched ${matched}, n11 ${t.both}, b ${b}, c ${c}, n00 ${t.neither}, invalid A only ${xa} / B only ${xb} / both ${t.excluded.invalid_both} equal the CLI's`,
-    num(got.matched) === matched && num(got.n11) === t.both && num(got.bc) === b && num(got.cc) === c && num(got.n00) === t.neither
-      && num(got.invalidA) === xa && num(got.invalidB) === xb && num(got.invalidBoth) === t.excluded.invalid_both
+    got.matched === matched && got.n11 === t.both && got.b_count === b && got.c_count === c && got.n00 === t.neither
+      && got.invalid_a === xa && got.invalid_b === xb && got.invalid_both === t.excluded.invalid_both
       && got.text.b.startsWith(b.toLocaleString('en-US')) && got.text.c.startsWith(c.toLocaleString('en-US')),
     JSON.stringify(got));
   check(`${tag} McNemar exact ${pText(p.mcnemar.p_exact)}, mid-p ${pText(p.mcnemar.p_mid)}, BH ${pText(p.p_bh)}, Holm ${pText(p.p_holm)} equal the CLI's (exactly and as shown)`,
-    num(got.pExact) === p.mcnemar.p_exact && num(got.pMid) === p.mcnemar.p_mid && num(got.pBh) === p.p_bh && num(got.pHolm) === p.p_holm
+    got.p_exact === p.mcnemar.p_exact && got.p_mid === p.mcnemar.p_mid && got.p_bh === p.p_bh && got.p_holm === p.p_holm
       && got.text.pExact === pText(p.mcnemar.p_exact) && got.text.pMid === pText(p.mcnemar.p_mid)
       && got.text.pBh === pText(p.p_bh) && got.text.pHolm === pText(p.p_holm), JSON.stringify(got.text));
   const s = flip ? -1 : 1;
@@ -99,8 +99,8 @@ async function checkPair(page, report, tag) {
   const [berCi, scoreCi] = [iv(p.ber_diff_ci_pp), iv(p.score_diff_ci_pp)];
   const close = (a, e) => (e === null ? a === null : Math.abs(a - e) <= 1e-12 * Math.max(1, Math.abs(e)));
   check(`${tag} BER difference ${ppText(s * p.ber_diff_pp)} ${ciText(berCi)} and score difference ${ppText(s * p.score_diff_pp)} ${ciText(scoreCi)} equal the CLI's`,
-    close(num(got.berDiff), s * p.ber_diff_pp) && close(num(got.berLo), berCi[0]) && close(num(got.berHi), berCi[1])
-      && close(num(got.scoreDiff), s * p.score_diff_pp) && close(num(got.scoreLo), scoreCi[0]) && close(num(got.scoreHi), scoreCi[1])
+    close(got.ber_diff, s * p.ber_diff_pp) && close(got.ber_lo, berCi[0]) && close(got.ber_hi, berCi[1])
+      && close(got.score_diff, s * p.score_diff_pp) && close(got.score_lo, scoreCi[0]) && close(got.score_hi, scoreCi[1])
       && got.text.berDiff === ppText(s * p.ber_diff_pp) && got.text.berCi === ciText(berCi)
       && got.text.scoreDiff === ppText(s * p.score_diff_pp) && got.text.scoreCi === ciText(scoreCi), JSON.stringify({ got, p: { ber: p.ber_diff_pp, ci: p.ber_diff_ci_pp, score: p.score_diff_pp, sci: p.score_diff_ci_pp } }));
   check(`${tag} sign changes (${p.sign_changes.join(', ') || 'none'}) and separable (${p.separable}) equal the CLI's`,
