@@ -13,8 +13,9 @@
 //!   ([`ExplorerModel::boot`], the same seed, stream and replicates), and
 //!   [`Comparison::from_parts`] joins the two — the numbers are those of `Comparison::new`, i.e. of
 //!   `atlas compare` with the same policy, weights, seed and replicates;
-//! - the report follows the page's current condition weights ([`ExplorerModel::valid`]) at once on the
-//!   main thread (a few milliseconds; its time is kept in [`ReportHandle::ms`]).
+//! - the report follows the page's current condition weights ([`ExplorerModel::valid`]) on the main
+//!   thread while the view is shown (tens of milliseconds on the default bundle; its time is kept in
+//!   [`ReportHandle::ms`]); a weight changed in the Scores view is applied when the view is shown again.
 //!
 //! The chosen pair is [`ComparePair`] (the URL's `a=` / `b=`, written by the one URL writer).
 
@@ -142,7 +143,13 @@ impl CompareModel {
                     .map_err(|e| e.to_string()),
             )
         });
-        let report = Memo::new(move |_| {
+        // Only while the view is shown: the report costs tens of milliseconds, and a weight dragged in
+        // the Scores view must not pay for a view nobody looks at (it catches up when shown again).
+        let nav = Navigator::from_context();
+        let report = Memo::new(move |prev: Option<&Option<Result<ReportHandle, String>>>| {
+            if nav.current.get() != AppView::Compare {
+                return prev.cloned().flatten();
+            }
             let handle = comparison.get()?;
             let weights = explorer.valid.get();
             Some(handle.and_then(|c| {
