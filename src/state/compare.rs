@@ -481,7 +481,7 @@ pub fn sentence(
         "BER {} vs {}, difference {} {}",
         percent(ber_a, 1),
         percent(ber_b, 1),
-        pp_text(diff).replace(" pp", " pp"),
+        pp_text(diff),
         ci_text(pair.interval(pair.pair.ber_diff_ci_pp))
     );
     let test = if nb + nc == 0 {

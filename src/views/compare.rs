@@ -703,7 +703,7 @@ fn Bands(
         <h3 id="compare-bands-title">"Rank bands and tie groups"</h3>
         <p class="table-note" id="compare-bands-note">
             "A model's "<Term id="rank-band">"rank band"</Term>" is the middle 95 % (2.5–97.5 %) of the ranks it takes across the "
-            {thousands(report.reps)}" statement-cluster bootstrap replicates (rank 1 = "{report.direction.direction.rank_one()}
+            {thousands(report.reps)}" statement-cluster bootstrap replicates ("{report.direction.direction.rank_one()}
             "; ties share the average rank). Models whose bands overlap, directly or through a chain, form a "
             <Term id="tie-group">"tie group"</Term>": the audit cannot settle their order. The same bands as in the Overview and the Scores view."
         </p>

@@ -237,7 +237,9 @@ try {
   const badBands = tables.bands.filter((g) => { const b = cli.rank_bands.bands.find((x) => x.model === g.model); return !b || b.lo !== g.lo || b.hi !== g.hi; });
   check('[desktop] the rank bands and the number of tie groups equal the CLI\'s', tables.bands.length === cli.models.length && badBands.length === 0
     && tables.ties === String(cli.rank_bands.tie_groups.filter((g) => g.length > 1).length), JSON.stringify({ badBands, ties: tables.ties }));
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(shots, 'compare-desktop-light.png'), fullPage: false });
+  await page.screenshot({ path: join(shots, 'compare-desktop-light-full.png'), fullPage: true });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: join(shots, 'compare-desktop-dark.png'), fullPage: false });
   await page.emulateMedia({ colorScheme: 'light' });
@@ -278,6 +280,7 @@ try {
       check('[phone] every button and select of the view is at least 44 × 44 px', small.length === 0, JSON.stringify(small.slice(0, 8)));
     }
     await noSidewaysScroll(phone, `[phone ${scheme}]`, 390);
+    await phone.evaluate(() => window.scrollTo(0, 0));
     await phone.screenshot({ path: join(shots, `compare-phone-${scheme}.png`), fullPage: false });
     await phone.evaluate(() => document.querySelector('#compare-matrix')?.scrollIntoView());
     await phone.screenshot({ path: join(shots, `compare-phone-${scheme}-matrix.png`), fullPage: false });
