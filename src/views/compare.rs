@@ -228,7 +228,7 @@ fn PairSection(
     let score_ci = pair.interval(p.score_diff_ci_pp);
     let unit = unit_word(&report, matched);
     let provenance = format!(
-        "{} Computed in {:.0} ms in the background worker (matched units and paired BER replicates), joined with the page's bootstrap in {:.0} ms, re-weighted in {:.1} ms.",
+        "{}. Computed in {:.0} ms in the background worker (matched units and paired BER replicates), joined with the page's bootstrap in {:.0} ms, re-weighted in {:.1} ms.",
         report.provenance(),
         timing.0,
         timing.1,
