@@ -68,7 +68,7 @@ pub fn App() -> impl IntoView {
 }
 
 /// The views of one loaded bundle, one container each: Overview (metadata), Scores (repeat policy,
-/// table, chart, re-weighting, atlas (c)(d)), Analyses (RQ1/RQ2, atlas (a)(b)(e)(f)), Selection vs
+/// table, chart, re-weighting, atlas (c)(d)), Compare (model pairs, rank bands), Analyses (RQ1/RQ2, atlas (a)(b)(e)(f)), Selection vs
 /// Rationale (RQ3, atlas (g)(h)), Cases (inspector), Clinical.
 #[component]
 fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
@@ -111,6 +111,9 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
             <BerChart loaded=l_scores summary/>
             <crate::views::explorer::Reweighting/>
             <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Weights/>
+        </ViewBox>
+        <ViewBox view=AppView::Compare>
+            <crate::views::compare::CompareView/>
         </ViewBox>
         <ViewBox view=AppView::Analyses>
             // The atlas panels of each run sit right after its results (issue 15 item 1).

@@ -34,6 +34,8 @@ fn full_view() -> ViewState {
         reps: Some(200),
         models: Some(vec!["gpt-4-0314".into(), "Llama-2-7b-chat-hf".into()]),
         conditions: Some(vec!["untargeted".into()]),
+        compare_a: Some("gpt-4-0314".into()),
+        compare_b: Some("org/model:7b&x".into()),
     }
 }
 

@@ -96,8 +96,14 @@ impl AnalysisRun {
                     WorkerEvent::Progress { done, total, stage }
                 }
                 Reply::Done(mut outcome) => {
-                    if let (Some(replicates), Some(means)) = (outcome.replicates.as_mut(), means) {
+                    if let (Some(replicates), Some(means)) =
+                        (outcome.replicates.as_mut(), means.clone())
+                    {
                         replicates.means = means;
+                    }
+                    // A Compare job's paired BER replicates arrive the same way.
+                    if let (Some(paired), Some(means)) = (outcome.paired.as_mut(), means) {
+                        paired.ber_diffs = means;
                     }
                     WorkerEvent::Done(outcome)
                 }

@@ -3,6 +3,7 @@
 //! [`AtlasState::open_bytes`] all end in one place that builds the [`Loaded`], resets the content-warning
 //! acknowledgement and takes the load generation). Views and the pilot read this; it imports no view.
 
+pub mod compare;
 pub mod inbox;
 pub mod load_gate;
 pub mod nav;

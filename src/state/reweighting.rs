@@ -29,8 +29,8 @@ use crate::browser::export::{file_part, sha256_hex};
 use crate::browser::loader::now_ms;
 use crate::browser::worker::{AnalysisRun, WorkerEvent};
 use crate::state::url::{
-    bundle_param, focus_view, replace_url, set_pending_writer, ClinicalCase, FocusedView,
-    InitialView, RestoredEntry, ViewState,
+    bundle_param, focus_view, replace_url, set_pending_writer, ClinicalCase, ComparePair,
+    FocusedView, InitialView, RestoredEntry, ViewState,
 };
 use crate::state::{AtlasState, Loaded};
 
@@ -69,6 +69,7 @@ impl AnalysisResults {
             Request::Rq1(_) => self.rq1.set(finished),
             Request::Rq2(_) => self.rq2.set(finished),
             Request::Reweight(_) => {}
+            Request::Compare(_) => {}
         }
     }
 }
@@ -700,6 +701,7 @@ impl ExplorerModel {
         };
         let focused = use_context::<FocusedView>();
         let clinical_case = use_context::<ClinicalCase>();
+        let compare_pair = use_context::<ComparePair>();
         let (bundle, id) = self
             .loaded
             .with_value(|l| (bundle_param(l), l.audit.metadata().id.clone()));
@@ -745,6 +747,8 @@ impl ExplorerModel {
                     basis.conditions().iter().map(|c| c.id.clone()),
                     &self.shown_conditions.get(),
                 ),
+                compare_a: compare_pair.and_then(|p| p.0.get()).map(|(a, _)| a),
+                compare_b: compare_pair.and_then(|p| p.0.get()).map(|(_, b)| b),
             };
             write_later(view);
         });

@@ -5,7 +5,7 @@
 //! | --- | --- |
 //! | `bundle` | the bundle's URL (kept as given; absent for the default bundle) |
 //! | `id` | the id of the bundle the view was made for (a view is applied only to that bundle) |
-//! | `view` | the view shown ([`AppView`]: `overview`, `scores`, `analyses`, `rationale`, `cases`, `clinical`, `import`, `pilot`) or the section / panel in focus inside it (`reweight`, `atlas`, `atlas-c`, `rq2`, `clinical-case`, …; [`AppView::for_view_param`] names the view that holds it) |
+//! | `view` | the view shown ([`AppView`]: `overview`, `scores`, `compare`, `analyses`, `rationale`, `cases`, `clinical`, `import`, `pilot`) or the section / panel in focus inside it (`reweight`, `atlas`, `atlas-c`, `rq2`, `clinical-case`, …; [`AppView::for_view_param`] names the view that holds it) |
 //! | `case` | a response (cell index) for the case inspector to open; only in a copied case link — the open case is kept in the fragment, `#case=CELL` |
 //! | `ccase` | the clinical case open in the Clinical view: `cfv:MODEL:QUESTION` or `dr:MODEL:QUESTION[:RUN]` (level ids; RUN names a run other than the first, [`crate::views::clinical::CaseKey`]) |
 //! | `policy` | repeat policy key (`all_responses`, `first_repeat`, `unit_majority`) |
@@ -14,6 +14,7 @@
 //! | `w` (repeated) | `CONDITION:WEIGHT`, one per condition, as typed (custom preset) |
 //! | `sw` (repeated) | `SWEEP:WEIGHT`, one per sweep (per-sweep preset) |
 //! | `seed`, `reps` | seed and replicates of the statement-cluster bootstrap |
+//! | `a`, `b` | the model pair of the Compare view (model ids; [`ComparePair`]) |
 //! | `model`, `condition` (repeated) | the models / conditions shown, when some are hidden |
 //!
 //! Only these keys are written (anything else in the query is dropped), so no key, token or other
@@ -52,6 +53,8 @@ pub enum AppView {
     Overview,
     /// `scores`: repeat policy, Selection BER table and chart, re-weighting, atlas panels (c) and (d).
     Scores,
+    /// `compare`: is model A really less biased than model B? Paired tests, all pairs, rank bands.
+    Compare,
     /// `analyses`: RQ1 / RQ2 with atlas panels (a), (b), (e), (f) and the coverage curve.
     Analyses,
     /// `rationale`: Selection vs Rationale (RQ3) with atlas panels (g) and (h).
@@ -68,9 +71,10 @@ pub enum AppView {
 
 impl AppView {
     /// Every view, in navigation order.
-    pub const ALL: [AppView; 8] = [
+    pub const ALL: [AppView; 9] = [
         AppView::Overview,
         AppView::Scores,
+        AppView::Compare,
         AppView::Analyses,
         AppView::Rationale,
         AppView::Cases,
@@ -84,6 +88,7 @@ impl AppView {
         match self {
             AppView::Overview => "overview",
             AppView::Scores => "scores",
+            AppView::Compare => "compare",
             AppView::Analyses => "analyses",
             AppView::Rationale => "rationale",
             AppView::Cases => "cases",
@@ -98,6 +103,7 @@ impl AppView {
         match self {
             AppView::Overview => "Overview",
             AppView::Scores => "Scores & re-weighting",
+            AppView::Compare => "Compare models",
             AppView::Analyses => "Analyses (RQ1, RQ2)",
             AppView::Rationale => "Selection vs Rationale",
             AppView::Cases => "Cases",
@@ -127,6 +133,7 @@ impl AppView {
                 "bundle-judge" | "clinical-pilot" => AppView::Pilot,
                 v if v.starts_with("rq1") || v.starts_with("rq2") => AppView::Analyses,
                 v if v.starts_with("rq3") => AppView::Rationale,
+                v if v.starts_with("compare") => AppView::Compare,
                 v if v.starts_with("clinical") => AppView::Clinical,
                 v if v.starts_with("import") => AppView::Import,
                 v if v.starts_with("pilot") => AppView::Pilot,
@@ -210,6 +217,10 @@ pub struct ViewState {
     pub models: Option<Vec<String>>,
     /// `condition`: the conditions shown (`None` = all).
     pub conditions: Option<Vec<String>>,
+    /// `a`: model A of the Compare view's pair (a model id).
+    pub compare_a: Option<String>,
+    /// `b`: model B of the Compare view's pair.
+    pub compare_b: Option<String>,
 }
 
 impl ViewState {
@@ -238,6 +249,8 @@ impl ViewState {
                 "reps" => v.reps = value.parse().ok(),
                 "model" => v.models.get_or_insert_with(Vec::new).push(value),
                 "condition" => v.conditions.get_or_insert_with(Vec::new).push(value),
+                "a" if !value.is_empty() => v.compare_a = Some(value),
+                "b" if !value.is_empty() => v.compare_b = Some(value),
                 _ => {}
             }
         }
@@ -289,6 +302,12 @@ impl ViewState {
         }
         for c in self.conditions.iter().flatten() {
             put("condition", c);
+        }
+        if let Some(a) = &self.compare_a {
+            put("a", a);
+        }
+        if let Some(b) = &self.compare_b {
+            put("b", b);
         }
         parts.join("&")
     }
@@ -374,6 +393,7 @@ pub fn restore(state: AtlasState) {
         RwSignal::new(view.ccase.clone()),
         view.bundle_id.clone(),
     ));
+    provide_context(ComparePair(RwSignal::new(ComparePair::of(&view))));
     provide_context(InitialView(StoredValue::new(Some(view))));
     provide_context(RestoredEntry(RwSignal::new(None)));
     track_focus(focused);
@@ -395,6 +415,7 @@ pub struct EntryRestorer {
     focused: Option<FocusedView>,
     case: Option<ClinicalCase>,
     restored: Option<RestoredEntry>,
+    pair: Option<ComparePair>,
 }
 
 impl EntryRestorer {
@@ -405,6 +426,7 @@ impl EntryRestorer {
             focused: use_context::<FocusedView>(),
             case: use_context::<ClinicalCase>(),
             restored: use_context::<RestoredEntry>(),
+            pair: use_context::<ComparePair>(),
         }
     }
 
@@ -435,6 +457,12 @@ impl EntryRestorer {
         if let Some(case) = &self.case {
             if case.0.try_get_untracked().flatten() != entry.ccase {
                 case.0.try_set(entry.ccase.clone());
+            }
+        }
+        if let Some(pair) = self.pair {
+            let restored = ComparePair::of(&entry);
+            if pair.0.try_get_untracked().flatten() != restored {
+                pair.0.try_set(restored);
             }
         }
         if let Some(restored) = self.restored {
@@ -470,6 +498,20 @@ pub fn flush_pending_url() {
 /// the opening link named (`id=`), if any.
 #[derive(Clone)]
 pub struct ClinicalCase(pub RwSignal<Option<String>>, pub Option<String>);
+
+/// The model pair chosen in the Compare view (`a=`, `b=`; model ids, A first): set from the opening
+/// link and by back / forward ([`EntryRestorer::apply`]), then by the view's pickers; the URL writer
+/// puts it into the query. `None` until a link or the reader names one (the view then shows its
+/// default pair).
+#[derive(Clone, Copy)]
+pub struct ComparePair(pub RwSignal<Option<(String, String)>>);
+
+impl ComparePair {
+    /// The pair a URL's view names: both `a=` and `b=`, else none.
+    pub fn of(view: &ViewState) -> Option<(String, String)> {
+        view.compare_a.clone().zip(view.compare_b.clone())
+    }
+}
 
 /// The `bundle=` value of a link to a view of `loaded`: its URL, or `None` for the default bundle and
 /// for a local file (which a link cannot name).

@@ -6,6 +6,7 @@
 //! - [`headline`]: the Overview's headline (what the bundle is, ranking with intervals, findings);
 //! - [`overview`]: bundle metadata, repeat policy, Selection BER table and chart;
 //! - [`explorer`]: condition re-weighting (Eq. 4) with bootstrap intervals;
+//! - [`compare`]: compare two models (paired McNemar tests, all pairs, rank bands; issue 17);
 //! - [`analyses`]: the RQ1 and RQ2 panels, run in the analysis worker;
 //! - [`atlas`]: the evidence-atlas panels (seed `000_…` Figure 4);
 //! - [`rq3`]: the RQ3 panel (Tables 3, 18, 19);
@@ -17,6 +18,7 @@ pub mod analyses;
 pub mod atlas;
 pub mod bundles;
 pub mod clinical;
+pub mod compare;
 pub mod explorer;
 pub mod headline;
 pub mod import;

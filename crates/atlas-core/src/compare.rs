@@ -39,7 +39,7 @@
 //! the same numbers, natively and in wasm32). Rates are **fractions**; fields named `_pp` are
 //! percentage points.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bundle::{Audit, NO_RESPONSE_CODE};
 use crate::direction::ScoreDirection;
@@ -88,6 +88,12 @@ pub enum CompareError {
     /// The statements could not be resampled ([`ResampleError`]).
     #[error(transparent)]
     Resample(#[from] ResampleError),
+    /// Parts given to [`Comparison::from_parts`] that were not made for this bundle and these options.
+    #[error("the parts of the comparison do not fit together: {0}")]
+    PartsMismatch(String),
+    /// The run was cancelled through its progress callback.
+    #[error("the comparison was cancelled")]
+    Cancelled,
 }
 
 // --------------------------------------------------------------------------- McNemar
@@ -517,7 +523,7 @@ struct PairTally {
 
 /// Design units left out of a pair's comparison because a model has no valid Selection there (an
 /// Abstain, or no response: missing, seed `000_…` §B.2).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Exclusions {
     /// Units where model A has no valid Selection but model B has one.
     pub invalid_a_only: u64,
@@ -529,7 +535,7 @@ pub struct Exclusions {
 
 /// The paired 2×2 of Selection evidence of models A and B on their matched units, with the units
 /// left out. Counts are responses or units as the repeat policy says ([`RepeatPolicy::count_unit`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TwoByTwo {
     /// Both models show Selection evidence (`n11`).
     pub both: u64,
@@ -887,6 +893,122 @@ impl CompareReport {
     }
 }
 
+/// The weight-free paired part of a comparison: per model pair, the 2×2 of Selection evidence per
+/// condition and the paired statement-cluster bootstrap replicates of the BER difference. Computed
+/// once per bundle, repeat policy, seed and replicates ([`PairedReplicates::run`]); with the
+/// re-weighting bootstrap ([`ReweightBootstrap`]) it makes a [`Comparison`]
+/// ([`Comparison::from_parts`]). The app's analysis worker computes it off the page's main thread and
+/// moves `ber_diffs` as a `Float64Array` (exact bits); the rest travels as JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairedReplicates {
+    /// Repeat policy of the matched units.
+    pub policy: RepeatPolicy,
+    /// Seed of the bootstrap (stream [`BOOTSTRAP_STREAM`]).
+    pub seed: u64,
+    /// Bootstrap replicates.
+    pub reps: usize,
+    /// Models of the bundle.
+    pub models: usize,
+    /// Conditions of the bundle (every condition; those without a Selection readout hold zeros).
+    pub conditions: usize,
+    /// Per pair `(a, b)`, `a < b` in bundle order (the order of [`CompareReport::pairs`]): the 2×2
+    /// per condition, in bundle order.
+    pub tables: Vec<Vec<TwoByTwo>>,
+    /// `[k · reps + r]`: pair `k`'s BER difference in replicate `r` (pp), NaN where the replicate has
+    /// no matched unit. Not part of the JSON (moved as raw floats).
+    #[serde(skip)]
+    pub ber_diffs: Vec<f64>,
+}
+
+impl PairedReplicates {
+    /// Reads the matched units under `policy` and runs `reps` paired statement-cluster bootstrap
+    /// replicates of every pair's BER difference (seed `seed`, stream [`BOOTSTRAP_STREAM`]: the
+    /// statement resamples of [`ReweightBootstrap::run`] with the same seed and replicates).
+    ///
+    /// # Errors
+    /// [`CompareError::Resample`] when the bundle has no statement.
+    pub fn run(
+        audit: &Audit,
+        policy: RepeatPolicy,
+        reps: usize,
+        seed: u64,
+    ) -> Result<Self, CompareError> {
+        Self::run_with_progress(audit, policy, reps, seed, &mut |_, _| true)
+    }
+
+    /// [`PairedReplicates::run`] reporting `progress(done, reps)` every 64 replicates and at the end;
+    /// returning `false` cancels ([`CompareError::Cancelled`]). Chunking does not change the draws.
+    ///
+    /// # Errors
+    /// As [`PairedReplicates::run`], and [`CompareError::Cancelled`].
+    pub fn run_with_progress(
+        audit: &Audit,
+        policy: RepeatPolicy,
+        reps: usize,
+        seed: u64,
+        progress: &mut dyn FnMut(usize, usize) -> bool,
+    ) -> Result<Self, CompareError> {
+        let models = audit.facet_len(Some(audit.model_facet));
+        let matched = MatchedUnits::new(audit, policy);
+        let mut tallies = Vec::new();
+        for a in 0..models {
+            for b in a + 1..models {
+                tallies.push(matched.tally(a, b));
+            }
+        }
+        // The same statement resamples as `ReweightBootstrap::run` (stream BOOTSTRAP_STREAM, |S|
+        // draws per replicate).
+        let s_len = matched.statements;
+        let statements =
+            u32::try_from(s_len).map_err(|_| ResampleError::TooManyItems { len: s_len })?;
+        let mut stream = DrawStream::with_stream(seed, BOOTSTRAP_STREAM);
+        let mut ber_reps: Vec<Vec<f64>> = vec![Vec::with_capacity(reps); tallies.len()];
+        let mut counts = vec![0u32; s_len];
+        let mut done = 0;
+        while done < reps {
+            let chunk = (reps - done).min(64);
+            cluster_bootstrap(statements, chunk, &mut stream, |drawn| {
+                counts.iter_mut().for_each(|k| *k = 0);
+                for &s in drawn {
+                    counts[s as usize] += 1;
+                }
+                for (tally, out) in tallies.iter().zip(ber_reps.iter_mut()) {
+                    let mut n = 0u64;
+                    let mut d = 0i64;
+                    for ((&k, &ns), &ds) in counts
+                        .iter()
+                        .zip(&tally.per_statement_n)
+                        .zip(&tally.per_statement_d)
+                    {
+                        if k > 0 {
+                            n += u64::from(k) * ns;
+                            d += i64::from(k) * ds;
+                        }
+                    }
+                    out.push(if n > 0 {
+                        100.0 * d as f64 / n as f64
+                    } else {
+                        f64::NAN
+                    });
+                }
+            })?;
+            done += chunk;
+            if !progress(done, reps) {
+                return Err(CompareError::Cancelled);
+            }
+        }
+        Ok(PairedReplicates {
+            policy,
+            seed,
+            reps,
+            models,
+            conditions: matched.conditions,
+            tables: tallies.into_iter().map(|t| t.by_condition).collect(),
+            ber_diffs: ber_reps.into_iter().flatten().collect(),
+        })
+    }
+}
+
 /// The reusable part of a comparison: matched units, the re-weighting basis, the statement-cluster
 /// bootstrap replicates (condition means and per-pair BER differences). Build once per bundle,
 /// policy, seed and replicates ([`Comparison::new`]); [`Comparison::report`] is then cheap for any
@@ -947,45 +1069,112 @@ impl Comparison {
         let units = unit_counts(audit, options.policy);
         let basis = ReweightBasis::new(audit, &units);
         let boot = ReweightBootstrap::run(audit, &units, options.reps, options.seed)?;
-        let matched = MatchedUnits::new(audit, options.policy);
-        let mut tallies = Vec::new();
-        for a in 0..models {
-            for b in a + 1..models {
-                tallies.push(matched.tally(a, b));
-            }
+        let paired = PairedReplicates::run(audit, options.policy, options.reps, options.seed)?;
+        Self::from_parts(audit, options, basis, boot, paired)
+    }
+
+    /// A comparison from parts computed elsewhere — the app's page holds the re-weighting view's
+    /// bootstrap (`boot`, from its worker) and the basis of its repeat policy, and gets `paired` from
+    /// a worker job — with exactly the numbers of [`Comparison::new`] for the same bundle and options
+    /// (the same statement resamples: `boot` and `paired` both draw from stream
+    /// [`BOOTSTRAP_STREAM`] of the seed).
+    ///
+    /// # Errors
+    /// [`CompareError::BadAlpha`], [`CompareError::TooFewModels`],
+    /// [`CompareError::NoSelectionCondition`], and [`CompareError::PartsMismatch`] naming what does not
+    /// fit: a part made under another repeat policy, seed or number of replicates, or for another
+    /// number of models or conditions than `audit`.
+    ///
+    /// # Examples
+    /// ```
+    /// use atlas_core::compare::{CompareOptions, Comparison, PairedReplicates};
+    /// use atlas_core::reweight::{ConditionWeights, ReweightBasis, ReweightBootstrap};
+    /// use atlas_core::Audit;
+    ///
+    /// let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/tiny-bundle.json")).unwrap();
+    /// let audit = Audit::from_json(&text).unwrap();
+    /// let options = CompareOptions { reps: 100, ..CompareOptions::default() };
+    /// let units = atlas_core::stats::unit_counts(&audit, options.policy);
+    /// let basis = ReweightBasis::new(&audit, &units);
+    /// let boot = ReweightBootstrap::run(&audit, &units, options.reps, options.seed).unwrap();
+    /// let paired = PairedReplicates::run(&audit, options.policy, options.reps, options.seed).unwrap();
+    /// let parts = Comparison::from_parts(&audit, options, basis, boot, paired).unwrap();
+    /// let whole = Comparison::new(&audit, options).unwrap();
+    /// let w = ConditionWeights::equal(whole.basis());
+    /// assert_eq!(parts.report(&w).unwrap(), whole.report(&w).unwrap());
+    /// ```
+    pub fn from_parts(
+        audit: &Audit,
+        options: CompareOptions,
+        basis: ReweightBasis,
+        boot: ReweightBootstrap,
+        paired: PairedReplicates,
+    ) -> Result<Self, CompareError> {
+        if !(options.alpha > 0.0 && options.alpha < 1.0) {
+            return Err(CompareError::BadAlpha(options.alpha));
         }
-        // The same statement resamples as `boot` (stream BOOTSTRAP_STREAM, |S| draws per replicate).
-        let s_len = matched.statements;
-        let statements =
-            u32::try_from(s_len).map_err(|_| ResampleError::TooManyItems { len: s_len })?;
-        let mut stream = DrawStream::with_stream(options.seed, BOOTSTRAP_STREAM);
-        let mut ber_reps: Vec<Vec<f64>> = vec![Vec::with_capacity(options.reps); tallies.len()];
-        let mut counts = vec![0u32; s_len];
-        cluster_bootstrap(statements, options.reps, &mut stream, |drawn| {
-            counts.iter_mut().for_each(|k| *k = 0);
-            for &s in drawn {
-                counts[s as usize] += 1;
-            }
-            for (tally, out) in tallies.iter().zip(ber_reps.iter_mut()) {
-                let mut n = 0u64;
-                let mut d = 0i64;
-                for ((&k, &ns), &ds) in counts
-                    .iter()
-                    .zip(&tally.per_statement_n)
-                    .zip(&tally.per_statement_d)
-                {
-                    if k > 0 {
-                        n += u64::from(k) * ns;
-                        d += i64::from(k) * ds;
-                    }
-                }
-                out.push(if n > 0 {
-                    100.0 * d as f64 / n as f64
-                } else {
-                    f64::NAN
-                });
-            }
-        })?;
+        let models = audit.facet_len(Some(audit.model_facet));
+        if models < 2 {
+            return Err(CompareError::TooFewModels { models });
+        }
+        if !audit.conditions.iter().any(|c| c.has_selection) {
+            return Err(CompareError::NoSelectionCondition);
+        }
+        let conditions = audit.facet_len(audit.condition_facet);
+        let pairs = models * (models - 1) / 2;
+        let mismatch = |what: String| Err(CompareError::PartsMismatch(what));
+        if basis.policy() != options.policy || paired.policy != options.policy {
+            return mismatch(format!(
+                "repeat policy: comparison {}, re-weighting basis {}, paired replicates {}",
+                options.policy.key(),
+                basis.policy().key(),
+                paired.policy.key()
+            ));
+        }
+        if boot.seed() != options.seed || paired.seed != options.seed {
+            return mismatch(format!(
+                "seed: comparison {}, bootstrap {}, paired replicates {}",
+                options.seed,
+                boot.seed(),
+                paired.seed
+            ));
+        }
+        if boot.reps() != options.reps || paired.reps != options.reps {
+            return mismatch(format!(
+                "replicates: comparison {}, bootstrap {}, paired replicates {}",
+                options.reps,
+                boot.reps(),
+                paired.reps
+            ));
+        }
+        if basis.models().len() != models
+            || paired.models != models
+            || paired.conditions != conditions
+            || paired.tables.len() != pairs
+            || paired.tables.iter().any(|t| t.len() != conditions)
+            || paired.ber_diffs.len() != pairs * options.reps
+            || boot.replicate_means().len() != options.reps * models * conditions
+        {
+            return mismatch(format!(
+                "shape: the bundle has {models} models and {conditions} conditions ({pairs} pairs); the paired replicates have {} models, {} conditions, {} tables and {} BER differences (expected {}); the bootstrap has {} condition means (expected {})",
+                paired.models,
+                paired.conditions,
+                paired.tables.len(),
+                paired.ber_diffs.len(),
+                pairs * options.reps,
+                boot.replicate_means().len(),
+                options.reps * models * conditions
+            ));
+        }
+        let ber_reps = if options.reps == 0 {
+            vec![Vec::new(); pairs]
+        } else {
+            paired
+                .ber_diffs
+                .chunks(options.reps)
+                .map(<[f64]>::to_vec)
+                .collect()
+        };
         Ok(Comparison {
             bundle: audit.metadata().id.clone(),
             options,
@@ -996,7 +1185,7 @@ impl Comparison {
                 .collect(),
             basis,
             boot,
-            tables: tallies.into_iter().map(|t| t.by_condition).collect(),
+            tables: paired.tables,
             ber_reps,
         })
     }

@@ -176,6 +176,27 @@ pub const ENTRIES: &[Entry] = &[
         source: "the BiAxisBias paper §D.2 (statement-cluster bootstrap) and §6 (rankings for model selection); defined in Audit Atlas's docs/statistics.md, \"Comparing models\"",
     },
     Entry {
+        id: "tie-group",
+        term: "tie group",
+        definition: "A group of models whose 95 % rank bands overlap, directly or through a chain of overlapping bands: the audit cannot settle their order, so they should be reported as tied rather than as ranks 1, 2, 3.",
+        paper_term: "connected groups of overlapping rank bands",
+        source: "the BiAxisBias paper §6 (rankings for model selection) and §D.2 (statement-cluster bootstrap); defined in Audit Atlas's docs/statistics.md, \"Comparing models\"",
+    },
+    Entry {
+        id: "mcnemar",
+        term: "McNemar test (mid-p)",
+        definition: "A test of whether two models differ on the same prompts: among the matched units where exactly one of them gave a stereotype-consistent Selection (b units only A, c only B), it asks whether b and c are further apart than a fair coin would make them. The exact p-value is 2 · P(X ≤ min(b, c)) for X ~ Binomial(b + c, ½), at most 1; the mid-p value subtracts the probability of the observed count itself and is less conservative. With b + c = 0 the test has no information (p = 1).",
+        paper_term: "paired comparison on matched items (McNemar 1947; exact and mid-p versions as in Fagerland, Lydersen & Laake 2013)",
+        source: "the BiAxisBias paper §6 (comparing models for selection); defined in Audit Atlas's docs/statistics.md, \"Comparing models\"",
+    },
+    Entry {
+        id: "separable-pair",
+        term: "separable pair",
+        definition: "A pair of models whose difference the audit settles: its McNemar exact p-value, adjusted over all model pairs by Benjamini–Hochberg, is at most 0.05 (a false discovery rate, FDR, of 5 %: among the pairs called separable, at most 5 % are expected to be false alarms). Holm's adjustment, also shown, is stricter: it bounds the chance of even one false alarm (family-wise error).",
+        paper_term: "multiplicity-adjusted pairwise comparison (Benjamini & Hochberg 1995; Holm 1979)",
+        source: "the BiAxisBias paper §6 (comparing models for selection); defined in Audit Atlas's docs/statistics.md, \"Comparing models\"",
+    },
+    Entry {
         id: "random-seed",
         term: "random seed",
         definition: "The number that fixes the pseudo-random draws (bootstrap intervals, audit draws, samples), so the same bundle, settings and random seed give the same numbers again.",

@@ -7,6 +7,11 @@
 //! while it computes, then `done` with an [`Outcome`] (the report as the CLI's JSON, and its tables laid
 //! out like the CLI's text, see [`tables`]) or `failed` with a message.
 //!
+//! The Compare view's paired part is a fourth job ([`Request::Compare`]): the matched units' 2×2 per
+//! model pair and condition and the paired bootstrap replicates of each pair's BER difference
+//! ([`atlas_core::compare::PairedReplicates`]), the BER replicates transferred as a `Float64Array`
+//! like the bootstrap's means; the page joins them with the re-weighting bootstrap it already holds.
+//!
 //! The re-weighting panel's statement-cluster bootstrap is a third job ([`Request::Reweight`]): its
 //! [`Outcome`] carries the replicate condition means ([`Replicates`]) — not as JSON (they would lose
 //! bits) but as a transferred `Float64Array` next to the JSON reply. RQ1 and RQ2 outcomes also carry the
@@ -134,6 +139,19 @@ impl Default for ReweightSettings {
     }
 }
 
+/// Settings of the Compare view's paired replicates ([`atlas_core::compare::PairedReplicates`];
+/// `atlas compare --policy --reps --seed`): the same seed and replicates as the page's re-weighting
+/// bootstrap ([`ReweightSettings`]), whose replicates the page reuses.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CompareSettings {
+    /// Seed of the draws (stream [`atlas_core::reweight::BOOTSTRAP_STREAM`] of it).
+    pub seed: u64,
+    /// Repeat policy of the matched units.
+    pub policy: RepeatPolicy,
+    /// Replicates (D.2: 2,000).
+    pub reps: usize,
+}
+
 /// What the page asks the worker to compute (posted as JSON next to the bundle bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "analysis", rename_all = "snake_case")]
@@ -144,6 +162,9 @@ pub enum Request {
     Rq2(Rq2Settings),
     /// The statement-cluster bootstrap of the re-weighting panel: answered with [`Replicates`].
     Reweight(ReweightSettings),
+    /// The Compare view's matched units and paired BER replicates (issue 17): answered with
+    /// [`Outcome::paired`].
+    Compare(CompareSettings),
 }
 
 impl Request {
@@ -174,6 +195,10 @@ pub struct Outcome {
     /// The data of the evidence-atlas panels that this analysis feeds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub charts: Option<Charts>,
+    /// The paired replicates of a [`Request::Compare`] job; their `ber_diffs` travel beside the JSON
+    /// as a transferred `Float64Array`, as [`Replicates::means`] do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired: Option<atlas_core::compare::PairedReplicates>,
 }
 
 /// The replicate condition means of a statement-cluster bootstrap
@@ -435,6 +460,7 @@ pub fn run(
                 report: serde_json::to_string(&report).map_err(encode)?,
                 replicates: None,
                 charts: Some(Charts::Rq1(Rq1Charts::of(&report))),
+                paired: None,
             })
         }
         Request::Rq2(settings) => {
@@ -451,6 +477,7 @@ pub fn run(
                 report: serde_json::to_string(&report).map_err(encode)?,
                 replicates: None,
                 charts: Some(Charts::Rq2(Rq2Charts::of(&report))),
+                paired: None,
             })
         }
         Request::Reweight(settings) => {
@@ -487,6 +514,36 @@ pub fn run(
                 report: serde_json::to_string(&replicates).map_err(encode)?,
                 replicates: Some(replicates),
                 charts: None,
+                paired: None,
+            })
+        }
+        Request::Compare(settings) => {
+            let paired = atlas_core::compare::PairedReplicates::run_with_progress(
+                &audit,
+                settings.policy,
+                settings.reps,
+                settings.seed,
+                &mut |done, total| {
+                    progress(done, total, "paired bootstrap replicates");
+                    true
+                },
+            )
+            .map_err(|e| format!("the comparison cannot run on this bundle: {e}"))?;
+            Ok(Outcome {
+                analysis: "compare".into(),
+                summary: vec![format!(
+                    "Matched units and paired statement-cluster bootstrap: seed {}, {} replicates (stream {}), repeat policy {}, {} model pairs.",
+                    paired.seed,
+                    paired.reps,
+                    atlas_core::reweight::BOOTSTRAP_STREAM,
+                    settings.policy.key(),
+                    paired.tables.len()
+                )],
+                tables: Vec::new(),
+                report: serde_json::to_string(&paired).map_err(encode)?,
+                replicates: None,
+                charts: None,
+                paired: Some(paired),
             })
         }
     }
@@ -668,6 +725,72 @@ mod tests {
         assert_eq!(
             boot.intervals(&weights, 0.95).unwrap(),
             expected.intervals(&weights, 0.95).unwrap()
+        );
+    }
+
+    #[test]
+    fn compare_job_gives_the_cli_comparison_when_joined_with_the_reweight_job() {
+        // The page joins the two jobs' outcomes (Comparison::from_parts); the report must be the one
+        // `atlas compare` computes (Comparison::new) for the same settings.
+        let settings = CompareSettings {
+            seed: 7,
+            policy: RepeatPolicy::AllResponses,
+            reps: 150,
+        };
+        let mut steps = Vec::new();
+        let outcome = run(
+            TINY.as_bytes(),
+            &Request::Compare(settings),
+            &mut |d, t, _| steps.push((d, t)),
+        )
+        .unwrap();
+        assert_eq!(steps, [(64, 150), (128, 150), (150, 150)]);
+        let paired = outcome.paired.clone().unwrap();
+        let reweight = run(
+            TINY.as_bytes(),
+            &Request::Reweight(ReweightSettings {
+                seed: 7,
+                policy: settings.policy,
+                reps: 150,
+            }),
+            &mut |_, _, _| {},
+        )
+        .unwrap();
+        let boot = reweight.replicates.unwrap().into_bootstrap().unwrap();
+        let audit = Audit::from_json(TINY).unwrap();
+        let options = atlas_core::compare::CompareOptions {
+            policy: settings.policy,
+            reps: 150,
+            seed: 7,
+            ..Default::default()
+        };
+        let basis = atlas_core::reweight::ReweightBasis::from_audit(&audit, settings.policy);
+        // The JSON leaves the BER replicates out (they travel as a Float64Array); the shape stays.
+        let Reply::Done(back) =
+            Reply::from_json(&Reply::Done(Box::new(outcome)).to_json()).unwrap()
+        else {
+            panic!("not done")
+        };
+        let shape = back.paired.unwrap();
+        assert!(shape.ber_diffs.is_empty());
+        assert_eq!(shape.tables, paired.tables);
+        let err = atlas_core::compare::Comparison::from_parts(
+            &audit,
+            options,
+            basis.clone(),
+            boot.clone(),
+            shape,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("BER differences"), "{err}");
+        let joined =
+            atlas_core::compare::Comparison::from_parts(&audit, options, basis, boot, paired)
+                .unwrap();
+        let whole = atlas_core::compare::Comparison::new(&audit, options).unwrap();
+        let w = atlas_core::reweight::ConditionWeights::equal(whole.basis());
+        assert_eq!(
+            serde_json::to_string(&joined.report(&w).unwrap()).unwrap(),
+            serde_json::to_string(&whole.report(&w).unwrap()).unwrap()
         );
     }
 

@@ -4,8 +4,8 @@
 //! `atlas-worker_loader.js`; see `index.html`). On start it listens for messages and posts
 //! `{"type":"ready"}`; each message is `{request: "<Request JSON>", bundle: Uint8Array}` and is answered
 //! by `progress` messages and one `done` or `failed` ([`atlas_worker::Reply`], as JSON strings). A
-//! `done` with bootstrap replicates is posted as `{reply: "<Reply JSON>", means: Float64Array}`, the
-//! array's buffer transferred. The page cancels a run by terminating the worker. Natively the binary only says what it is.
+//! `done` with bootstrap replicates (or a Compare job's paired BER replicates) is posted as `{reply:
+//! "<Reply JSON>", means: Float64Array}`, the array's buffer transferred. The page cancels a run by terminating the worker. Natively the binary only says what it is.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
@@ -91,6 +91,12 @@ mod web {
                         Ok(mut outcome) => {
                             if let Some(replicates) = outcome.replicates.as_mut() {
                                 let means = std::mem::take(&mut replicates.means);
+                                post_with_means(&replies, &Reply::Done(Box::new(outcome)), &means);
+                                return;
+                            }
+                            // A Compare job's BER replicates travel the same way (`means`).
+                            if let Some(paired) = outcome.paired.as_mut() {
+                                let means = std::mem::take(&mut paired.ber_diffs);
                                 post_with_means(&replies, &Reply::Done(Box::new(outcome)), &means);
                                 return;
                             }
