@@ -94,6 +94,7 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
         }
         .into_any(),
     };
+    let l_plan = loaded.clone();
     let (l_overview, l_scores, l_analyses, l_rationale) = (
         loaded.clone(),
         loaded.clone(),
@@ -119,6 +120,9 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
                 rq1_atlas=|| view! { <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Rq1/> }
                 rq2_atlas=|| view! { <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Rq2/> }
             />
+        </ViewBox>
+        <ViewBox view=AppView::Plan>
+            <crate::views::plan::PlanView loaded=l_plan/>
         </ViewBox>
         <ViewBox view=AppView::Rationale>
             <crate::views::rq3::Rq3Panel loaded=l_rationale/>

@@ -700,6 +700,7 @@ impl ExplorerModel {
         };
         let focused = use_context::<FocusedView>();
         let clinical_case = use_context::<ClinicalCase>();
+        let plan_url = use_context::<crate::state::url::PlanUrl>();
         let (bundle, id) = self
             .loaded
             .with_value(|l| (bundle_param(l), l.audit.metadata().id.clone()));
@@ -745,6 +746,7 @@ impl ExplorerModel {
                     basis.conditions().iter().map(|c| c.id.clone()),
                     &self.shown_conditions.get(),
                 ),
+                plan: plan_url.map(|p| p.0.get()).unwrap_or_default(),
             };
             write_later(view);
         });

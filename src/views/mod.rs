@@ -7,6 +7,7 @@
 //! - [`overview`]: bundle metadata, repeat policy, Selection BER table and chart;
 //! - [`explorer`]: condition re-weighting (Eq. 4) with bootstrap intervals;
 //! - [`analyses`]: the RQ1 and RQ2 panels, run in the analysis worker;
+//! - [`plan`]: plan an audit (designs, budget, targets; issue 17 §2);
 //! - [`atlas`]: the evidence-atlas panels (seed `000_…` Figure 4);
 //! - [`rq3`]: the RQ3 panel (Tables 3, 18, 19);
 //! - [`inspector`]: the case inspector (filtered virtual list, case view, case links);
@@ -22,5 +23,6 @@ pub mod headline;
 pub mod import;
 pub mod inspector;
 pub mod overview;
+pub mod plan;
 pub mod rq3;
 pub mod shell;
