@@ -31,6 +31,7 @@ pub fn App() -> impl IntoView {
     provide_context(ImportInbox::new());
     provide_context(PickerOpen(RwSignal::new(false)));
     provide_context(MenuOpen(RwSignal::new(false)));
+    provide_context(crate::state::plan::PilotHandoff(RwSignal::new(None)));
     crate::views::shell::follow_history();
     let requested = web_sys::window()
         .and_then(|w| w.location().search().ok())

@@ -6,6 +6,7 @@
 pub mod inbox;
 pub mod load_gate;
 pub mod nav;
+pub mod plan;
 pub mod reweighting;
 pub mod shards;
 pub mod url;

@@ -24,8 +24,11 @@ use atlas_core::RepeatPolicy;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::state::url::{PlanQuery, PlanUrl};
+use crate::state::nav::Navigator;
+use crate::state::plan::PilotHandoff;
+use crate::state::url::{AppView, CurrentView, PlanQuery, PlanUrl};
 use crate::state::{AtlasState, Loaded};
+use crate::ui::glossary::Term;
 use crate::ui::number_field::NumberInput;
 use crate::ui::table::table_view;
 
@@ -161,6 +164,39 @@ fn now_ms() -> f64 {
         .map_or(0.0, |p| p.now())
 }
 
+/// The benchmark hook of `bench/plan_browser.mjs` (issue 17 Benchmark): `window.atlasPlanEstimate(design,
+/// budget, draws)` runs one [`Planner::estimate`] on this page's planner (every model, seed 20260722,
+/// the current repeat policy) and returns the [`atlas_core::plan::Estimate`] as JSON (the document
+/// `atlas plan-audit --json` has under `designs[].estimates[]`), or `{"error": …}`. The caller times it.
+fn install_bench_hook(planner: Memo<PlannerFor>) {
+    let hook = wasm_bindgen::closure::Closure::<dyn Fn(String, u32, u32) -> String>::new(
+        move |design: String, budget: u32, draws: u32| {
+            let run = || -> Result<String, String> {
+                let design = parse_design(&design)?;
+                let PlannerFor(_, planner) = planner.get_untracked();
+                let planner = planner?;
+                let e = planner
+                    .estimate(
+                        design,
+                        budget as usize,
+                        &EstimateOptions {
+                            draws: draws as usize,
+                            ..EstimateOptions::default()
+                        },
+                    )
+                    .map_err(|e| e.to_string())?;
+                serde_json::to_string(&e).map_err(|e| e.to_string())
+            };
+            run().unwrap_or_else(|e| serde_json::json!({ "error": e }).to_string())
+        },
+    );
+    if let Some(w) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&w, &"atlasPlanEstimate".into(), hook.as_ref());
+    }
+    // The page lives as long as the hook.
+    hook.forget();
+}
+
 /// The Plan view of `loaded`.
 #[component]
 pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
@@ -183,11 +219,22 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
                 .map_err(|e| e.to_string()),
         )
     });
-    let k_all = planner
-        .get_untracked()
-        .1
-        .as_ref()
-        .map_or(0, |p| p.matrix().reference_conditions().len());
+    // Reference conditions K (the coverage designs' range), read off the bundle without a planner.
+    let k_all = loaded
+        .audit
+        .conditions
+        .iter()
+        .filter(|c| c.in_reference)
+        .count();
+    // Nothing is computed until the view is first shown (every view is mounted at load).
+    let active = RwSignal::new(false);
+    if let Some(current) = use_context::<CurrentView>() {
+        Effect::new(move |_| {
+            if current.0.get() == AppView::Plan && !active.get_untracked() {
+                active.set(true);
+            }
+        });
+    }
     let settings = RwSignal::new(Settings::from_query(
         &plan_url.0.get_untracked(),
         &model_ids,
@@ -201,6 +248,8 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
             plan_url.0.set(q);
         }
     });
+
+    install_bench_hook(planner);
 
     // Coalesced budget: the slider and the field record the latest wish; one tick applies it.
     let wanted = StoredValue::new(None::<usize>);
@@ -224,6 +273,9 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
     // Live estimates at the chosen budget: one per design.
     let elapsed = RwSignal::new(None::<f64>);
     let live = Memo::new(move |_| {
+        if !active.get() {
+            return Err(String::new());
+        }
         let s = settings.get();
         let PlannerFor(policy, planner) = planner.get();
         let planner = planner?;
@@ -272,6 +324,9 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
     });
     let ids_for_plan = model_ids.clone();
     let report = Memo::new(move |_| -> Result<PlanReport, String> {
+        if !active.get() {
+            return Err(String::new());
+        }
         let (designs, models, pair, mae, inv, pair_pct) = plan_inputs.get();
         let PlannerFor(policy, planner) = planner.get();
         let planner = planner?;
@@ -403,6 +458,7 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
         move || id.clone()
     };
     let live_table = move || match live.get() {
+        Err(message) if message.is_empty() => ().into_any(),
         Err(message) => {
             view! { <p class="field-error" id="plan-error" role="alert">{message}</p> }.into_any()
         }
@@ -410,16 +466,16 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
             let mut header = vec![
                 "Design".to_string(),
                 "Responses per model".to_string(),
-                "Score MAE (pp)".to_string(),
-                "MAE 95 % range (pp)".to_string(),
-                "MAE in 95 % of audits ≤ (pp)".to_string(),
-                "RMSE (pp)".to_string(),
+                "Score MAE, pp".to_string(),
+                "MAE 95 % range, pp".to_string(),
+                "MAE in 95 % of audits at most, pp".to_string(),
+                "RMSE, pp".to_string(),
                 "τ-b".to_string(),
-                "Inversions (%)".to_string(),
+                "Inversions, % of pairs".to_string(),
             ];
             let pair = settings.with_untracked(Settings::pair);
             if pair.is_some() {
-                header.push("Pair order right (%)".to_string());
+                header.push("Pair order right, % of audits".to_string());
             }
             let mut notes = Vec::new();
             let table_rows = rows
@@ -492,7 +548,36 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
             table_view(&t, "plan", 3).into_any()
         }
     };
+    // "Use this design": the pilot form's sampling design and budget, then the Pilot view.
+    let handoff = use_context::<PilotHandoff>();
+    let nav = use_context::<Navigator>();
+    let use_buttons = move || {
+        let s = settings.get();
+        s.designs
+            .iter()
+            .map(|&d| {
+                let name = design_name(d);
+                match d {
+                    Design::Concentrated | Design::Srs | Design::Stratified => {
+                        let id = format!("plan-use-{name}");
+                        let budget = s.budget;
+                        let go = move |_| {
+                            if let Some(h) = handoff {
+                                h.0.set(Some((name.clone(), budget.to_string())));
+                            }
+                            if let Some(n) = nav {
+                                n.go(AppView::Pilot, true);
+                            }
+                        };
+                        view! { <button type="button" id=id on:click=go>{format!("Use {} at {budget} responses per model in the pilot", design_name(d))}</button> }.into_any()
+                    }
+                    _ => view! { <span class="note">{format!("The pilot form has no {name} design.")}</span> }.into_any(),
+                }
+            })
+            .collect_view()
+    };
     let curve_table = move || match report.get() {
+        Err(message) if message.is_empty() => ().into_any(),
         Err(message) => {
             view! { <p class="field-error" id="plan-report-error" role="alert">{message}</p> }
                 .into_any()
@@ -502,7 +587,7 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
             header.extend(
                 r.designs
                     .iter()
-                    .map(|d| format!("{}: MAE in 95 % of audits ≤ (pp)", d.design)),
+                    .map(|d| format!("{}: MAE in 95 % of audits at most, pp", d.design)),
             );
             let rows = r
                 .budgets
@@ -565,7 +650,8 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
     view! {
         <section id="plan" class="plan-view" aria-labelledby="plan-title">
             <h2 id="plan-title">"Plan an audit"</h2>
-            <p id="plan-note" class="note">{FINITE_REFERENCE_NOTE}</p>
+            <p id="plan-note" class="note"><Term id="finite-reference">"Finite reference"</Term>": " {FINITE_REFERENCE_NOTE}</p>
+            <p class="note">"Choose how the audit spreads its responses ("<Term id="audit-design">"design"</Term>"), its "<Term id="budget">"budget"</Term>" per model and a target; the table follows the slider."</p>
             <fieldset id="plan-designs">
                 <legend>"Designs (how the audit spreads its responses)"</legend>
                 {design_boxes}
@@ -627,6 +713,7 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
             </fieldset>
             {answers}
             <div id="plan-live" aria-live="polite">{live_table}</div>
+            <div id="plan-use" class="plan-use">{use_buttons}</div>
             <p id="plan-timing" class="note">{move || elapsed.get().map(|ms| format!("Computed in this page: {ms:.0} ms per design ({DEFAULT_DRAWS} draws)."))}</p>
             <div id="plan-curve-box">{curve_table}</div>
             <p id="plan-provenance" class="note">{move || format!("Bundle {bundle_id}; seed {DEFAULT_SEED}; {DEFAULT_DRAWS} draws per estimate; repeat policy {}; equal condition weights (Eq. 4). The same numbers as atlas plan-audit --json.", state.policy.get().key())}</p>
