@@ -15,7 +15,8 @@
 //  4. the answer for "score MAE ≤ 2 pp in 95 % of audits" per design equals the CLI's smallest budget;
 //  5. the URL holds the settings (pb=150, pmae=2) and a fresh page opened with it restores them;
 //  6. the finite-reference note and the provenance line are there;
-//  7. the per-estimate time measured in the page (#plan-timing), reported;
+//  7. the per-estimate time measured in the page (#plan-timing), reported; "use this design" (SRS)
+//     opens the Pilot view with the pilot form's sampling = srs and budget = 150;
 //  8. at 1280×800 and 390×844: no horizontal page scroll, the slider, budget field and checkboxes'
 //     labels are at least 44 px high. Screenshots of both sizes in the light and the dark theme in
 //     target/e2e-plan/.
@@ -127,6 +128,13 @@ async function run(label, viewport, theme) {
     check(`${tag} a fresh page with the URL restores budget 150 and target 2`, JSON.stringify(restored) === '["150","150","2"]', JSON.stringify(restored));
     compareTable(`${tag} (restored)`, await readTable(fresh), at[150], 150);
     await fresh.close();
+    // "Use this design": the pilot form gets SRS and the budget, and the Pilot view is shown.
+    await page.click('#plan-use-srs');
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-shell-view="pilot"]')].every((b) => !b.hidden), null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelector('#pilot-sampling')?.value === 'srs', null, { timeout: 10000 }).catch(() => {});
+    const pilot = await page.evaluate(() => [document.querySelector('#pilot-sampling')?.value, document.querySelector('#pilot-budget')?.value]);
+    check(`${tag} "use this design" opens the Pilot view with sampling srs and budget 150`, JSON.stringify(pilot) === '["srs","150"]', JSON.stringify(pilot));
+    await page.goBack();
   }
   const layout = await page.evaluate(() => {
     const h = (s) => Math.min(...[...document.querySelectorAll(s)].map((e) => e.getBoundingClientRect().height));
