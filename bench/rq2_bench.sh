@@ -19,6 +19,10 @@
 #              --draws 10000 --json   (RQ2's audit draws and metrics, identical to analyze-rq2's)
 #   numpy-vec  bench/rq2_numpy_vec.py: vectorised numpy, the same three designs and metrics, with the
 #              native numbers side by side (z-scores of the differences)
+#   browser    the release app in headless Chromium (bench/plan_browser.mjs): the same three estimates
+#              through the Plan view's hook, timed from the request to the result in the page (the
+#              wasm compute; no process start), checked equal to the native JSON; and the planner's
+#              per-estimate time (2,000 draws, median over 21 slider positions)
 # and, labelled apart because they do more work (every design incl. the coverage curve, the repeat
 # draws and the contrast bootstrap): native analyze-rq2 and the old per-design loop numpy
 # (bench/rq2_numpy.py). Wall and CPU seconds (user + sys; on a shared machine the wall time includes
@@ -49,9 +53,18 @@ if [[ ${1:-} == headline ]]; then
       --draws "$DRAWS" --seed "$SEED" --json
     timed numpy-vec "$PY" bench/rq2_numpy_vec.py "$bundle" --draws "$DRAWS" --budget "$BUDGET" --seed "$SEED" \
       --repeat 1 --compare "$tmp/native.out"
+    sed -n 's/.*draws+metrics \([0-9.]*\).*/\1/p' "$tmp/numpy-vec.out" | head -1 >>"$tmp/numpy-vec-compute"
     timed native-full-rq2 "$CLI" analyze-rq2 "$bundle" --draws "$DRAWS" --budget "$BUDGET" --seed "$SEED" --format json
     timed numpy-loop-full-rq2 "$PY" bench/rq2_numpy.py "$bundle" --draws "$DRAWS" --budget "$BUDGET" --seed "$SEED" --repeat 1
   done
+  export NODE_PATH=${NODE_PATH:-$HOME/.cache/audit-atlas/node/node_modules}
+  browser_ok=0
+  if [[ -f dist/index.html ]]; then
+    node bench/plan_browser.mjs --draws "$DRAWS" --budget "$BUDGET" --repeat "$REPEAT" --compare "$tmp/native.out" \
+      | tee "$tmp/browser.txt" | sed 's/^/  browser: /' && browser_ok=1
+  else
+    echo "  browser: skipped (no dist/: run scripts/build.sh)"
+  fi
   sed 's/^/  /' "$tmp/numpy-vec.out"
   col() { awk -v c="$2" '{print $c}' "$tmp/$1" | median; }
   nw=$(col native 1); nc=$(col native 2); vw=$(col numpy-vec 1); vc=$(col numpy-vec 2)
@@ -62,6 +75,17 @@ if [[ ${1:-} == headline ]]; then
     printf '| %-20s | %9.3f | %9.3f |\n' "$r" "$(col $r 1)" "$(col $r 2)"
   done
   printf 'numpy-vec / native (same work): wall %.2f×, cpu %.2f×\n' "$(echo "$vw / $nw" | bc -l)" "$(echo "$vc / $nc" | bc -l)"
+  if ((browser_ok)); then
+    bw=$(awk '/^browser_seconds/ {print $2}' "$tmp/browser.txt" | median)
+    printf '| %-20s | %9.3f | %9s |\n' "browser (compute)" "$bw" "—"
+    vd=$(median <"$tmp/numpy-vec-compute")
+    printf '| %-20s | %9.3f | %9s |\n' "numpy-vec (compute)" "$vd" "—"
+    printf 'compute only (draws + metrics, no process start or bundle read): numpy-vec / browser %.2f× (target ≥ 5×)\n' \
+      "$(echo "$vd / $bw" | bc -l)"
+    printf 'whole process vs browser compute: numpy-vec wall / browser %.2f×; browser / native wall %.2f×\n' \
+      "$(echo "$vw / $bw" | bc -l)" "$(echo "$bw / $nw" | bc -l)"
+    grep '^estimate_ms_median' "$tmp/browser.txt" | sed 's/^/planner per estimate in the browser: /'
+  fi
   exit 0
 fi
 DRAWS=${DRAWS:-10000}

@@ -31,6 +31,7 @@ pub fn App() -> impl IntoView {
     provide_context(ImportInbox::new());
     provide_context(PickerOpen(RwSignal::new(false)));
     provide_context(MenuOpen(RwSignal::new(false)));
+    provide_context(crate::state::plan::PilotHandoff(RwSignal::new(None)));
     crate::views::shell::follow_history();
     let requested = web_sys::window()
         .and_then(|w| w.location().search().ok())
@@ -94,6 +95,7 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
         }
         .into_any(),
     };
+    let l_plan = loaded.clone();
     let (l_overview, l_scores, l_analyses, l_rationale) = (
         loaded.clone(),
         loaded.clone(),
@@ -122,6 +124,9 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
                 rq1_atlas=|| view! { <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Rq1/> }
                 rq2_atlas=|| view! { <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Rq2/> }
             />
+        </ViewBox>
+        <ViewBox view=AppView::Plan>
+            <crate::views::plan::PlanView loaded=l_plan/>
         </ViewBox>
         <ViewBox view=AppView::Rationale>
             <crate::views::rq3::Rq3Panel loaded=l_rationale/>

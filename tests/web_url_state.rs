@@ -6,7 +6,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use atlas_core::RepeatPolicy;
-use audit_atlas::state::url::{parse_query, ViewState};
+use audit_atlas::state::url::{parse_query, PlanQuery, ViewState};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -36,7 +36,29 @@ fn full_view() -> ViewState {
         conditions: Some(vec!["untargeted".into()]),
         compare_a: Some("gpt-4-0314".into()),
         compare_b: Some("org/model:7b&x".into()),
+        plan: PlanQuery {
+            designs: vec!["srs".into(), "coverage:2".into()],
+            budget: Some(150),
+            models: Some(vec!["gpt-4-0314".into()]),
+            mae: Some("2".into()),
+            inversions: Some("5".into()),
+            pair: Some("gpt-4-0314,mpt-7b-chat".into()),
+            pair_pct: Some("90".into()),
+        },
     }
+}
+
+#[wasm_bindgen_test]
+fn the_plan_views_settings_read_back_and_a_malformed_budget_is_ignored() {
+    let v = ViewState::from_query("?view=plan&pd=srs&pd=stratified&pb=abc&pmae=2.5&pm=a&pm=b");
+    assert_eq!(v.plan.designs, ["srs", "stratified"]);
+    assert_eq!(v.plan.budget, None);
+    assert_eq!(v.plan.mae.as_deref(), Some("2.5"));
+    assert_eq!(v.plan.models, Some(vec!["a".to_string(), "b".to_string()]));
+    assert_eq!(
+        v.to_query(),
+        "view=plan&pd=srs&pd=stratified&pm=a&pm=b&pmae=2.5"
+    );
 }
 
 #[wasm_bindgen_test]

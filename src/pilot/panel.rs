@@ -40,6 +40,18 @@ pub fn PilotPanel() -> impl IntoView {
     let action_error = RwSignal::new(None::<String>);
     let restored = RwSignal::new(None::<String>);
     let bundle_bytes = RwSignal::new(None::<(String, Arc<[u8]>)>);
+    // "Use this design" in the Plan view: its design and budget go into this form's state.
+    if let Some(handoff) = use_context::<crate::state::plan::PilotHandoff>() {
+        Effect::new(move |_| {
+            if let Some((sampling, budget)) = handoff.0.get() {
+                form.update(|f| {
+                    f.sampling = sampling;
+                    f.budget = budget;
+                });
+                handoff.0.set(None);
+            }
+        });
+    }
 
     // A saved run from an earlier visit: restore it paused, offer to resume.
     spawn_local(async move {

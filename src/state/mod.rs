@@ -7,6 +7,7 @@ pub mod compare;
 pub mod inbox;
 pub mod load_gate;
 pub mod nav;
+pub mod plan;
 pub mod reweighting;
 pub mod shards;
 pub mod url;

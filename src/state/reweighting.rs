@@ -702,6 +702,7 @@ impl ExplorerModel {
         let focused = use_context::<FocusedView>();
         let clinical_case = use_context::<ClinicalCase>();
         let compare_pair = use_context::<ComparePair>();
+        let plan_url = use_context::<crate::state::url::PlanUrl>();
         let (bundle, id) = self
             .loaded
             .with_value(|l| (bundle_param(l), l.audit.metadata().id.clone()));
@@ -749,6 +750,7 @@ impl ExplorerModel {
                 ),
                 compare_a: compare_pair.and_then(|p| p.0.get()).map(|(a, _)| a),
                 compare_b: compare_pair.and_then(|p| p.0.get()).map(|(_, b)| b),
+                plan: plan_url.map(|p| p.0.get()).unwrap_or_default(),
             };
             write_later(view);
         });

@@ -16,6 +16,7 @@
 //! | `seed`, `reps` | seed and replicates of the statement-cluster bootstrap |
 //! | `a`, `b` | the model pair of the Compare view (model ids; [`ComparePair`]) |
 //! | `model`, `condition` (repeated) | the models / conditions shown, when some are hidden |
+//! | `pd` (repeated), `pb`, `pm` (repeated), `pmae`, `pinv`, `ppair`, `ppct` | the Plan view: designs, budget per model, models scored, targets ([`PlanQuery`]) |
 //!
 //! Only these keys are written (anything else in the query is dropped), so no key, token or other
 //! secret is ever put into the URL by the app. The page writes the URL with
@@ -57,6 +58,8 @@ pub enum AppView {
     Compare,
     /// `analyses`: RQ1 / RQ2 with atlas panels (a), (b), (e), (f) and the coverage curve.
     Analyses,
+    /// `plan`: plan an audit (issue 17 §2; `atlas_core::plan`): designs, budget, targets.
+    Plan,
     /// `rationale`: Selection vs Rationale (RQ3) with atlas panels (g) and (h).
     Rationale,
     /// `cases`: the case inspector.
@@ -71,11 +74,12 @@ pub enum AppView {
 
 impl AppView {
     /// Every view, in navigation order.
-    pub const ALL: [AppView; 9] = [
+    pub const ALL: [AppView; 10] = [
         AppView::Overview,
         AppView::Scores,
         AppView::Compare,
         AppView::Analyses,
+        AppView::Plan,
         AppView::Rationale,
         AppView::Cases,
         AppView::Clinical,
@@ -90,6 +94,7 @@ impl AppView {
             AppView::Scores => "scores",
             AppView::Compare => "compare",
             AppView::Analyses => "analyses",
+            AppView::Plan => "plan",
             AppView::Rationale => "rationale",
             AppView::Cases => "cases",
             AppView::Clinical => "clinical",
@@ -105,6 +110,7 @@ impl AppView {
             AppView::Scores => "Scores & re-weighting",
             AppView::Compare => "Compare models",
             AppView::Analyses => "Analyses (RQ1, RQ2)",
+            AppView::Plan => "Plan an audit",
             AppView::Rationale => "Selection vs Rationale",
             AppView::Cases => "Cases",
             AppView::Clinical => "Clinical",
@@ -137,6 +143,7 @@ impl AppView {
                 v if v.starts_with("clinical") => AppView::Clinical,
                 v if v.starts_with("import") => AppView::Import,
                 v if v.starts_with("pilot") => AppView::Pilot,
+                v if v.starts_with("plan-") => AppView::Plan,
                 _ => return None,
             };
         Some(view)
@@ -221,7 +228,36 @@ pub struct ViewState {
     pub compare_a: Option<String>,
     /// `b`: model B of the Compare view's pair.
     pub compare_b: Option<String>,
+    /// The Plan view's settings (`pd`, `pb`, `pm`, `pmae`, `pinv`, `ppair`, `ppct`).
+    pub plan: PlanQuery,
 }
+
+/// The Plan view's settings in the URL (issue 17 §2), as typed. Keys: `pd` (repeated) a design
+/// (`concentrated`, `srs`, `stratified`, `balanced`, `coverage:K`), `pb` the budget per model, `pm`
+/// (repeated) a model scored (absent = all), `pmae` the MAE target (pp), `pinv` the inversion target
+/// (%), `ppair` the pair `A,B`, `ppct` the pair target (%).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PlanQuery {
+    /// `pd`: designs (empty = the default three).
+    pub designs: Vec<String>,
+    /// `pb`: budget per model.
+    pub budget: Option<usize>,
+    /// `pm`: models (`None` = all).
+    pub models: Option<Vec<String>>,
+    /// `pmae`: score MAE target, pp.
+    pub mae: Option<String>,
+    /// `pinv`: inversion-rate target, %.
+    pub inversions: Option<String>,
+    /// `ppair`: `A,B`.
+    pub pair: Option<String>,
+    /// `ppct`: the pair's target, % of audits.
+    pub pair_pct: Option<String>,
+}
+
+/// The Plan view's settings the URL holds now (context, provided by [`restore`] from the opening
+/// URL; the Plan view sets it, the URL writer of the loaded bundle puts it into the query).
+#[derive(Clone, Copy)]
+pub struct PlanUrl(pub RwSignal<PlanQuery>);
 
 impl ViewState {
     /// Reads a query string; unknown keys and malformed values are ignored (a bad link shows the
@@ -251,6 +287,13 @@ impl ViewState {
                 "condition" => v.conditions.get_or_insert_with(Vec::new).push(value),
                 "a" if !value.is_empty() => v.compare_a = Some(value),
                 "b" if !value.is_empty() => v.compare_b = Some(value),
+                "pd" if !value.is_empty() => v.plan.designs.push(value),
+                "pb" => v.plan.budget = value.parse().ok(),
+                "pm" => v.plan.models.get_or_insert_with(Vec::new).push(value),
+                "pmae" if !value.is_empty() => v.plan.mae = Some(value),
+                "pinv" if !value.is_empty() => v.plan.inversions = Some(value),
+                "ppair" if !value.is_empty() => v.plan.pair = Some(value),
+                "ppct" if !value.is_empty() => v.plan.pair_pct = Some(value),
                 _ => {}
             }
         }
@@ -308,6 +351,26 @@ impl ViewState {
         }
         if let Some(b) = &self.compare_b {
             put("b", b);
+        }
+        let p = &self.plan;
+        for d in &p.designs {
+            put("pd", d);
+        }
+        if let Some(b) = p.budget {
+            put("pb", &b.to_string());
+        }
+        for m in p.models.iter().flatten() {
+            put("pm", m);
+        }
+        for (k, v) in [
+            ("pmae", &p.mae),
+            ("pinv", &p.inversions),
+            ("ppair", &p.pair),
+            ("ppct", &p.pair_pct),
+        ] {
+            if let Some(v) = v {
+                put(k, v);
+            }
         }
         parts.join("&")
     }
@@ -394,6 +457,7 @@ pub fn restore(state: AtlasState) {
         view.bundle_id.clone(),
     ));
     provide_context(ComparePair(RwSignal::new(ComparePair::of(&view))));
+    provide_context(PlanUrl(RwSignal::new(view.plan.clone())));
     provide_context(InitialView(StoredValue::new(Some(view))));
     provide_context(RestoredEntry(RwSignal::new(None)));
     track_focus(focused);

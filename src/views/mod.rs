@@ -8,6 +8,7 @@
 //! - [`explorer`]: condition re-weighting (Eq. 4) with bootstrap intervals;
 //! - [`compare`]: compare two models (paired McNemar tests, all pairs, rank bands; issue 17);
 //! - [`analyses`]: the RQ1 and RQ2 panels, run in the analysis worker;
+//! - [`plan`]: plan an audit (designs, budget, targets; issue 17 §2);
 //! - [`atlas`]: the evidence-atlas panels (seed `000_…` Figure 4);
 //! - [`rq3`]: the RQ3 panel (Tables 3, 18, 19);
 //! - [`inspector`]: the case inspector (filtered virtual list, case view, case links);
@@ -24,5 +25,6 @@ pub mod headline;
 pub mod import;
 pub mod inspector;
 pub mod overview;
+pub mod plan;
 pub mod rq3;
 pub mod shell;

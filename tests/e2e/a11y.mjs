@@ -41,7 +41,7 @@ function check(name, condition, detail = '') {
 const SIZES = [{ w: 1280, h: 800, name: 'desktop' }, { w: 390, h: 844, name: 'phone' }];
 const SCHEMES = ['light', 'dark'];
 // The views of the default bundle (clinical needs a clinical bundle: checked with the clinical demo).
-const VIEWS = ['overview', 'scores', 'compare', 'analyses', 'rationale', 'cases', 'import', 'pilot'];
+const VIEWS = ['overview', 'scores', 'compare', 'analyses', 'plan', 'rationale', 'cases', 'import', 'pilot'];
 const CLINICAL = 'static/bundles/clinical-demo-smollm2/bundle.json';
 
 // --- In-page measurements (run with page.evaluate; no app code involved). ---

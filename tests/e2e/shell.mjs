@@ -43,7 +43,7 @@ const SHIPPED = ['decodingtrust-stereotype', 'pilot-demo-smollm2', 'clinical-dem
 });
 const DEFAULT = SHIPPED[0];
 const CLINICAL = SHIPPED.find((b) => b.clinical);
-const BUNDLE_VIEWS = ['overview', 'scores', 'compare', 'analyses', 'rationale', 'cases'];
+const BUNDLE_VIEWS = ['overview', 'scores', 'compare', 'analyses', 'plan', 'rationale', 'cases'];
 const VIEWS = [...BUNDLE_VIEWS, 'import', 'pilot'];
 
 const server = await serveStatic(dist, [['/fixtures/', join(root, 'tests/fixtures')]]);

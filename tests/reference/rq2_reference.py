@@ -70,6 +70,7 @@ The venv needs numpy and scipy (scipy.stats.kendalltau cross-checks the vectoris
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import json
 import platform
@@ -406,13 +407,15 @@ def summarize(main: np.ndarray, rep: np.ndarray, ref: np.ndarray, models: list[s
 MASK32 = 0xFFFFFFFF
 
 
-def chacha8_words(key: list[int], stream: int, first_block: int, blocks: int) -> np.ndarray:
+def chacha8_words(key: list[int], stream: int, first_block: int, blocks: int, counter=None) -> np.ndarray:
     """Keystream words of ChaCha8 blocks first_block .. first_block + blocks - 1 (64-bit counter in
     state words 12-13, stream id in 14-15), little-endian u32 words in block order, vectorised over
-    the blocks."""
+    the blocks. With `counter` (a uint64 array of block numbers), those blocks instead."""
     from rank_reference import CONSTANTS
 
-    counter = np.arange(first_block, first_block + blocks, dtype=np.uint64)
+    if counter is None:
+        counter = np.arange(first_block, first_block + blocks, dtype=np.uint64)
+    blocks = len(counter)
     state = [np.full(blocks, c, dtype=np.uint32) for c in CONSTANTS + key]
     state += [
         (counter & np.uint64(MASK32)).astype(np.uint32),
@@ -446,20 +449,23 @@ class RustStream:
 
     CHUNK = 1 << 14  # blocks per refill
 
-    def __init__(self, seed: int, stream: int):
+    def __init__(self, seed: int, stream: int, draw: int | None = None, chunk: int | None = None):
+        """draw = i: DrawStream::for_draw(seed, stream, i), the per-draw layout of the RQ2 audit and
+        repeat draws: keystream word i * 2**32, i.e. block i * 2**28 (16 words a block)."""
         from rank_reference import pcg32_seed_bytes
 
         raw = pcg32_seed_bytes(seed)
         self.key = [int.from_bytes(raw[i:i + 4], "little") for i in range(0, 32, 4)]
         self.stream = stream
-        self.blocks = 0
+        self.blocks = 0 if draw is None else draw << 28
+        self.chunk = chunk or self.CHUNK
         self.words = np.zeros(0, dtype=np.uint64)
         self.pos = 0
 
     def take(self, k: int) -> np.ndarray:
         while self.pos + k > len(self.words):
-            more = chacha8_words(self.key, self.stream, self.blocks, self.CHUNK).astype(np.uint64)
-            self.blocks += self.CHUNK
+            more = chacha8_words(self.key, self.stream, self.blocks, self.chunk).astype(np.uint64)
+            self.blocks += self.chunk
             self.words = np.concatenate([self.words[self.pos:], more])
             self.pos = 0
         w = self.words[self.pos:self.pos + k]
@@ -585,9 +591,20 @@ class RustMatrix:
 
     def count(self, design: str, b: int, seed: int, draws: int, stream: int) -> np.ndarray:
         """(P*M, 3) over the draws: partial-drop draws, conditions dropped in them, excluded draws."""
-        st = RustStream(seed, stream)
         out = np.zeros((self.valid.shape[0], 3), dtype=np.int64)
-        for _ in range(draws):
+        # Per-draw layout (crates/atlas-core/src/resample.rs, DrawStream::for_draw): draw i reads from
+        # keystream word i * 2**32 (block i * 2**28) of the stream. The first 32 blocks (512 words,
+        # enough for a draw of B = 200) of every draw in one vectorised call; a draw that needs more
+        # computes them itself.
+        first = 32
+        proto = RustStream(seed, stream)
+        counter = ((np.arange(draws, dtype=np.uint64) << np.uint64(28))[:, None]
+                   + np.arange(first, dtype=np.uint64)[None, :]).reshape(-1)
+        words = chacha8_words(proto.key, stream, 0, 0, counter=counter).astype(np.uint64)
+        words = words.reshape(draws, first * 16)
+        for i in range(draws):
+            st = copy.copy(proto)  # the key, without re-deriving it per draw
+            st.words, st.pos, st.blocks, st.chunk = words[i], 0, (i << 28) + first, 32
             groups = self.groups(design, b, st)
             if design == "srs":  # a single mean over cells of any condition
                 has = np.zeros(self.valid.shape[0], dtype=bool)

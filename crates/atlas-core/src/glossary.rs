@@ -197,6 +197,20 @@ pub const ENTRIES: &[Entry] = &[
         source: "the BiAxisBias paper §6 (comparing models for selection); defined in Audit Atlas's docs/statistics.md, \"Comparing models\"",
     },
     Entry {
+        id: "finite-reference",
+        term: "finite reference",
+        definition: "Planning an audit treats the loaded bundle as the whole truth: its reference scores are the target, and a smaller audit is simulated by drawing from the bundle's own responses. So the plan predicts error against this bundle's conditions, templates and statements, not against ones it does not contain.",
+        paper_term: "finite-reference audit simulation (equal-budget designs against the full-matrix reference)",
+        source: "the BiAxisBias paper §3.5 and §5.3; defined in Audit Atlas's docs/statistics.md, \"Plan an audit\"",
+    },
+    Entry {
+        id: "budget",
+        term: "audit budget",
+        definition: "How many responses an audit reads per model (for example 200). The Plan view predicts how far an audit of that size lands from the reference score, per design.",
+        paper_term: "B (responses per model, §3.5: B = 200)",
+        source: "the BiAxisBias paper §3.5",
+    },
+    Entry {
         id: "random-seed",
         term: "random seed",
         definition: "The number that fixes the pseudo-random draws (bootstrap intervals, audit draws, samples), so the same bundle, settings and random seed give the same numbers again.",

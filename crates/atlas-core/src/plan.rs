@@ -45,6 +45,8 @@
 //!
 //! Pure and wasm32-safe: no clock, no threads, no I/O.
 
+use std::ops::Range;
+
 use serde::Serialize;
 
 use crate::bundle::Audit;
@@ -128,6 +130,30 @@ pub enum PlanError {
     /// `draws` is 0.
     #[error("at least 1 draw is needed")]
     ZeroDraws,
+    /// A draw range outside the estimate's draws ([`Planner::estimate_range`]).
+    #[error("draws {start}..{end} are not inside the estimate's 0..{draws}")]
+    DrawsOutOfRange {
+        /// First draw asked for.
+        start: usize,
+        /// One past the last draw asked for.
+        end: usize,
+        /// Draws of the estimate.
+        draws: usize,
+    },
+    /// Parts that do not make up one estimate ([`Planner::merge`]).
+    #[error(
+        "the parts ({parts}) do not cover draws 0..{draws} of {design} at budget {budget} in order"
+    )]
+    PartsDoNotCover {
+        /// The estimate's design.
+        design: String,
+        /// Its budget.
+        budget: usize,
+        /// Its draws.
+        draws: usize,
+        /// The parts given, in words.
+        parts: String,
+    },
     /// `level` is not strictly between 0 and 1.
     #[error("level {0} is outside (0, 1)")]
     BadLevel(f64),
@@ -442,6 +468,77 @@ pub struct PlanReport {
     pub answers: Vec<TargetAnswer>,
 }
 
+/// The not yet summarised audit draws `draws` of one estimate ([`Planner::estimate_range`]): what
+/// one worker computes when an estimate is split by draw ranges; [`Planner::merge`] puts the parts
+/// together. Per draw, over the chosen models in [`EstimateOptions::models`] order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EstimatePart {
+    /// [`design_name`].
+    pub design: String,
+    /// The budget asked for.
+    pub budget: usize,
+    /// The draws of this part (indices into `0..draws` of the whole estimate).
+    pub draws: Range<usize>,
+    /// Per draw: each chosen model's score (fraction; `None` = no valid unit in the draw).
+    pub scores: Vec<Vec<Option<f64>>>,
+    /// Per draw: each chosen model's sampled conditions lost (RQ2's partial drops).
+    pub dropped: Vec<Vec<u32>>,
+    /// Per draw: the draw-level MAE (pp, mean over the models scored in the draw; `None` = none).
+    pub draw_mae: Vec<Option<f64>>,
+    /// Draws of this part with the pair in the reference's order.
+    pub right_draws: usize,
+    /// Draws of this part where the pair ties.
+    pub tied_draws: usize,
+    /// Draws of this part where either model of the pair has no score.
+    pub unscored_draws: usize,
+}
+
+/// `draws` split into `parts` contiguous ranges in order, sizes differing by at most one (the first
+/// `draws mod parts` one longer); `parts` is taken as at least 1. How the app splits an estimate
+/// across its Web Workers.
+///
+/// ```
+/// assert_eq!(atlas_core::plan::split_draws(10, 3), vec![0..4, 4..7, 7..10]);
+/// ```
+pub fn split_draws(draws: usize, parts: usize) -> Vec<Range<usize>> {
+    let parts = parts.max(1);
+    let (q, r) = (draws / parts, draws % parts);
+    let mut start = 0;
+    (0..parts)
+        .map(|i| {
+            let len = q + usize::from(i < r);
+            let range = start..start + len;
+            start += len;
+            range
+        })
+        .collect()
+}
+
+fn describe_parts(parts: &[EstimatePart]) -> String {
+    if parts.is_empty() {
+        return "none".to_string();
+    }
+    parts
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {} draws {}..{}",
+                p.design, p.budget, p.draws.start, p.draws.end
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What [`Planner::prepare`] checks and derives once per estimate.
+struct Prepared {
+    chosen: Vec<usize>,
+    reference: Vec<Option<f64>>,
+    names: Vec<String>,
+    used: usize,
+    pair_ref: Option<std::cmp::Ordering>,
+}
+
 /// The finite reference of a bundle, built once ([`Rq2Matrix`]); estimates are cheap.
 #[derive(Debug, Clone)]
 pub struct Planner {
@@ -505,7 +602,9 @@ impl Planner {
     }
 
     /// One estimate: `options.draws` audit draws of `design` at `budget` (see the module docs).
-    /// Cost `O(draws · (budget · models + models²))`.
+    /// Cost `O(draws · (budget · models + models²))`. Equal, bit for bit, to
+    /// [`Planner::merge`] of [`Planner::estimate_range`] over any split of `0..options.draws`
+    /// ([`split_draws`]).
     ///
     /// # Errors
     /// [`PlanError::ZeroDraws`], [`PlanError::BadLevel`], [`PlanError::CoverageOutOfRange`],
@@ -518,6 +617,16 @@ impl Planner {
         budget: usize,
         options: &EstimateOptions,
     ) -> Result<Estimate, PlanError> {
+        let part = self.estimate_range(design, budget, options, 0..options.draws)?;
+        self.merge(design, budget, options, &[part])
+    }
+
+    fn prepare(
+        &self,
+        design: Design,
+        budget: usize,
+        options: &EstimateOptions,
+    ) -> Result<Prepared, PlanError> {
         if options.draws == 0 {
             return Err(PlanError::ZeroDraws);
         }
@@ -557,76 +666,175 @@ impl Planner {
                 return Err(PlanError::SamePairModel(self.models[a].clone()));
             }
         }
-        let design_error = |source| PlanError::Design {
-            design: design_name(design),
-            budget,
-            source,
-        };
         let used = self
             .matrix
             .design_budget(design, budget)
-            .map_err(design_error)?;
-
+            .map_err(|source| PlanError::Design {
+                design: design_name(design),
+                budget,
+                source,
+            })?;
         let direction = self.direction.direction;
         let all_reference = self.matrix.reference();
-        let reference: Vec<Option<f64>> = chosen.iter().map(|&m| all_reference[m]).collect();
-        let names: Vec<String> = chosen.iter().map(|&m| self.models[m].clone()).collect();
-
-        let mut stream = DrawStream::with_stream(options.seed, design.audit_stream());
-        let mut scratch = Scratch::new(m_all);
-        let mut buf = vec![f64::NAN; m_all];
-        let mut dropped_buf = vec![0u32; m_all];
-        let mut draw_scratch = DrawScratch::default();
-        let mut draw = AuditDraw::default();
-        let mut main = Vec::with_capacity(options.draws);
-        let mut dropped = Vec::with_capacity(options.draws);
-        let mut draw_mae = Vec::with_capacity(options.draws);
         let pair_ref = options.pair.and_then(|(a, b)| {
             let ka = all_reference[a].filter(|v| v.is_finite())?;
             let kb = all_reference[b].filter(|v| v.is_finite())?;
             let order = direction.key(ka).partial_cmp(&direction.key(kb))?;
             (order != std::cmp::Ordering::Equal).then_some(order)
         });
-        let (mut right, mut tied, mut unscored) = (0usize, 0usize, 0usize);
-        for _ in 0..options.draws {
+        Ok(Prepared {
+            reference: chosen.iter().map(|&m| all_reference[m]).collect(),
+            names: chosen.iter().map(|&m| self.models[m].clone()).collect(),
+            chosen,
+            used,
+            pair_ref,
+        })
+    }
+
+    /// The audit draws `draws` (a sub-range of `0..options.draws`) of one estimate, not yet
+    /// summarised: what one Web Worker computes when an estimate is split across several. Draw `i`
+    /// reads [`crate::resample::DrawStream::for_draw`]`(seed, design.audit_stream(), i)`, so a draw's
+    /// numbers do not depend on which range it is computed in; [`Planner::merge`] of the parts of
+    /// any split of `0..options.draws` ([`split_draws`]) equals [`Planner::estimate`] bit for bit.
+    ///
+    /// # Errors
+    /// Those of [`Planner::estimate`], and [`PlanError::DrawsOutOfRange`] when `draws` is not inside
+    /// `0..options.draws`.
+    pub fn estimate_range(
+        &self,
+        design: Design,
+        budget: usize,
+        options: &EstimateOptions,
+        draws: Range<usize>,
+    ) -> Result<EstimatePart, PlanError> {
+        let p = self.prepare(design, budget, options)?;
+        if draws.start > draws.end || draws.end > options.draws {
+            return Err(PlanError::DrawsOutOfRange {
+                start: draws.start,
+                end: draws.end,
+                draws: options.draws,
+            });
+        }
+        let direction = self.direction.direction;
+        let design_error = |source| PlanError::Design {
+            design: design_name(design),
+            budget,
+            source,
+        };
+        let m_all = self.matrix.models();
+        let n = draws.len();
+        let mut stream = DrawStream::with_stream(options.seed, design.audit_stream());
+        let mut scratch = Scratch::new(m_all);
+        let mut buf = vec![f64::NAN; m_all];
+        let mut dropped_buf = vec![0u32; m_all];
+        let mut draw_scratch = DrawScratch::default();
+        let mut draw = AuditDraw::default();
+        let mut part = EstimatePart {
+            design: design_name(design),
+            budget,
+            draws: draws.clone(),
+            scores: Vec::with_capacity(n),
+            dropped: Vec::with_capacity(n),
+            draw_mae: Vec::with_capacity(n),
+            right_draws: 0,
+            tied_draws: 0,
+            unscored_draws: 0,
+        };
+        for i in draws {
+            stream.seek_draw(i as u64);
             self.matrix
                 .draw_into(design, budget, &mut stream, &mut draw_scratch, &mut draw)
                 .map_err(design_error)?;
             self.matrix
                 .score_into(&draw, &mut scratch, &mut buf, &mut dropped_buf);
-            let scores: Vec<Option<f64>> = chosen
+            let scores: Vec<Option<f64>> = p
+                .chosen
                 .iter()
                 .map(|&m| Some(buf[m]).filter(|v| v.is_finite()))
                 .collect();
-            let (mut sum, mut n) = (0.0, 0usize);
-            for (s, r) in scores.iter().zip(&reference) {
+            let (mut sum, mut k) = (0.0, 0usize);
+            for (s, r) in scores.iter().zip(&p.reference) {
                 if let (Some(s), Some(r)) = (s, r.filter(|v| v.is_finite())) {
                     sum += (100.0 * (s - r)).abs();
-                    n += 1;
+                    k += 1;
                 }
             }
-            if n > 0 {
-                draw_mae.push(sum / n as f64);
-            }
-            main.push(scores);
-            dropped.push(chosen.iter().map(|&m| dropped_buf[m]).collect::<Vec<u32>>());
+            part.draw_mae.push((k > 0).then(|| sum / k as f64));
+            part.scores.push(scores);
+            part.dropped
+                .push(p.chosen.iter().map(|&m| dropped_buf[m]).collect());
             if let Some((a, b)) = options.pair {
                 let (x, y) = (buf[a], buf[b]);
                 if !(x.is_finite() && y.is_finite()) {
-                    unscored += 1;
+                    part.unscored_draws += 1;
                 } else {
                     match direction.key(x).partial_cmp(&direction.key(y)) {
-                        Some(std::cmp::Ordering::Equal) | None => tied += 1,
-                        Some(o) if Some(o) == pair_ref => right += 1,
+                        Some(std::cmp::Ordering::Equal) | None => part.tied_draws += 1,
+                        Some(o) if Some(o) == p.pair_ref => part.right_draws += 1,
                         Some(_) => {}
                     }
                 }
             }
         }
+        Ok(part)
+    }
+
+    /// Merges the parts of one estimate ([`Planner::estimate_range`]) into the [`Estimate`]: the
+    /// parts' draws are put back in draw order (concatenated as given) and summarised once, so the
+    /// result equals [`Planner::estimate`] bit for bit whatever the split.
+    ///
+    /// # Errors
+    /// Those of [`Planner::estimate`], and [`PlanError::PartsDoNotCover`] when the parts are not of
+    /// this design and budget or their ranges do not follow each other from 0 to `options.draws`.
+    pub fn merge(
+        &self,
+        design: Design,
+        budget: usize,
+        options: &EstimateOptions,
+        parts: &[EstimatePart],
+    ) -> Result<Estimate, PlanError> {
+        let p = self.prepare(design, budget, options)?;
+        let mut next = 0usize;
+        for part in parts {
+            if part.design != design_name(design)
+                || part.budget != budget
+                || part.draws.start != next
+                || part.scores.len() != part.draws.len()
+                || part.dropped.len() != part.draws.len()
+                || part.draw_mae.len() != part.draws.len()
+            {
+                return Err(PlanError::PartsDoNotCover {
+                    design: design_name(design),
+                    budget,
+                    draws: options.draws,
+                    parts: describe_parts(parts),
+                });
+            }
+            next = part.draws.end;
+        }
+        if next != options.draws {
+            return Err(PlanError::PartsDoNotCover {
+                design: design_name(design),
+                budget,
+                draws: options.draws,
+                parts: describe_parts(parts),
+            });
+        }
+        let main: Vec<Vec<Option<f64>>> = parts.iter().flat_map(|q| q.scores.clone()).collect();
+        let dropped: Vec<Vec<u32>> = parts.iter().flat_map(|q| q.dropped.clone()).collect();
+        let draw_mae: Vec<f64> = parts
+            .iter()
+            .flat_map(|q| q.draw_mae.iter().flatten().copied())
+            .collect();
+        let right: usize = parts.iter().map(|q| q.right_draws).sum();
+        let tied: usize = parts.iter().map(|q| q.tied_draws).sum();
+        let unscored: usize = parts.iter().map(|q| q.unscored_draws).sum();
+        let used = p.used;
+        let pair_ref = p.pair_ref;
         let summary = summarize_draws_in(
-            direction,
-            &names,
-            &reference,
+            self.direction.direction,
+            &p.names,
+            &p.reference,
             &DesignDraws {
                 main: &main,
                 repeat: &[],

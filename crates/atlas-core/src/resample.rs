@@ -68,6 +68,10 @@ pub enum ResampleError {
     },
 }
 
+/// Keystream words between the starts of two consecutive draws of the per-draw layout
+/// ([`DrawStream::for_draw`]): 2³².
+pub const DRAW_WORD_SPACING: u128 = 1 << 32;
+
 /// A portable seeded random stream: ChaCha8 (8 rounds, 64-bit block counter, 64-bit stream id) keyed
 /// by `SeedableRng::seed_from_u64(seed)` (rand_core's PCG32 expansion of the `u64` into the 32-byte
 /// key), read as consecutive little-endian `u32` keystream words.
@@ -94,6 +98,24 @@ impl DrawStream {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         rng.set_stream(stream);
         Self { rng }
+    }
+
+    /// Draw `draw` of a per-draw layout of stream `stream` (issue 17 §3, worker-split invariance):
+    /// [`DrawStream::with_stream`]`(seed, stream)` moved to keystream word `draw · 2³²`
+    /// ([`DRAW_WORD_SPACING`]). Each draw thus reads its own run of words, found without reading the
+    /// draws before it, so draws `a..b` can be computed anywhere (another Web Worker, another thread)
+    /// and give the very words the unsplit loop gives. Two draws overlap only if one reads more than
+    /// 2³² words (a draw reads about one word per sampled response).
+    pub fn for_draw(seed: u64, stream: u64, draw: u64) -> Self {
+        let mut s = Self::with_stream(seed, stream);
+        s.seek_draw(draw);
+        s
+    }
+
+    /// Moves this stream to the start of draw `draw` of the per-draw layout ([`DrawStream::for_draw`]):
+    /// keystream word `draw · 2³²` of the same seed and stream id. `O(1)` (ChaCha seeks by block).
+    pub fn seek_draw(&mut self, draw: u64) {
+        self.rng.set_word_pos(u128::from(draw) * DRAW_WORD_SPACING);
     }
 
     /// The next keystream word: one `u32`, uniform over `0..=u32::MAX`.

@@ -62,8 +62,11 @@
 //!
 //! # Randomness (reproducible bit for bit)
 //! Everything comes from [`DrawStream::with_stream`]`(seed, id)`; see [`Design::audit_stream`],
-//! [`Design::repeat_stream`] and [`CONTRAST_STREAM`]. Each design reads its own two streams, draw
-//! after draw, consuming words exactly as [`Rq2Matrix::draw`] documents.
+//! [`Design::repeat_stream`] and [`CONTRAST_STREAM`]. Each design reads its own two streams in the
+//! per-draw layout of [`DrawStream::for_draw`]: draw `i` starts at keystream word `i · 2³²` of the
+//! stream and consumes words exactly as [`Rq2Matrix::draw`] documents. So any range of draws can be
+//! computed on its own (another Web Worker) and gives the same draws as the unsplit run
+//! ([`crate::plan::Planner::estimate_range`]).
 
 use std::num::NonZeroU32;
 
@@ -231,7 +234,8 @@ impl Design {
     }
 
     /// Stream id of the design's audit draws: concentrated 16, SRS 32, stratified 48, balanced 64,
-    /// coverage with `K'` conditions `16 · (16 + K')`. Draw `i` is the `i`-th draw of this stream.
+    /// coverage with `K'` conditions `16 · (16 + K')`. Draw `i` is
+    /// [`DrawStream::for_draw`]`(seed, audit_stream, i)`.
     pub fn audit_stream(self) -> u64 {
         self.base_stream()
     }
@@ -1436,6 +1440,9 @@ pub fn analyze_rq2_with_progress(
         let mut main_dropped = Vec::with_capacity(options.draws);
         let mut repeat_dropped = Vec::with_capacity(options.draws);
         for i in 0..options.draws {
+            // Per-draw layout (DrawStream::for_draw): draw i reads its own words of each stream.
+            audit_stream.seek_draw(i as u64);
+            repeat_stream.seek_draw(i as u64);
             for (stream, out, dropped) in [
                 (&mut audit_stream, &mut main, &mut main_dropped),
                 (&mut repeat_stream, &mut repeat, &mut repeat_dropped),

@@ -269,9 +269,10 @@ fn the_missing_unit_rule_in_a_full_run_counts_exactly_the_draws_without_a_score(
         (Design::Stratified, report.design("stratified").unwrap()),
         (Design::Coverage(1), &report.coverage[0]),
     ] {
-        let mut stream = DrawStream::with_stream(options.seed, design.audit_stream());
+        // Draw i reads its own run of the stream (DrawStream::for_draw, the per-draw layout).
         let mut without_c = 0;
-        for _ in 0..options.draws {
+        for i in 0..options.draws {
+            let mut stream = DrawStream::for_draw(options.seed, design.audit_stream(), i as u64);
             let draw = m.draw(design, options.budget, &mut stream).unwrap();
             if draw.cells().all(|cell| cell < 6) {
                 without_c += 1;
@@ -322,9 +323,10 @@ fn a_sampled_condition_without_a_valid_selection_is_counted_as_a_partial_drop_ha
             })
             .collect()
     };
-    let mut stream = DrawStream::with_stream(options.seed, Design::Stratified.audit_stream());
     let mut a_loses_c2 = 0;
-    for _ in 0..options.draws {
+    for i in 0..options.draws {
+        let mut stream =
+            DrawStream::for_draw(options.seed, Design::Stratified.audit_stream(), i as u64);
         let draw = m.draw(Design::Stratified, 2, &mut stream).unwrap();
         assert_eq!(draw.groups.len(), 2, "one group per reference condition");
         if draw.groups[1] == [17] {
@@ -394,9 +396,10 @@ fn a_sampled_condition_without_a_valid_selection_is_counted_as_a_partial_drop_ha
     assert_eq!(row(0, "Model-draws without a score")[1..], unscored[..]);
     // Table 14: coverage K' = 1 averages one mean; K' = 2 loses c1 for C in every draw, and c2 for A
     // when its one c2 statement is s6 under t2 (cell 17), counted here on the replayed draws.
-    let mut stream = DrawStream::with_stream(options.seed, Design::Coverage(2).audit_stream());
     let mut a_cov = 0;
-    for _ in 0..options.draws {
+    for i in 0..options.draws {
+        let mut stream =
+            DrawStream::for_draw(options.seed, Design::Coverage(2).audit_stream(), i as u64);
         let draw = m.draw(Design::Coverage(2), 2, &mut stream).unwrap();
         if draw.groups.iter().any(|g| g == &[17]) {
             a_cov += 1;

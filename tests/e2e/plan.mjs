@@ -1,0 +1,163 @@
+// End-to-end test of the Plan view (issue 17 §2, §3) on the release build in headless Chromium, against
+// the CLI:
+//
+//   node tests/e2e/plan.mjs [DIST]      (after `trunk build --release`; scripts/test.sh runs it)
+//
+// Runs `atlas plan-audit static/bundles/decodingtrust-stereotype/bundle.json --budget B --json` for the
+// budgets the test sets (target/release/atlas when ATLAS_BIN names it, else `cargo run --release`) and
+// `--target-mae 2 --json` over the default grid, then opens `?view=plan` on the default bundle and checks:
+//  1. the live table at the default budget 200: per design (concentrated, SRS, stratified) the score MAE,
+//     its 95th percentile, RMSE, τ-b and inversion rate equal the CLI's exactly (data-value, full
+//     precision) and as shown (two decimals / three for τ-b / percent with one decimal);
+//  2. the slider moved by keyboard (ArrowRight × 5 → 205) updates the table to the CLI's numbers at 205;
+//  3. the budget typed key by key (1, 5, 0) shows a message while below 20 and then the CLI's numbers
+//     at 150;
+//  4. the answer for "score MAE ≤ 2 pp in 95 % of audits" per design equals the CLI's smallest budget;
+//  5. the URL holds the settings (pb=150, pmae=2) and a fresh page opened with it restores them;
+//  6. the finite-reference note and the provenance line are there;
+//  7. the per-estimate time measured in the page (#plan-timing), reported; "use this design" (SRS)
+//     opens the Pilot view with the pilot form's sampling = srs and budget = 150;
+//  8. at 1280×800 and 390×844: no horizontal page scroll, the slider, budget field and checkboxes'
+//     labels are at least 44 px high. Screenshots of both sizes in the light and the dark theme in
+//     target/e2e-plan/.
+// Ends with "N passed, M failed".
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveStatic, launchChromium } from './harness.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const dist = resolve(process.argv[2] || join(root, 'dist'));
+const shots = join(root, 'target/e2e-plan');
+mkdirSync(shots, { recursive: true });
+const BUNDLE = 'static/bundles/decodingtrust-stereotype/bundle.json';
+
+const atlas = (args) => JSON.parse(process.env.ATLAS_BIN
+  ? execFileSync(process.env.ATLAS_BIN, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 })
+  : execFileSync('cargo', ['run', '-q', '--release', '-p', 'atlas-cli', '--bin', 'atlas', '--', ...args],
+    { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 }));
+const DESIGNS = ['concentrated', 'srs', 'stratified'];
+const at = {};
+for (const b of [200, 205, 150]) at[b] = atlas(['plan-audit', BUNDLE, '--budget', String(b), '--json']);
+const grid = atlas(['plan-audit', BUNDLE, '--target-mae', '2', '--json']);
+
+let passed = 0, failed = 0;
+function check(name, condition, detail = '') {
+  if (condition) { passed++; console.log(`ok   ${name}`); }
+  else { failed++; console.log(`FAIL ${name} ${detail}`); }
+}
+
+const server = await serveStatic(dist);
+const base = `http://127.0.0.1:${server.address().port}/`;
+const browser = await launchChromium();
+
+const readTable = (page) => page.evaluate(() => {
+  const out = { title: document.querySelector('#plan-table-title')?.textContent ?? document.querySelector('#plan-live h3, #plan-live h4')?.textContent ?? '' };
+  for (const td of document.querySelectorAll('#plan-table [data-key], #plan-live [data-key]')) out[td.dataset.key] = { value: td.dataset.value, text: td.textContent.trim() };
+  return out;
+});
+const FIELDS = [
+  ['mae_pp', (e) => e.mae_pp.mean, (v) => v.toFixed(2)],
+  ['mae_pp_p95', (e) => e.mae_pp_p95, (v) => v.toFixed(2)],
+  ['rmse_pp', (e) => e.rmse_pp.mean, (v) => v.toFixed(2)],
+  ['tau_b', (e) => e.tau_b.mean, (v) => v.toFixed(3)],
+  ['inversion_rate', (e) => e.inversion_rate.mean, (v) => (100 * v).toFixed(1)],
+];
+function compareTable(tag, got, report, budget) {
+  for (const d of DESIGNS) {
+    const est = report.designs.find((x) => x.design === d).estimates[0];
+    for (const [key, pick, fmt] of FIELDS) {
+      const want = pick(est);
+      const cell = got[`${d}/${key}`] || {};
+      check(`${tag} budget ${budget}, ${d}: ${key} equals atlas plan-audit --budget ${budget} (${want})`,
+        Number(cell.value) === want && cell.text.includes(fmt(want)), JSON.stringify(cell));
+    }
+  }
+}
+const waitTitle = (page, budget) => page.waitForFunction((b) => [...document.querySelectorAll('#plan-live figure, #plan-live')].some((n) => n.textContent.includes(`${b} responses per model`)), budget, { timeout: 60000 });
+
+async function run(label, viewport, theme) {
+  const context = await browser.newContext({ viewport, serviceWorkers: 'block' });
+  await context.addInitScript((t) => localStorage.setItem('audit-atlas-theme', t), theme);
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${base}?view=plan`);
+  await page.waitForSelector('#plan-live [data-key="srs/mae_pp"]', { timeout: 120000 });
+  const tag = `[${label} ${theme}]`;
+  if (label === 'desktop' && theme === 'light') {
+    compareTable(tag, await readTable(page), at[200], 200);
+    // Keyboard: the slider moves by one per ArrowRight.
+    await page.focus('#plan-budget-slider');
+    for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight');
+    await waitTitle(page, 205);
+    compareTable(tag, await readTable(page), at[205], 205);
+    // Typed key by key.
+    await page.click('#plan-budget', { clickCount: 3 });
+    await page.keyboard.type('1');
+    await page.waitForFunction(() => document.querySelector('#plan-budget')?.getAttribute('aria-invalid') === 'true', null, { timeout: 10000 });
+    check(`${tag} a budget below 20 while typing shows a message`, (await page.textContent('#plan-budget-msg')).includes('20'));
+    await page.keyboard.type('50');
+    await waitTitle(page, 150);
+    compareTable(tag, await readTable(page), at[150], 150);
+    check(`${tag} the slider follows the typed budget`, (await page.$eval('#plan-budget-slider', (e) => e.value)) === '150');
+    // The answer for MAE ≤ 2 pp (the view's default target) equals the CLI's.
+    await page.waitForSelector('#plan-answer li[data-target="mae_pp_p95"]', { timeout: 120000 });
+    const answer = await page.$$eval('#plan-answer li[data-target="mae_pp_p95"]', (ls) => ls.map((l) => [l.dataset.design, l.dataset.smallest, l.textContent]));
+    const cliAnswer = grid.answers.find((a) => a.target === 'mae_pp_p95').per_design;
+    for (const a of cliAnswer) {
+      const g = answer.find((x) => x[0] === a.design) || [];
+      check(`${tag} smallest budget for MAE ≤ 2 pp, ${a.design}: ${a.smallest_budget ?? 'not reached'} as atlas plan-audit --target-mae 2`,
+        g[1] === (a.smallest_budget === null ? '' : String(a.smallest_budget)) && (a.smallest_budget === null ? g[2].includes('not reached within') : g[2].includes(`${a.smallest_budget} responses`)), JSON.stringify(g));
+    }
+    console.log(`     answer: ${answer.map((a) => a[2]).join('; ')}`);
+    check(`${tag} the finite-reference note says what the plan predicts`, (await page.textContent('#plan-note')).includes("this bundle's own conditions"));
+    const prov = await page.textContent('#plan-provenance');
+    check(`${tag} provenance: bundle, seed, draws, policy`, prov.includes(grid.bundle) && prov.includes('20260722') && prov.includes('2000 draws') && prov.includes('all_responses'), prov);
+    console.log(`     ${await page.textContent('#plan-timing')}`);
+    // The URL keeps the settings; a fresh page restores them.
+    await page.waitForFunction(() => location.search.includes('pb=150'), null, { timeout: 5000 }).catch(() => {});
+    const url = page.url();
+    check(`${tag} the URL holds the budget and the target`, url.includes('pb=150') && url.includes('pmae=2'), url);
+    const fresh = await context.newPage();
+    await fresh.goto(url);
+    await fresh.waitForSelector('#plan-live [data-key="srs/mae_pp"]', { timeout: 120000 });
+    const restored = await fresh.evaluate(() => [document.querySelector('#plan-budget').value, document.querySelector('#plan-budget-slider').value, document.querySelector('#plan-target-mae').value]);
+    check(`${tag} a fresh page with the URL restores budget 150 and target 2`, JSON.stringify(restored) === '["150","150","2"]', JSON.stringify(restored));
+    compareTable(`${tag} (restored)`, await readTable(fresh), at[150], 150);
+    await fresh.close();
+    // "Use this design": the pilot form gets SRS and the budget, and the Pilot view is shown.
+    await page.click('#plan-use-srs');
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-shell-view="pilot"]')].every((b) => !b.hidden), null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelector('#pilot-sampling')?.value === 'srs', null, { timeout: 10000 }).catch(() => {});
+    const pilot = await page.evaluate(() => [document.querySelector('#pilot-sampling')?.value, document.querySelector('#pilot-budget')?.value]);
+    check(`${tag} "use this design" opens the Pilot view with sampling srs and budget 150`, JSON.stringify(pilot) === '["srs","150"]', JSON.stringify(pilot));
+    await page.goBack();
+  }
+  const layout = await page.evaluate(() => {
+    const h = (s) => Math.min(...[...document.querySelectorAll(s)].map((e) => e.getBoundingClientRect().height));
+    return {
+      scroll: document.scrollingElement.scrollWidth, width: window.innerWidth,
+      slider: h('#plan-budget-slider'), field: h('#plan-budget'), checks: h('.plan-view label.check'),
+    };
+  });
+  check(`${tag} no horizontal page scroll (${layout.scroll} ≤ ${layout.width})`, layout.scroll <= layout.width, JSON.stringify(layout));
+  check(`${tag} slider, budget field and check labels ≥ 44 px high`, layout.slider >= 44 && layout.field >= 44 && layout.checks >= 44, JSON.stringify(layout));
+  await page.screenshot({ path: join(shots, `plan-${label}-${theme}.png`), fullPage: false });
+  check(`${tag} no page errors`, errors.length === 0, errors.join(' | '));
+  await context.close();
+}
+
+try {
+  for (const theme of ['light', 'dark']) {
+    await run('desktop', { width: 1280, height: 800 }, theme);
+    await run('phone', { width: 390, height: 844 }, theme);
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
