@@ -31,6 +31,7 @@ pub mod error;
 pub mod form;
 pub mod guess;
 mod json;
+pub mod logs;
 pub mod mapping;
 pub mod preview;
 mod record;
