@@ -902,15 +902,17 @@ fn check_likelihood(
         let present = match mark {
             b'-' => false,
             b'0'..=b'9' if usize::from(mark - b'0') < k => true,
-            _ => return Err(at(
-                "stereotyped",
-                None,
-                &format!(
+            _ => {
+                return Err(at(
+                    "stereotyped",
+                    None,
+                    &format!(
                     "character {:?} at position {cell} is neither `-` nor a candidate index 0–{}",
                     char::from(mark),
                     k - 1
                 ),
-            )),
+                ))
+            }
         };
         for c in 0..k {
             let e = cell * k + c;

@@ -530,6 +530,16 @@ impl Builder {
             };
             let value = match ctx.get(r) {
                 Val::Missing | Val::Null => continue,
+                // The format's boolean condition attributes stay booleans when the input has them so.
+                Val::Text(_)
+                    if matches!(name.as_str(), "has_selection" | "in_reference")
+                        && matches!(ctx.node(r), Some(Value::Bool(_))) =>
+                {
+                    match ctx.node(r) {
+                        Some(v) => v.clone(),
+                        None => continue,
+                    }
+                }
                 Val::Text(t) => Value::String(t.into_owned()),
                 Val::Array(_) | Val::Object => match ctx.node(r) {
                     Some(v) => v.clone(),

@@ -81,6 +81,8 @@ pub fn preset(tasks: &[String]) -> Mapping {
     );
     let mut statement_attrs = BTreeMap::new();
     statement_attrs.insert("task".to_string(), "task".to_string());
+    let mut condition_attrs = BTreeMap::new();
+    condition_attrs.insert("has_selection".to_string(), "has_selection".to_string());
     Mapping {
         mapping_version: crate::mapping::MAPPING_VERSION,
         input: InputSpec {
@@ -135,6 +137,7 @@ pub fn preset(tasks: &[String]) -> Mapping {
             },
             condition: Some(FacetSpec {
                 field: field("condition"),
+                attributes: condition_attrs,
                 ..FacetSpec::default()
             }),
             template: None,
@@ -394,6 +397,7 @@ fn flatten(
             // lm-eval's crows_pairs puts sent_more first; the logged continuation confirms it.
             let stereotyped = if same(1) && !same(0) { 1 } else { 0 };
             rec.insert("condition".into(), json!(task));
+            rec.insert("has_selection".into(), json!(false));
             rec.insert("text".into(), json!(more));
             if let Some(b) = doc_str(&doc, "bias_type") {
                 rec.insert("category".into(), json!(b));
@@ -406,6 +410,7 @@ fn flatten(
         Some(TaskKind::Bbq) => {
             let condition = doc_str(&doc, "context_condition").unwrap_or_default();
             rec.insert("condition".into(), json!(condition));
+            rec.insert("has_selection".into(), json!(true));
             let text = [doc_str(&doc, "context"), doc_str(&doc, "question")]
                 .into_iter()
                 .flatten()
