@@ -254,6 +254,47 @@ fn err(input: &str, line: u64, field: &str, message: impl Into<String>) -> Impor
     }
 }
 
+/// Python's `json.dumps` writes `NaN`, `Infinity` and `-Infinity` for non-finite floats (lm-eval's
+/// results file does, e.g. a BBQ bias score of a category without items); JSON has no such tokens.
+/// They become `null` outside strings; everything else is left as it is.
+pub fn python_json_to_json(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("NaN") && !text.contains("Infinity") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        let token = ["-Infinity", "Infinity", "NaN"]
+            .into_iter()
+            .find(|t| rest.starts_with(t));
+        if let Some(t) = token {
+            out.push_str("null");
+            rest = &rest[t.len()..];
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// A number lm-eval wrote as a JSON number or (after `sanitize_list`) a string.
 fn number(v: &Value) -> Option<f64> {
     match v {
@@ -272,9 +313,10 @@ fn loglikelihoods(
 ) -> Result<Vec<f64>, ImportError> {
     let (field, items, nested) = match (sample.get("filtered_resps"), sample.get("resps")) {
         (Some(Value::Array(a)), _) => ("filtered_resps", a, false),
-        (_, Some(Value::Array(a))) => ("resps", a, true),
+        (Some(_), _) => return Err(err(input, line, "filtered_resps", "not an array")),
+        (None, Some(Value::Array(a))) => ("resps", a, true),
         (None, None) => return Err(err(input, line, "resps", "missing")),
-        _ => return Err(err(input, line, "resps", "not an array")),
+        (None, Some(_)) => return Err(err(input, line, "resps", "not an array")),
     };
     items
         .iter()
@@ -524,11 +566,12 @@ pub fn read(inputs: &[LogInput<'_>], options: &LogOptions) -> Result<Imported, I
             offset: e.valid_up_to() as u64,
             message: "not UTF-8".to_string(),
         })?;
-        let value: Value = serde_json::from_str(text).map_err(|e| ImportError::Syntax {
-            input: input.name.to_string(),
-            line: e.line() as u64,
-            message: format!("not a results JSON file: {e}"),
-        })?;
+        let value: Value =
+            serde_json::from_str(&python_json_to_json(text)).map_err(|e| ImportError::Syntax {
+                input: input.name.to_string(),
+                line: e.line() as u64,
+                message: format!("not a results JSON file: {e}"),
+            })?;
         if value.get("results").is_none() {
             return Err(err(
                 input.name,
@@ -590,7 +633,7 @@ pub fn read(inputs: &[LogInput<'_>], options: &LogOptions) -> Result<Imported, I
             out.clear();
             let trimmed = raw_line.trim();
             if !trimmed.is_empty() {
-                let sample = match serde_json::from_str::<Value>(trimmed) {
+                let sample = match serde_json::from_str::<Value>(&python_json_to_json(trimmed)) {
                     Ok(Value::Object(o)) => o,
                     Ok(_) => return Err(err(input.name, line, "(line)", "not a JSON object")),
                     Err(e) => {
@@ -610,4 +653,25 @@ pub fn read(inputs: &[LogInput<'_>], options: &LogOptions) -> Result<Imported, I
         importer.end()?;
     }
     importer.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_nan_and_infinity_become_null_outside_strings_only() {
+        let text = r#"{"a": NaN, "b": -Infinity, "c": [Infinity, 1.5], "d": "NaN \" Infinity"}"#;
+        let fixed = python_json_to_json(text);
+        assert_eq!(
+            fixed,
+            r#"{"a": null, "b": null, "c": [null, 1.5], "d": "NaN \" Infinity"}"#
+        );
+        let v: Value = serde_json::from_str(&fixed).expect("valid JSON");
+        assert_eq!(v["d"], "NaN \" Infinity");
+        assert!(matches!(
+            python_json_to_json("{\"x\": 1}"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 }
