@@ -23,6 +23,7 @@ use crate::pilot::form::{ClinicalForm, MAX_MODELS};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::ui::table::SortState;
 use atlas_core::number::Rule;
 use atlas_pilot::clinical::{
     build_clinical_plan, check_clinical_limits, clinical_bundle_info, clinical_estimate,
@@ -550,7 +551,7 @@ pub fn ClinicalPilotSection(keys: Keys) -> impl IntoView {
                 <button id="clinical-pilot-run" on:click=do_run>"Run the clinical pilot"</button>
             </div>
             <RunSection kind=Kind::Clinical prefix="clinical-pilot" plan_view error=action_error restored snapshot=out.snapshot
-                table=|s| view! { <ClinicalRunView snapshot=s/> }.into_any()
+                table=|s, sort| view! { <ClinicalRunView snapshot=s sort/> }.into_any()
                 open_label="Open as bundle in the Clinical view" discard_label="Discard the run"
                 on_open=do_open on_download=do_download on_discard=do_discard/>
             {move || opened.get().map(|m| view! { <p class="notice" role="status" id="clinical-pilot-opened">{m}</p> })}
@@ -575,7 +576,7 @@ const CLINICAL_COLUMNS: [ResultColumn; 10] = [
 
 /// Progress bar and the calls' table (model text as text).
 #[component]
-fn ClinicalRunView(snapshot: Snapshot) -> impl IntoView {
+fn ClinicalRunView(snapshot: Snapshot, sort: RwSignal<SortState>) -> impl IntoView {
     let eta = snapshot.time_left();
     let (rows, c) = match snapshot.rows {
         RunRows::Clinical { rows, progress } => (rows, progress),
@@ -613,6 +614,6 @@ fn ClinicalRunView(snapshot: Snapshot) -> impl IntoView {
             )}</span>
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
-        {results_table("clinical-pilot-results", "Clinical pilot calls", "Calls (model text shown as text)", &CLINICAL_COLUMNS, rows)}
+        {results_table("clinical-pilot-results", "Clinical pilot calls", "Calls (model text shown as text)", &CLINICAL_COLUMNS, rows, sort)}
     }
 }

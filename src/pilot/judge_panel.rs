@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::ui::table::SortState;
 use atlas_core::bundle::BundleFile;
 use atlas_core::number::Rule;
 use atlas_core::TextShard;
@@ -507,7 +508,7 @@ pub fn BundleJudgeSection(keys: Keys) -> impl IntoView {
             </div>
             {move || status.get().map(|m| view! { <p class="progress" role="status" id="bundle-judge-status">{m}</p> })}
             <RunSection kind=Kind::Judging prefix="bundle-judge" plan_view error=action_error restored snapshot=out.snapshot
-                table=|s| view! { <JudgingRunView snapshot=s/> }.into_any()
+                table=|s, sort| view! { <JudgingRunView snapshot=s sort/> }.into_any()
                 open_label="Open the bundle with the new columns in every view" discard_label="Discard the judge coding"
                 on_open=do_open on_download=do_download on_discard=do_discard/>
             {move || opened.get().map(|m| view! { <p class="notice" role="status" id="bundle-judge-opened">{m}</p> })}
@@ -532,7 +533,7 @@ const JUDGE_COLUMNS: [ResultColumn; 11] = [
 
 /// Progress bar and the judge calls' table (model text as text).
 #[component]
-fn JudgingRunView(snapshot: Snapshot) -> impl IntoView {
+fn JudgingRunView(snapshot: Snapshot, sort: RwSignal<SortState>) -> impl IntoView {
     let eta = snapshot.time_left();
     let (rows, majority) = match snapshot.rows {
         RunRows::Judging { rows, majority } => (rows, Some(majority)),
@@ -573,6 +574,6 @@ fn JudgingRunView(snapshot: Snapshot) -> impl IntoView {
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
         {majority.map(|m| view! { <p class="pilot-majority" id="bundle-judge-majority" data-coded=m.coded() data-ties=m.ties data-too-few-votes=m.too_few_votes>{format!("New judges' panel: {}.", m.describe())}</p> })}
-        {results_table("bundle-judge-results", "Judge calls", "Judge calls (model text shown as text)", &JUDGE_COLUMNS, rows)}
+        {results_table("bundle-judge-results", "Judge calls", "Judge calls (model text shown as text)", &JUDGE_COLUMNS, rows, sort)}
     }
 }

@@ -13,6 +13,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::ui::glossary::Term;
+use crate::ui::table::SortState;
 use atlas_core::number::Rule;
 use atlas_pilot::{build_plan, to_bundle, BundleInfo, RunState};
 use leptos::prelude::*;
@@ -196,7 +197,7 @@ pub fn PilotPanel() -> impl IntoView {
                 <button id="pilot-run" on:click=do_run>"Run the pilot"</button>
             </div>
             <RunSection kind=Kind::Pilot prefix="pilot" plan_view error=action_error restored snapshot=out.snapshot
-                table=|s| view! { <RunView snapshot=s/> }.into_any()
+                table=|s, sort| view! { <RunView snapshot=s sort/> }.into_any()
                 open_label="Open as bundle in every view" discard_label="Discard the run"
                 on_open=do_open on_download=do_download on_discard=do_discard/>
             <crate::pilot::judge_panel::BundleJudgeSection keys/>
@@ -370,7 +371,7 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
 
 /// Progress bar and results table.
 #[component]
-fn RunView(snapshot: Snapshot) -> impl IntoView {
+fn RunView(snapshot: Snapshot, sort: RwSignal<SortState>) -> impl IntoView {
     let eta = snapshot.time_left();
     let c = snapshot.calls;
     let j = snapshot.judge_calls;
@@ -439,6 +440,6 @@ fn RunView(snapshot: Snapshot) -> impl IntoView {
             {snapshot.problem.map(|p| view! { <p class="error">{p}</p> })}
         </div>
         {majority.map(|m| view! { <p class="pilot-majority" id="pilot-majority" data-coded=m.coded() data-ties=m.ties data-too-few-votes=m.too_few_votes>{format!("Judge panel: {}.", m.describe())}</p> })}
-        {results_table("pilot-results", "Pilot responses", "Responses (model text shown as text)", &columns, rows)}
+        {results_table("pilot-results", "Pilot responses", "Responses (model text shown as text)", &columns, rows, sort)}
     }
 }

@@ -14,6 +14,7 @@ use leptos::task::spawn_local;
 
 use crate::pilot::runner::{self as runner, Kind, Phase, RunSetup, Snapshot};
 use crate::pilot::store::StoreError;
+use crate::ui::table::SortState;
 
 /// Installs a run read back from IndexedDB: paused (resumable), or cancelled when the user had
 /// cancelled it; its in-flight calls become pending again ([`runner::install`]).
@@ -275,8 +276,9 @@ pub fn RunSection<P: CheckedPlan>(
     restored: RwSignal<Option<String>>,
     /// The run, as the runner reports it.
     snapshot: RwSignal<Option<Snapshot>>,
-    /// The run's progress bar and results table.
-    table: fn(Snapshot) -> AnyView,
+    /// The run's progress bar and results table, given the table's sort state (kept across the
+    /// redraws of every progress update).
+    table: fn(Snapshot, RwSignal<SortState>) -> AnyView,
     /// The open button's label.
     open_label: &'static str,
     /// The discard button's label.
@@ -285,6 +287,7 @@ pub fn RunSection<P: CheckedPlan>(
     on_download: Callback<()>,
     on_discard: Callback<()>,
 ) -> impl IntoView {
+    let sort = RwSignal::new(None);
     view! {
         {move || plan_view.get().map(|p| match p {
             Ok(s) => s.render(),
@@ -295,7 +298,7 @@ pub fn RunSection<P: CheckedPlan>(
         })}
         {move || snapshot.get().map(|s| view! {
             <RunNotices prefix snapshot=s.clone()/>
-            {table(s.clone())}
+            {table(s.clone(), sort)}
             <RunControls kind prefix snapshot=s open_label discard_label error restored
                 on_open on_download on_discard/>
         })}
@@ -355,18 +358,19 @@ pub struct ResultRow {
 
 /// A run's results table (`id`: `pilot-results`, `bundle-judge-results`, `clinical-pilot-results`)
 /// on the one table component: sortable by any column (click or keyboard; numeric columns by value),
-/// the model text shown as text, under `caption`. Sorting moves rows only; the run's order comes
-/// back when the table is redrawn (on the next progress update).
+/// the model text shown as text, under `caption`. Sorting moves rows only. `sort` is the run
+/// section's: the table is drawn again on every progress update and keeps the reader's sort.
 pub fn results_table(
     id: &'static str,
     region: &'static str,
     caption: &'static str,
     columns: &[ResultColumn],
     rows: Vec<ResultRow>,
+    sort: RwSignal<SortState>,
 ) -> impl IntoView {
     use atlas_core::tables::SortKey;
 
-    use crate::ui::table::{sortable_table, Column, TableNames};
+    use crate::ui::table::{sortable_table_keeping, Column, TableNames};
 
     let classes: Vec<(bool, &'static str)> = columns.iter().map(|c| (c.numeric, c.class)).collect();
     let header: Vec<Column> = columns
@@ -423,7 +427,7 @@ pub fn results_table(
         }
         .into_any()
     };
-    sortable_table(
+    sortable_table_keeping(
         TableNames {
             id: id.into(),
             class: "pilot-results".into(),
@@ -434,5 +438,6 @@ pub fn results_table(
         Signal::stored(keys),
         render_row,
         Some(view! { <caption>{caption}</caption> }.into_any()),
+        sort,
     )
 }

@@ -81,7 +81,7 @@ pub struct TableNames {
 }
 
 /// Which column the reader sorted by, and whether descending; `None`: the table's own order.
-type SortState = Option<(usize, bool)>;
+pub type SortState = Option<(usize, bool)>;
 
 /// The locale collation of the browser (`String.prototype.localeCompare`), numeric-aware.
 fn locale_order(a: &str, b: &str) -> std::cmp::Ordering {
@@ -104,7 +104,27 @@ pub fn sortable_table(
     render_row: impl Fn(usize) -> AnyView + Send + Sync + 'static,
     caption: Option<AnyView>,
 ) -> impl IntoView {
-    let sort = RwSignal::new(None::<(usize, bool)>);
+    sortable_table_keeping(
+        names,
+        columns,
+        rows,
+        render_row,
+        caption,
+        RwSignal::new(None),
+    )
+}
+
+/// [`sortable_table`] whose sort state `sort` belongs to the caller, so that it outlives the table:
+/// a table drawn again on every update (a run's results, redrawn per settled call) keeps the
+/// reader's sort instead of falling back to the table's order.
+pub fn sortable_table_keeping(
+    names: TableNames,
+    columns: Signal<Vec<Column>>,
+    rows: Signal<Vec<(usize, Vec<SortKey>)>>,
+    render_row: impl Fn(usize) -> AnyView + Send + Sync + 'static,
+    caption: Option<AnyView>,
+    sort: RwSignal<SortState>,
+) -> impl IntoView {
     let column_count = Memo::new(move |_| columns.with(Vec::len));
     // Only a change of the column count resets the sort: the effect's first run (deferred until
     // after mounting) must not undo a sort made before it.

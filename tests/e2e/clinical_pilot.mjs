@@ -214,6 +214,20 @@ try {
   // Keys live in memory only: type it again, then resume (a local server would also run without one).
   await setKey(page);
   await page.click('#clinical-pilot-resume-saved');
+  // A sort made during the run survives the table's redraws (one per settled call): sort by call id
+  // descending, let at least two more calls settle, and the rows are still in that order.
+  const idSort = '#clinical-pilot-results thead th:first-child';
+  await page.waitForSelector(`${idSort} button.sort`, { timeout: 60000 });
+  await page.click(`${idSort} button.sort`);
+  await page.click(`${idSort} button.sort`);
+  const settledAtSort = await page.evaluate(() => (window.__atlasClinical?.answered || 0) + (window.__atlasClinical?.skipped || 0));
+  await page.waitForFunction((n) => (window.__atlasClinical?.answered || 0) + (window.__atlasClinical?.skipped || 0) >= n + 2,
+    settledAtSort, { timeout: 120000, polling: 50 });
+  const sortedIds = await page.$$eval('#clinical-pilot-results tbody tr', (trs) => trs.map((tr) => tr.dataset.id));
+  const wantIds = [...sortedIds].sort((a, b) => b.localeCompare(a, undefined, { numeric: true, sensitivity: 'base' }));
+  check('a sort made during the run is kept while calls settle (aria-sort descending, rows by call id descending)',
+    await page.getAttribute(idSort, 'aria-sort') === 'descending' && sortedIds.length > 0 && JSON.stringify(sortedIds) === JSON.stringify(wantIds),
+    `${await page.getAttribute(idSort, 'aria-sort')} ${settledAtSort} → ${JSON.stringify(sortedIds.slice(0, 4))}`);
   await page.waitForFunction(() => window.__atlasClinical?.phase === 'finished', null, { timeout: 180000, polling: 100 });
   const st = await page.evaluate(() => window.__atlasClinical);
   const table = await rows(page);

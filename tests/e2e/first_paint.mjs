@@ -137,7 +137,7 @@ try {
     const shellShown = await page.$eval('#loading-shell', (e) => e.getBoundingClientRect().height > 0).catch(() => false);
     check('the shell is shown while the app is not there yet', shellShown);
     release();
-    await page.waitForSelector('#ber-table td[data-ber]', { timeout: 120000 }).catch(() => {});
+    await page.waitForSelector('#ber-table td[data-ber]', { state: 'attached', timeout: 120000 }).catch(() => {});
     const early = await cells(page).catch(() => []);
     const shellGone = await page.$('#loading-shell');
     check('once the app has mounted the shell is removed', shellGone === null);
@@ -150,7 +150,7 @@ try {
     const context2 = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page2 = await context2.newPage();
     await page2.goto(base + '?bundle=' + encodeURIComponent(DEFAULT));
-    await page2.waitForSelector('#ber-table td[data-ber]', { timeout: 120000 }).catch(() => {});
+    await page2.waitForSelector('#ber-table td[data-ber]', { state: 'attached', timeout: 120000 }).catch(() => {});
     const direct = await cells(page2).catch(() => []);
     check('the early-fetched bundle shows the same 24 BER cells as the bundle fetched by the app itself',
       early.length === 24 && early.join() === direct.join(), `${early.length} vs ${direct.length}`);

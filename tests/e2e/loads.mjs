@@ -161,7 +161,7 @@ try {
     await page.keyboard.press('Enter');
     await page.waitForFunction((id) => document.querySelector('#metadata .bundle-id code')?.textContent === id, DEFAULT_ID, { timeout: 60000 }).catch(() => {});
     check('404: Enter on the button opens the default bundle', (await shownId(page)) === DEFAULT_ID, await shownId(page));
-    await page.waitForSelector('#ber-table td[data-ber]', { timeout: 30000 }).catch(() => {});
+    await page.waitForSelector('#ber-table td[data-ber]', { state: 'attached', timeout: 30000 }).catch(() => {});
     const cells = await page.$$eval('#ber-table td[data-ber]', (tds) => tds.length);
     check('404: the default bundle\'s table is shown (8 models × 3 conditions)', cells === 24, `${cells} cells`);
     check('404: the error is gone', (await page.$('#load-error')) === null);

@@ -187,6 +187,22 @@ pub enum ImportError {
         detail: String,
     },
 
+    /// The log of an evaluation tool (Inspect AI, promptfoo; `crate::logs`) does not have the structure
+    /// its reader expects: a truncated or unreadable zip, a member missing, an unsupported compression
+    /// method, a member or file that is not valid JSON, a field missing or of the wrong type.
+    #[error("{input}, {location}, field `{field}`: {message}")]
+    Log {
+        /// Name of the input (a file name).
+        input: String,
+        /// Where in the log: a zip member (`member samples/1_epoch_1.json`), a record
+        /// (`samples[3]`, `results.results[12]`) or `(file)`.
+        location: String,
+        /// The field of the tool's structure (`eval.model`, `scores`), or `(document)`.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+
     /// A read error of the underlying stream.
     #[error("{input}: read error: {message}")]
     Io {

@@ -10,6 +10,11 @@
 //! - bundles: `atlas_core::Audit::from_bytes` (mutations of `tests/fixtures/tiny-bundle.json` and of
 //!   an imported bundle);
 //! - mappings: `atlas_import::Mapping::from_json`;
+//! - Inspect AI `.eval` logs: `atlas_import::logs::inspect::read` with its preset (mutations of small
+//!   zips rebuilt from the committed fixture's members, stored and DEFLATE, and of the fixture itself,
+//!   zstd), a successful import checked by `Audit::from_bytes`;
+//! - promptfoo results: `atlas_import::logs::promptfoo::read` (mutations of the committed fixture cut
+//!   to three results).
 //! - lm-evaluation-harness logs: `atlas_import::logs::read` on mutated samples lines (CrowS-Pairs and
 //!   BBQ seeds, and the first lines of the committed fixture) with the fixture's results file, and
 //!   `LogFormat::detect` on the same bytes; a successful read must give a valid bundle;
@@ -249,12 +254,107 @@ fn check_reader(g: &mut Gen, format: Format, bytes: &[u8]) -> Result<bool, Strin
     Ok(whole.is_ok())
 }
 
+/// Input kinds: CSV, TSV, JSONL, JSON, bundle, mapping, Inspect `.eval`, promptfoo results.
+const TARGETS: usize = 10;
+
+/// Seeds of the Inspect reader: zips of the fixture's header, summaries (cut to two samples) and
+/// those two samples (their `events`, `messages` and `attachments` dropped), written stored and
+/// DEFLATE; plus the fixture as inspect_ai wrote it (zstd).
+fn inspect_seeds(repo: &std::path::Path) -> Vec<Vec<u8>> {
+    use std::io::Write;
+    let original =
+        std::fs::read(repo.join("tests/fixtures/logs/inspect/crows_pairs_stereotype_first.eval"))
+            .expect("Inspect fixture");
+    let mut archive =
+        atlas_import::logs::inspect::EvalArchive::open("seed.eval", &original).expect("opens");
+    let summaries = archive.summaries().expect("summaries");
+    let keep: Vec<String> = summaries
+        .iter()
+        .take(2)
+        .map(|s| {
+            format!(
+                "samples/{}_epoch_{}.json",
+                s["id"].as_str().unwrap_or(""),
+                s["epoch"]
+            )
+        })
+        .collect();
+    let mut members = vec![
+        (
+            "header.json".to_string(),
+            archive.read_member("header.json").expect("header"),
+        ),
+        (
+            "summaries.json".to_string(),
+            serde_json::to_vec(&summaries[..2]).expect("JSON"),
+        ),
+    ];
+    for name in &keep {
+        let mut sample: serde_json::Value = archive.read_json(name).expect("sample");
+        for k in ["events", "messages", "attachments", "model_usage"] {
+            if let Some(o) = sample.as_object_mut() {
+                o.remove(k);
+            }
+        }
+        members.push((name.clone(), serde_json::to_vec(&sample).expect("JSON")));
+    }
+    let mut seeds = Vec::new();
+    for method in [
+        zip::CompressionMethod::Stored,
+        zip::CompressionMethod::Deflated,
+    ] {
+        let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for (name, content) in &members {
+            let options = zip::write::SimpleFileOptions::default().compression_method(method);
+            w.start_file(name.as_str(), options).expect("start");
+            w.write_all(content).expect("write");
+        }
+        seeds.push(w.finish().expect("finish").into_inner());
+    }
+    seeds.push(original);
+    seeds
+}
+
+/// Seeds of the promptfoo reader: the fixture with its first three results.
+fn promptfoo_seeds(repo: &std::path::Path) -> Vec<Vec<u8>> {
+    let bytes = std::fs::read(repo.join("tests/fixtures/logs/promptfoo/results.json"))
+        .expect("promptfoo fixture");
+    let mut doc: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+    if let Some(results) = doc["results"]["results"].as_array_mut() {
+        results.truncate(3);
+    }
+    if let Some(o) = doc.as_object_mut() {
+        o.remove("config");
+    }
+    vec![serde_json::to_vec(&doc).expect("JSON")]
+}
+
+/// Reads one log input with its reader's preset; a successful import must give a valid bundle.
+fn check_log(target: usize, bytes: &[u8]) -> Result<bool, String> {
+    let limits = Limits::default();
+    let result = if target == 6 {
+        atlas_import::logs::inspect::read("in.eval", bytes, None, &Default::default(), limits)
+    } else {
+        atlas_import::logs::promptfoo::read("in.json", bytes, None, limits)
+    };
+    match result {
+        Ok(imported) => match imported.validate() {
+            Ok(_) => Ok(true),
+            Err(e) => Err(format!(
+                "a log import succeeded but its bundle is refused: {e}"
+            )),
+        },
+        Err(_) => Ok(false),
+    }
+}
+
 #[derive(Debug, Default)]
 struct Tally {
     inputs: u64,
-    by_target: [u64; 8],
+    by_target: [u64; TARGETS],
     imports_ok: u64,
     bundles_ok: u64,
+    logs_ok: u64,
     failures: Vec<String>,
 }
 
@@ -358,13 +458,15 @@ fn run(count: u64, seed: u64) -> Tally {
         })
         .collect();
     mappings.push(serde_json::to_vec(&csv_mapping(1)).expect("serialises"));
+    let inspect = inspect_seeds(&repo);
+    let promptfoo = promptfoo_seeds(&repo);
 
     let mut g = Gen {
         rng: ChaCha8Rng::seed_from_u64(seed),
     };
     let mut tally = Tally::default();
     for i in 0..count {
-        let target = (i % 8) as usize;
+        let target = (i % TARGETS as u64) as usize;
         let bytes = match target {
             0 => g.mutate(&csv),
             1 => g.mutate(&tsv),
@@ -372,7 +474,9 @@ fn run(count: u64, seed: u64) -> Tally {
             3 => g.mutate(&json),
             4 => g.mutate(&bundles),
             5 => g.mutate(&mappings),
-            6 => g.mutate(&lm_seeds),
+            6 => g.mutate(&inspect),
+            7 => g.mutate(&promptfoo),
+            8 => g.mutate(&lm_seeds),
             _ => g.mutate(&lk_bundles),
         };
         tally.inputs += 1;
@@ -382,8 +486,9 @@ fn run(count: u64, seed: u64) -> Tally {
             1 => check_reader(&mut g, Format::Tsv, &bytes),
             2 => check_reader(&mut g, Format::Jsonl, &bytes),
             3 => check_reader(&mut g, Format::Json, &bytes),
-            4 | 7 => Ok(Audit::from_bytes(&bytes).is_ok()),
-            6 => check_lmeval(&bytes, &lm_results),
+            4 | 9 => Ok(Audit::from_bytes(&bytes).is_ok()),
+            6 | 7 => check_log(target, &bytes),
+            8 => check_lmeval(&bytes, &lm_results),
             _ => {
                 let text = String::from_utf8_lossy(&bytes);
                 if let Ok(m) = Mapping::from_json(&text) {
@@ -394,8 +499,9 @@ fn run(count: u64, seed: u64) -> Tally {
             }
         }));
         match outcome {
-            Ok(Ok(ok)) if target < 4 || target == 6 => tally.imports_ok += u64::from(ok),
-            Ok(Ok(ok)) => tally.bundles_ok += u64::from(ok && (target == 4 || target == 7)),
+            Ok(Ok(ok)) if target < 4 => tally.imports_ok += u64::from(ok),
+            Ok(Ok(ok)) if (6..=8).contains(&target) => tally.logs_ok += u64::from(ok),
+            Ok(Ok(ok)) => tally.bundles_ok += u64::from(ok && (target == 4 || target == 9)),
             Ok(Err(property)) => tally.failures.push(format!(
                 "input {i} (target {target}): {property}\n bytes: {:?}",
                 String::from_utf8_lossy(&bytes)
@@ -422,18 +528,21 @@ fn fuzz(default_count: u64) {
     let tally = run(count, seed);
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "fuzz: {} generated inputs (seed {seed}) in {secs:.1} s: csv {}, tsv {}, jsonl {}, json {}, lm-eval {} ({} imported to a valid bundle), bundle {} + with likelihood {} ({} valid), mapping {}; {} failures (panics or broken properties), 0 allowed",
+        "fuzz: {} generated inputs (seed {seed}) in {secs:.1} s: csv {}, tsv {}, jsonl {}, json {} ({} imported to a valid bundle), bundle {} + with likelihood readouts {} ({} valid), mapping {}, inspect {}, promptfoo {}, lm-eval {} ({} imported); {} failures (panics or broken properties), 0 allowed",
         tally.inputs,
         tally.by_target[0],
         tally.by_target[1],
         tally.by_target[2],
         tally.by_target[3],
-        tally.by_target[6],
         tally.imports_ok,
         tally.by_target[4],
-        tally.by_target[7],
+        tally.by_target[9],
         tally.bundles_ok,
         tally.by_target[5],
+        tally.by_target[6],
+        tally.by_target[7],
+        tally.by_target[8],
+        tally.logs_ok,
         tally.failures.len()
     );
     assert!(

@@ -279,3 +279,49 @@ fn a_crows_line_whose_choices_are_swapped_still_finds_the_stereotyped_candidate(
     let l = imported.bundle.responses.likelihood.expect("readouts");
     assert_eq!(l.stereotyped, "1");
 }
+
+#[test]
+fn detect_names_every_committed_tool_log_and_no_plain_input() {
+    let root = repo().join("tests/fixtures/logs");
+    let mut seen = 0;
+    for (dir, want) in [
+        ("inspect", Some(LogFormat::Inspect)),
+        ("promptfoo", Some(LogFormat::Promptfoo)),
+        ("lm-eval", Some(LogFormat::LmEval)),
+    ] {
+        for entry in std::fs::read_dir(root.join(dir))
+            .expect("fixture dir")
+            .flatten()
+        {
+            let path = entry.path();
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("")
+                .to_string();
+            let is_log = name.ends_with(".eval")
+                || name.starts_with("samples_")
+                || name.starts_with("results")
+                || (dir == "inspect" && name.ends_with(".json") && name != "expected.json");
+            if !path.is_file() || !is_log {
+                continue;
+            }
+            let bytes = std::fs::read(&path).expect("read");
+            let head = &bytes[..bytes.len().min(logs::DETECT_BYTES)];
+            assert_eq!(LogFormat::detect(&name, head), want, "{dir}/{name}");
+            seen += 1;
+        }
+    }
+    assert!(seen >= 7, "{seen} logs");
+    for plain in [
+        "tests/fixtures/tiny-bundle.json",
+        "tests/import/count_reference.json",
+    ] {
+        let bytes = std::fs::read(repo().join(plain)).expect("read");
+        assert_eq!(
+            LogFormat::detect(plain, &bytes[..bytes.len().min(logs::DETECT_BYTES)]),
+            None,
+            "{plain}"
+        );
+    }
+}

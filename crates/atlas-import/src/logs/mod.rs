@@ -18,12 +18,149 @@
 //! line (or member) and the field. [`read`] dispatches on a [`LogFormat`]; [`LogFormat::detect`]
 //! recognises a format from a file's name and first bytes.
 //!
-//! Readers present in this build: [`lmeval`]. Inspect AI, promptfoo and Parquet answer
-//! [`ImportError::NoLogReader`] until their readers land.
+//! Readers present in this build: [`inspect`] (Inspect AI `.eval` / `.json`), [`promptfoo`] and
+//! [`lmeval`] (lm-evaluation-harness). Parquet answers [`ImportError::NoLogReader`] until its reader
+//! lands. Problems of a log's structure are [`ImportError::Log`] (Inspect, promptfoo) or
+//! [`ImportError::Record`] with the line (lm-eval), naming the input, the member or line, and the field.
 
+pub mod inspect;
 pub mod lmeval;
+pub mod promptfoo;
 
-use crate::{ImportError, Imported, Limits, Mapping};
+use serde_json::Value;
+
+use crate::{Format, ImportError, Imported, Importer, Limits, Mapping};
+
+/// [`ImportError::Log`] for `input` at `location` (a zip member, `samples[3]`, `results[12]`), field
+/// `field`.
+pub(crate) fn log_error(
+    input: &str,
+    location: impl Into<String>,
+    field: impl Into<String>,
+    message: impl Into<String>,
+) -> ImportError {
+    ImportError::Log {
+        input: input.to_string(),
+        location: location.into(),
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+/// Feeds `records` (flat JSON objects) to `importer` as the JSON Lines input `name`: record *n* is
+/// line *n*, so the report's record numbers are the reader's record order.
+pub(crate) fn feed(
+    importer: &mut Importer,
+    name: &str,
+    records: impl IntoIterator<Item = Result<Value, ImportError>>,
+) -> Result<(), ImportError> {
+    importer.begin(name, Format::Jsonl)?;
+    let mut line = Vec::new();
+    for record in records {
+        line.clear();
+        serde_json::to_writer(&mut line, &record?).map_err(|e| ImportError::Io {
+            input: name.to_string(),
+            message: e.to_string(),
+        })?;
+        line.push(b'\n');
+        importer.push(&line)?;
+    }
+    importer.end()
+}
+
+/// The text of a JSON scalar as the mapping reads it (a string is itself, a number or boolean its
+/// JSON text, `null` empty); `None` for arrays and objects.
+pub(crate) fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => Some(String::new()),
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+/// The first of `candidates` that is a key of every object in `objects` with a non-empty scalar
+/// value (at least one object required).
+pub(crate) fn common_key<'a>(
+    objects: &[&serde_json::Map<String, Value>],
+    candidates: &[&'a str],
+) -> Option<&'a str> {
+    if objects.is_empty() {
+        return None;
+    }
+    candidates.iter().copied().find(|k| {
+        objects.iter().all(|o| {
+            o.get(*k)
+                .and_then(scalar_text)
+                .is_some_and(|s| !s.is_empty())
+        })
+    })
+}
+
+/// A bundle id from free text: lowercase ASCII letters, digits and `-`.
+pub(crate) fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    while out.ends_with('-') {
+        out.pop();
+    }
+    if out.is_empty() {
+        out.push_str("log");
+    }
+    out.truncate(80);
+    out
+}
+
+/// Parses `bytes` as JSON, naming `input`, `location` and the line/column of a syntax error.
+pub(crate) fn parse_json(input: &str, location: &str, bytes: &[u8]) -> Result<Value, ImportError> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        log_error(
+            input,
+            location,
+            "(document)",
+            format!("not valid JSON: {e}"),
+        )
+    })
+}
+
+/// Whether `head` (the first bytes of a JSON text) has the key `key` followed by `:` and `open` (`{`
+/// or `[`), e.g. `"eval": {`. A heuristic for format detection on the first few KiB; it never
+/// decides an import, the reader's own errors do.
+pub(crate) fn has_key_opening(head: &[u8], key: &str, open: u8) -> bool {
+    let needle = format!("\"{key}\"");
+    let n = needle.as_bytes();
+    let mut from = 0;
+    while let Some(pos) = head[from..].windows(n.len()).position(|w| w == n) {
+        let mut i = from + pos + n.len();
+        while head.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        if head.get(i) == Some(&b':') {
+            i += 1;
+            while head.get(i).is_some_and(u8::is_ascii_whitespace) {
+                i += 1;
+            }
+            if head.get(i) == Some(&open) || (open == 0 && i < head.len()) {
+                return true;
+            }
+        }
+        from += pos + 1;
+    }
+    false
+}
+
+/// Whether `head` starts (after a byte-order mark and white space) with a JSON object.
+pub(crate) fn starts_object(head: &[u8]) -> bool {
+    let head = head.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(head);
+    head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
 
 /// Bytes [`LogFormat::detect`] looks at (the caller may pass fewer or more).
 pub const DETECT_BYTES: usize = 64 << 10;
@@ -93,10 +230,10 @@ impl LogFormat {
         if has("n-shot") || has("lm_eval_version") || (has("configs") && has("versions")) {
             return Some(LogFormat::LmEval);
         }
-        if has("eval") && (has("samples") || has("version")) {
+        if inspect::sniff(head) || (has("eval") && (has("samples") || has("version"))) {
             return Some(LogFormat::Inspect);
         }
-        if has("results") && (has("config") || has("version")) {
+        if promptfoo::sniff(head) || (has("results") && (has("config") || has("version"))) {
             return Some(LogFormat::Promptfoo);
         }
         None
@@ -194,10 +331,20 @@ pub fn read(
     inputs: &[LogInput<'_>],
     options: &LogOptions,
 ) -> Result<Imported, ImportError> {
+    let pairs: Vec<(&str, &[u8])> = inputs.iter().map(|i| (i.name, i.bytes)).collect();
     match format {
         LogFormat::LmEval => lmeval::read(inputs, options),
-        other => Err(ImportError::NoLogReader {
-            format: other.key(),
+        LogFormat::Inspect => inspect::read_all(
+            &pairs,
+            options.mapping.clone(),
+            &inspect::Options::default(),
+            options.limits.clone(),
+        ),
+        LogFormat::Promptfoo => {
+            promptfoo::read_all(&pairs, options.mapping.clone(), options.limits.clone())
+        }
+        LogFormat::Parquet => Err(ImportError::NoLogReader {
+            format: LogFormat::Parquet.key(),
         }),
     }
 }
