@@ -1,5 +1,6 @@
 //! `atlas import`: CSV / TSV / JSONL / JSON results + a mapping file, or tool logs (lm-evaluation-harness
-//! samples and results files; `--format auto` detects them from their bytes) with the reader's preset
+//! samples and results files, Inspect AI `.eval` / `.json`, promptfoo results; `--format auto` detects
+//! them from their bytes) with the reader's preset
 //! mapping → a bundle (format v1), with the validation report; `--preview` shows the detected columns and types (and, with a mapping, the value
 //! counts of the whole import) without writing anything. The logic lives in the `atlas-import` crate;
 //! the bundle is validated by `Importer::finish` and streamed to the output file.
