@@ -183,10 +183,17 @@ fn atlas_import_refuses_a_mix_of_log_and_table_inputs_and_formats_without_a_read
         stderr.contains("different formats") && stderr.contains("in.csv"),
         "{stderr}"
     );
+    let output = atlas(&["--format", "parquet", csv.to_str().unwrap(), "-o", "x.json"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success() && stderr.contains("no parquet reader"),
+        "{stderr}"
+    );
+    // A forced log format names what is wrong with a file that is not that log.
     let output = atlas(&["--format", "inspect", csv.to_str().unwrap(), "-o", "x.json"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        !output.status.success() && stderr.contains("no inspect reader"),
+        !output.status.success() && stderr.contains("in.csv") && stderr.contains("not valid JSON"),
         "{stderr}"
     );
 }
