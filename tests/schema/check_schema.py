@@ -227,6 +227,15 @@ def main():
         return m
 
     codes = tiny["responses"]["selection"]["codes"]
+    # responses.likelihood over the tiny example's 32 cells: readouts on the first two cells only.
+    n = len(codes)
+    LIKELIHOOD = {
+        "description": "test readouts",
+        "candidates": 2,
+        "stereotyped": "01" + "-" * (n - 2),
+        "logprob_sum": [-6.0, -5.0, -4.0, -2.0] + [None] * (2 * n - 4),
+        "token_count": [3, 2, 2, 1] + [None] * (2 * n - 4),
+    }
     rejected = [
         ("wrong version (2)", setp(["version"], 2), "version"),
         ("wrong format", setp(["format"], "audit-atlas-text-shard"), "format"),
@@ -266,6 +275,12 @@ def main():
         ('target with "lower"', setp(["responses", "selection", "direction"], {"better": "lower", "target": 0.5}), "responses/selection/direction"),
         ("target as a string", setp(["responses", "selection", "direction"], {"better": "target", "target": "50%"}), "responses/selection/direction/target"),
         ("unknown key in direction", setp(["responses", "selection", "direction"], {"better": "higher", "ideal": 1}), "responses/selection/direction"),
+        ("likelihood candidates 1", setp(["responses", "likelihood"], {**LIKELIHOOD, "candidates": 1}), "responses/likelihood/candidates"),
+        ("likelihood mark 'x'", setp(["responses", "likelihood"], {**LIKELIHOOD, "stereotyped": "x" + LIKELIHOOD["stereotyped"][1:]}), "responses/likelihood/stereotyped"),
+        ("likelihood positive log-probability", setp(["responses", "likelihood"], {**LIKELIHOOD, "logprob_sum": [0.5] + LIKELIHOOD["logprob_sum"][1:]}), "responses/likelihood/logprob_sum/0"),
+        ("likelihood token count 0", setp(["responses", "likelihood"], {**LIKELIHOOD, "token_count": [0] + LIKELIHOOD["token_count"][1:]}), "responses/likelihood/token_count/0"),
+        ("likelihood unknown key", setp(["responses", "likelihood"], {**LIKELIHOOD, "prefix": 3}), "responses/likelihood"),
+        ("likelihood null", setp(["responses", "likelihood"], None), "responses/likelihood"),
     ]
     for name, mutate, where in rejected:
         def must_reject(mutate=mutate, where=where):
@@ -294,6 +309,8 @@ def main():
         ("direction target 0.5", setp(["responses", "selection", "direction"], {"better": "target", "target": 0.5})),
         ("direction target 1 (the end of the scale)", setp(["responses", "selection", "direction"], {"better": "target", "target": 1})),
         ("direction null (not declared)", setp(["responses", "selection", "direction"], None)),
+        ("likelihood readouts (2 candidates, token counts)", setp(["responses", "likelihood"], LIKELIHOOD)),
+        ("likelihood readouts without token counts", setp(["responses", "likelihood"], {k: v for k, v in LIKELIHOOD.items() if k != "token_count"})),
     ]
     for name, mutate in accepted:
         def must_accept(mutate=mutate):

@@ -467,6 +467,7 @@ pub fn convert(input: &Path, out: &Path) -> Result<Converted> {
             },
             judges: Vec::new(),
             human: Vec::new(),
+            likelihood: None,
         },
         texts: None,
         clinical: Some(Clinical::new("amqa", Some("original"))),

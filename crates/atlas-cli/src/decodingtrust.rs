@@ -451,6 +451,7 @@ pub fn convert(input: &Path, out: &Path) -> Result<Converted> {
             },
             judges: Vec::new(),
             human: Vec::new(),
+            likelihood: None,
         },
         texts: Some(Texts {
             rationale: Some(TextField {

@@ -16,6 +16,10 @@
 //!   budget, smallest budget meeting a target);
 //! - `atlas import --mapping M.json IN... -o OUT` imports CSV / TSV / JSONL / JSON results into a
 //!   bundle (`--preview` shows detected columns and value counts; see `docs/import-mapping.md`);
+//!   `atlas import --format auto|lm-eval|… LOG... -o OUT` reads tool logs (lm-evaluation-harness
+//!   `samples_*.jsonl` + `results_*.json`) with their reader's preset mapping;
+//! - `atlas likelihood FILE [--basis auto|mean|sum] [--json]` prints the likelihood readouts'
+//!   stereotyped-candidate preference (CrowS preference, seed `000_…` §C.2) per model and condition;
 //! - `atlas reweight FILE [--policy P] [--weights c=w,… | --preset equal|baseline|sweep:NAME]
 //!   [--format text|json|csv]` re-weights the reference score (the app's re-weighting panel);
 //! - `atlas analyze-rq3 FILE [--rule R] [--format text|json|csv]` compares the Selection with the
@@ -38,6 +42,7 @@ mod clinical;
 mod compare;
 mod decodingtrust;
 mod import;
+mod likelihood;
 mod overview;
 mod pilot;
 mod plan;
@@ -91,8 +96,13 @@ enum Command {
     /// RQ3 (seed 000 §3.3, §5.4, E.2, E.3): Selection versus judge-coded Rationale, printed like
     /// Tables 3, 18 and 19 with the per model × condition cells.
     AnalyzeRq3(rq3::AnalyzeRq3Args),
-    /// Import CSV, TSV, JSONL or JSON results into a bundle with a mapping file (docs/import-mapping.md).
+    /// Import CSV, TSV, JSONL or JSON results into a bundle with a mapping file, or tool logs
+    /// (lm-evaluation-harness samples/results) with their reader's preset (docs/import-mapping.md).
     Import(import::ImportArgs),
+    /// Likelihood readouts (seed 000 §4.3, §C.2): the share of items whose stereotyped candidate
+    /// scores higher (CrowS preference), per model and per model × condition, with ties and missing
+    /// readouts counted. Kept apart from the Selection results.
+    Likelihood(likelihood::LikelihoodArgs),
     /// Re-weight the reference score (Eq. 4) per condition: scores, ranks, τ-b and inverted pairs
     /// against equal weights, statement-cluster bootstrap intervals (the app's re-weighting panel).
     Reweight(reweight::ReweightArgs),
@@ -235,6 +245,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::AnalyzeRq3(args) => rq3::run(args),
         Command::Reweight(args) => reweight::run(args),
         Command::Overview(args) => overview::run(args),
+        Command::Likelihood(args) => likelihood::run(&args),
         Command::Compare(args) => compare::run(args),
         Command::Pilot(args) => pilot::run(args),
         Command::Import(args) => {

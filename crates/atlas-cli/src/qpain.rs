@@ -569,6 +569,7 @@ pub fn convert(input: &Path, out: &Path, embed_dir: Option<&Path>) -> Result<Con
             },
             judges: Vec::new(),
             human: Vec::new(),
+            likelihood: None,
         },
         texts: Some(Texts {
             rationale: Some(TextField {

@@ -927,6 +927,7 @@ fn build_bundle(config: &SynthConfig, effects: &Effects, codes: String) -> Bundl
             },
             judges: Vec::new(),
             human: Vec::new(),
+            likelihood: None,
         },
         texts: None,
         clinical: None,

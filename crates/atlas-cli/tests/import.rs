@@ -115,3 +115,85 @@ fn atlas_import_exits_with_status_2_and_names_the_missing_column() {
     assert!(stderr.contains("column \"answer_framed\""), "{stderr}");
     assert!(!out.exists());
 }
+
+fn lmeval_fixture() -> Vec<String> {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/logs/lm-eval");
+    let mut files: Vec<String> = std::fs::read_dir(&d)
+        .expect("fixture dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "jsonl" || x == "json"))
+        .map(|p| p.display().to_string())
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn atlas_import_detects_lm_eval_logs_and_atlas_likelihood_prints_crows_preference() {
+    // Expected numbers: tests/import/expected_logs.json (the pandas reading of the same files).
+    let d = dir("lmeval");
+    let out = d.join("bundle.json");
+    let mut args: Vec<String> = lmeval_fixture();
+    args.extend(["-o".to_string(), out.display().to_string()]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = atlas(&refs);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("format: lm-eval"), "{stdout}");
+    assert!(
+        stdout.contains("likelihood readouts: 10 cells (10 of them without a Selection)"),
+        "{stdout}"
+    );
+    let audit = Audit::from_json(&std::fs::read_to_string(&out).unwrap()).expect("valid bundle");
+    assert_eq!(audit.cells, 48);
+    let lk = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["likelihood", out.to_str().unwrap(), "--json"])
+        .output()
+        .expect("runs atlas likelihood");
+    assert!(
+        lk.status.success(),
+        "{}",
+        String::from_utf8_lossy(&lk.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&lk.stdout).expect("json");
+    assert_eq!(v["basis"], "sum");
+    assert_eq!(v["models"][0]["preferred"], 8);
+    assert_eq!(v["models"][0]["valid"], 10);
+    assert_eq!(v["models"][0]["share"], 0.8);
+}
+
+#[test]
+fn atlas_import_refuses_a_mix_of_log_and_table_inputs_and_formats_without_a_reader() {
+    let d = dir("mix");
+    let csv = d.join("in.csv");
+    std::fs::write(&csv, CSV).unwrap();
+    let mut args = lmeval_fixture();
+    args.push(csv.display().to_string());
+    args.extend(["-o".to_string(), d.join("b.json").display().to_string()]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = atlas(&refs);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("different formats") && stderr.contains("in.csv"),
+        "{stderr}"
+    );
+    let output = atlas(&["--format", "parquet", csv.to_str().unwrap(), "-o", "x.json"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success() && stderr.contains("no parquet reader"),
+        "{stderr}"
+    );
+    // A forced log format names what is wrong with a file that is not that log.
+    let output = atlas(&["--format", "inspect", csv.to_str().unwrap(), "-o", "x.json"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !output.status.success() && stderr.contains("in.csv") && stderr.contains("not valid JSON"),
+        "{stderr}"
+    );
+}

@@ -177,7 +177,42 @@ pub struct Responses {
     /// Human labels, one column per annotator.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub human: Vec<HumanColumn>,
+    /// Likelihood readouts (teacher-forced log-probabilities of given candidates, seed `000_…` §4.3,
+    /// C.2), kept apart from the Selection. Optional: absent in bundles without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub likelihood: Option<LikelihoodColumn>,
 }
+
+/// Likelihood readouts per cell (`responses.likelihood`, `docs/bundle-format.md` "Likelihood
+/// readouts"): for each cell, the summed log-probability (natural log, ≤ 0) of each of `candidates`
+/// candidate continuations, optionally their token counts (so the mean per token, §C.2, is
+/// available), and which candidate is the stereotyped one.
+///
+/// Dense like the other columns: `stereotyped` has one character per cell; `logprob_sum` and
+/// `token_count` have `cells × candidates` entries, cell-major (entry `cell * candidates + k` is
+/// candidate `k` of cell `cell`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LikelihoodColumn {
+    /// What was scored (which tool, which prefix, how candidates were ordered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Candidates per cell, 2 to 10 (CrowS-Pairs: 2; StereoSet: 3; BBQ: 3).
+    pub candidates: usize,
+    /// One character per cell: the index (`0`–`9`) of the stereotyped candidate, or `-` for a cell
+    /// without a likelihood readout.
+    pub stereotyped: String,
+    /// Summed log-probability of each candidate's continuation tokens (natural log, finite, ≤ 0);
+    /// `null` where not recorded (and in every entry of a `-` cell).
+    pub logprob_sum: Vec<Option<f64>>,
+    /// Number of continuation tokens each sum covers (integer ≥ 1), or `null`; absent = the producer
+    /// recorded no token counts (then only the summed log-probability can be compared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_count: Option<Vec<Option<u32>>>,
+}
+
+/// Most candidates a likelihood readout may hold (one code digit).
+pub const MAX_LIKELIHOOD_CANDIDATES: usize = 10;
 
 /// The Selection of every cell: a dictionary of distinct (raw, evidence, obtained) values and one code
 /// character per cell.
@@ -655,6 +690,9 @@ impl Audit {
                 }
             }
         }
+        if let Some(likelihood) = &file.responses.likelihood {
+            check_likelihood(&file, &axes, likelihood, cells)?;
+        }
         let clinical_embeddings = clinical_check::check(&file, cells)?;
         Ok(Audit {
             file,
@@ -802,6 +840,117 @@ impl TextShard {
         let pos = self.file.data.cells.binary_search(&(index as u64)).ok()?;
         self.file.data.texts.get(pos).map(String::as_str)
     }
+}
+
+/// Checks `responses.likelihood` (rules in [`LikelihoodColumn`]); errors name the field, the entry
+/// and the cell's facet levels.
+fn check_likelihood(
+    file: &BundleFile,
+    axes: &[Axis],
+    l: &LikelihoodColumn,
+    cells: usize,
+) -> Result<(), BundleError> {
+    let k = l.candidates;
+    if !(2..=MAX_LIKELIHOOD_CANDIDATES).contains(&k) {
+        return Err(invalid(
+            "responses.likelihood.candidates",
+            &format!(
+                "is {k}; a likelihood readout has 2 to {MAX_LIKELIHOOD_CANDIDATES} candidates"
+            ),
+        ));
+    }
+    let marks = l.stereotyped.as_bytes();
+    if marks.len() != cells {
+        return Err(BundleError::LengthMismatch {
+            field: "responses.likelihood.stereotyped".into(),
+            found: marks.len(),
+            expected: cells,
+        });
+    }
+    let entries = cells.saturating_mul(k);
+    let lengths = [
+        ("responses.likelihood.logprob_sum", l.logprob_sum.len()),
+        (
+            "responses.likelihood.token_count",
+            l.token_count.as_ref().map_or(entries, Vec::len),
+        ),
+    ];
+    for (field, found) in lengths {
+        if found != entries {
+            return Err(invalid(
+                field,
+                &format!(
+                    "has {found} entries; expected cells × candidates = {cells} × {k} = {entries}"
+                ),
+            ));
+        }
+    }
+    for (cell, &mark) in marks.iter().enumerate() {
+        let at = |field: &str, entry: Option<usize>, message: &str| {
+            let name = match entry {
+                Some(e) => format!("responses.likelihood.{field}[{e}]"),
+                None => format!("responses.likelihood.{field}"),
+            };
+            invalid(
+                &name,
+                &format!(
+                    "{message} (cell {cell}: {})",
+                    describe_cell(file, axes, cell)
+                ),
+            )
+        };
+        let present = match mark {
+            b'-' => false,
+            b'0'..=b'9' if usize::from(mark - b'0') < k => true,
+            _ => {
+                return Err(at(
+                    "stereotyped",
+                    None,
+                    &format!(
+                    "character {:?} at position {cell} is neither `-` nor a candidate index 0–{}",
+                    char::from(mark),
+                    k - 1
+                ),
+                ))
+            }
+        };
+        for c in 0..k {
+            let e = cell * k + c;
+            let sum = l.logprob_sum.get(e).copied().flatten();
+            let tokens = l
+                .token_count
+                .as_ref()
+                .and_then(|t| t.get(e).copied().flatten());
+            if !present && (sum.is_some() || tokens.is_some()) {
+                return Err(at(
+                    if sum.is_some() {
+                        "logprob_sum"
+                    } else {
+                        "token_count"
+                    },
+                    Some(e),
+                    "a cell without a likelihood readout (`-`) must have null entries",
+                ));
+            }
+            if let Some(v) = sum {
+                if !v.is_finite() || v > 0.0 {
+                    return Err(at(
+                        "logprob_sum",
+                        Some(e),
+                        &format!("is {v}; a summed log-probability is finite and ≤ 0"),
+                    ));
+                }
+            }
+            if tokens == Some(0) {
+                return Err(at(
+                    "token_count",
+                    Some(e),
+                    "is 0; a scored continuation has at least one token",
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn invalid(field: &str, message: &str) -> BundleError {

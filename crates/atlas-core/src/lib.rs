@@ -20,6 +20,7 @@ pub mod error;
 pub mod format;
 pub mod glossary;
 pub mod headline;
+pub mod likelihood;
 pub mod number;
 pub mod plan;
 pub mod query;

@@ -21,9 +21,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 use atlas_core::bundle::{
-    encode_selection_codes, facet_ids, BundleFile, Facet, JudgeColumn, Level, Metadata, Obtained,
-    Production, Responses, SelectionColumn, SelectionValue, TextCells, TextField, Texts,
-    FORMAT_NAME, FORMAT_VERSION, NO_RESPONSE_CODE,
+    encode_selection_codes, facet_ids, BundleFile, Facet, JudgeColumn, Level, LikelihoodColumn,
+    Metadata, Obtained, Production, Responses, SelectionColumn, SelectionValue, TextCells,
+    TextField, Texts, FORMAT_NAME, FORMAT_VERSION, NO_RESPONSE_CODE,
 };
 use serde_json::Value;
 
@@ -46,6 +46,7 @@ pub(crate) mod reasons {
     pub const SELECTION_OBJECT: &str = "Selection is an object or a nested array";
     pub const TEXT_SHAPE: &str =
         "Rationale or judge value does not match the Selection (array vs scalar, or an object)";
+    pub const BAD_LIKELIHOOD: &str = "likelihood readout malformed (readout dropped)";
 }
 
 #[derive(Debug)]
@@ -101,7 +102,12 @@ struct Refs {
     rationale: Vec<Option<FieldRef>>,
     /// `[judge][unpivot level]`.
     judges: Vec<Vec<FieldRef>>,
+    /// Log-probability sums, token counts, stereotyped index.
+    likelihood: Option<(FieldRef, Option<FieldRef>, FieldRef)>,
 }
+
+/// One likelihood readout: stereotyped index, per-candidate sums and token counts.
+type Readout = (u8, Vec<Option<f64>>, Option<Vec<Option<u32>>>);
 
 /// The mapping field names after `{unpivot}` substitution, per unpivot level.
 #[derive(Debug)]
@@ -140,6 +146,9 @@ pub(crate) struct Builder {
     obs_judges: Vec<u8>,
     /// Input index (high 16 bits) and record number (low 48 bits).
     obs_origin: Vec<u64>,
+    /// Per observation: index into `readouts`, or `NO_TEXT`.
+    obs_readout: Vec<u32>,
+    readouts: Vec<Readout>,
     texts: Vec<String>,
     pub report: Report,
     record_had_response: bool,
@@ -286,6 +295,8 @@ impl Builder {
             obs_text: Vec::new(),
             obs_judges: Vec::new(),
             obs_origin: Vec::new(),
+            obs_readout: Vec::new(),
+            readouts: Vec::new(),
             texts: Vec::new(),
             report: Report::default(),
             record_had_response: false,
@@ -360,6 +371,16 @@ impl Builder {
                     .map(|f| resolve("rationale.field", f))
                     .transpose()?,
             );
+        }
+        if let Some(l) = &self.mapping.likelihood {
+            refs.likelihood = Some((
+                resolve("likelihood.logprob", &l.logprob)?,
+                l.tokens
+                    .as_deref()
+                    .map(|t| resolve("likelihood.tokens", t))
+                    .transpose()?,
+                resolve("likelihood.stereotyped", &l.stereotyped)?,
+            ));
         }
         for (j, per_u) in n.judges.iter().enumerate() {
             refs.judges.push(
@@ -509,6 +530,16 @@ impl Builder {
             };
             let value = match ctx.get(r) {
                 Val::Missing | Val::Null => continue,
+                // The format's boolean condition attributes stay booleans when the input has them so.
+                Val::Text(_)
+                    if matches!(name.as_str(), "has_selection" | "in_reference")
+                        && matches!(ctx.node(r), Some(Value::Bool(_))) =>
+                {
+                    match ctx.node(r) {
+                        Some(v) => v.clone(),
+                        None => continue,
+                    }
+                }
                 Val::Text(t) => Value::String(t.into_owned()),
                 Val::Array(_) | Val::Object => match ctx.node(r) {
                     Some(v) => v.clone(),
@@ -608,16 +639,122 @@ impl Builder {
         labels: Vec<Option<Val<'_>>>,
     ) -> Result<(), ImportError> {
         let sel_name = self.names.selection[u].clone();
+        let readout = self.readout(ctx)?;
         let raw_text: Option<String> = match raw {
             Val::Text(t) => Some(t.into_owned()),
-            Val::Missing | Val::Null => None,
+            // A likelihood readout without a Selection: a cell with no Selection (`-`).
+            Val::Missing if readout.is_some() => None,
+            Val::Missing | Val::Null => Some(String::new()),
             Val::Array(_) | Val::Object => {
                 return self.skip_value(ctx, &sel_name, reasons::SELECTION_OBJECT, "");
             }
         };
+        let code = match raw_text {
+            None => NO_RESPONSE_CODE,
+            Some(t) => self.selection_code(ctx, u, (!t.is_empty()).then_some(t))?,
+        };
+        self.obs_readout.push(match readout {
+            Some(r) => {
+                self.readouts.push(r);
+                (self.readouts.len() - 1) as u32
+            }
+            None => NO_TEXT,
+        });
+        self.observe(ctx, u, base, code, text, labels);
+        Ok(())
+    }
+
+    /// The likelihood readout of a record, if the mapping has one and the record holds it; a
+    /// malformed readout is skipped and reported (the response is kept).
+    fn readout(&mut self, ctx: &Ctx<'_>) -> Result<Option<Readout>, ImportError> {
+        let (Some(spec), Some((lp, tk, st))) = (&self.mapping.likelihood, &self.refs.likelihood)
+        else {
+            return Ok(None);
+        };
+        let k = spec.candidates;
+        let missing = |r: &FieldRef| matches!(ctx.get(r), Val::Missing | Val::Null);
+        if missing(lp) {
+            return Ok(None);
+        }
+        let parse = || -> Result<Readout, (String, String)> {
+            let numbers = |r: &FieldRef, name: &str| -> Result<Vec<Value>, (String, String)> {
+                match ctx.node(r) {
+                    Some(Value::Array(a)) if a.len() == k => Ok(a.clone()),
+                    Some(Value::Array(a)) => Err((
+                        name.to_string(),
+                        format!("{} entries; the mapping says {k} candidates", a.len()),
+                    )),
+                    _ => Err((name.to_string(), format!("not an array of {k} entries"))),
+                }
+            };
+            let sums = numbers(lp, &spec.logprob)?
+                .iter()
+                .enumerate()
+                .map(|(c, v)| match v {
+                    Value::Null => Ok(None),
+                    Value::Number(n) => match n.as_f64() {
+                        Some(x) if x.is_finite() && x <= 0.0 => Ok(Some(x)),
+                        _ => Err((
+                            spec.logprob.clone(),
+                            format!("candidate {c}: {n} is not a finite log-probability ≤ 0"),
+                        )),
+                    },
+                    _ => Err((spec.logprob.clone(), format!("candidate {c}: not a number"))),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let tokens = match (tk, &spec.tokens) {
+                (Some(r), Some(name)) if !missing(r) => Some(
+                    numbers(r, name)?
+                        .iter()
+                        .enumerate()
+                        .map(|(c, v)| match v {
+                            Value::Null => Ok(None),
+                            Value::Number(n) => match n.as_u64() {
+                                Some(t) if (1..=u64::from(u32::MAX)).contains(&t) => {
+                                    Ok(Some(t as u32))
+                                }
+                                _ => Err((
+                                    name.clone(),
+                                    format!("candidate {c}: {n} is not a token count ≥ 1"),
+                                )),
+                            },
+                            _ => Err((name.clone(), format!("candidate {c}: not a number"))),
+                        })
+                        .collect::<Result<Vec<_>, _>>()?,
+                ),
+                _ => None,
+            };
+            let stereotyped = match ctx.get(st) {
+                Val::Text(t) => t.parse::<usize>().ok().filter(|&i| i < k),
+                _ => None,
+            }
+            .ok_or_else(|| {
+                (
+                    spec.stereotyped.clone(),
+                    format!("not a candidate index 0–{}", k - 1),
+                )
+            })?;
+            Ok((stereotyped as u8, sums, tokens))
+        };
+        match parse() {
+            Ok(r) => Ok(Some(r)),
+            Err((name, detail)) => {
+                self.skip_value(ctx, &name, reasons::BAD_LIKELIHOOD, &detail)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The dictionary code of one Selection (read or missing).
+    fn selection_code(
+        &mut self,
+        ctx: &Ctx<'_>,
+        u: usize,
+        raw_text: Option<String>,
+    ) -> Result<u8, ImportError> {
         let (raw, evidence, obtained) = self.selection(ctx, u, raw_text)?;
         let key = (raw, evidence, obtained);
-        let code = match self.value_index.get(&key) {
+        Ok(match self.value_index.get(&key) {
             Some(&c) => c,
             None => {
                 if self.values.len() >= atlas_core::bundle::CODE_ALPHABET.len() {
@@ -637,7 +774,19 @@ impl Builder {
                 self.value_index.insert(key, c);
                 c
             }
-        };
+        })
+    }
+
+    /// Records one observation (a response, or a likelihood readout without a Selection).
+    fn observe(
+        &mut self,
+        ctx: &Ctx<'_>,
+        u: usize,
+        base: &[u32],
+        code: u8,
+        text: Option<Val<'_>>,
+        labels: Vec<Option<Val<'_>>>,
+    ) {
         self.obs_levels.extend_from_slice(base);
         self.obs_code.push(code);
         let text_index = match text {
@@ -666,7 +815,6 @@ impl Builder {
             .push((self.input_index() << 48) | (ctx.record & 0xFFFF_FFFF_FFFF));
         self.report.responses_read += 1;
         self.record_had_response = true;
-        Ok(())
     }
 
     /// The (raw, evidence, obtained) triple of one response.
@@ -813,17 +961,48 @@ impl Builder {
         let mut judge_cols: Vec<Vec<u8>> = vec![vec![b'-'; cells]; nj];
         let mut text_cells: Vec<(u64, u32)> = Vec::new();
         let mut duplicates: Vec<(usize, usize)> = Vec::new();
+        let mut occupied = vec![false; cells];
+        let k = self.mapping.likelihood.as_ref().map_or(0, |l| l.candidates);
+        let with_tokens = self
+            .mapping
+            .likelihood
+            .as_ref()
+            .is_some_and(|l| l.tokens.is_some());
+        let mut lk_marks = if k > 0 { vec![b'-'; cells] } else { Vec::new() };
+        let mut lk_sums: Vec<Option<f64>> = vec![None; cells * k];
+        let mut lk_tokens: Vec<Option<u32>> = if with_tokens {
+            vec![None; cells * k]
+        } else {
+            Vec::new()
+        };
         for i in 0..n_obs {
             let mut cell = 0usize;
             for f in 0..nf {
                 let level = self.obs_levels[i * nf + f] as usize;
                 cell += perms[f][level] as usize * strides[f];
             }
-            if codes[cell] != NO_RESPONSE_CODE {
+            if occupied[cell] {
                 duplicates.push((i, cell));
                 continue;
             }
+            occupied[cell] = true;
             codes[cell] = self.obs_code[i];
+            if let Some((st, sums, tokens)) = self
+                .obs_readout
+                .get(i)
+                .and_then(|&r| self.readouts.get(r as usize))
+            {
+                if let Some(m) = lk_marks.get_mut(cell) {
+                    *m = b'0' + *st;
+                }
+                for c in 0..k {
+                    lk_sums[cell * k + c] = sums.get(c).copied().flatten();
+                    if with_tokens {
+                        lk_tokens[cell * k + c] =
+                            tokens.as_ref().and_then(|t| t.get(c).copied().flatten());
+                    }
+                }
+            }
             for (j, col) in judge_cols.iter_mut().enumerate() {
                 col[cell] = self.obs_judges[i * nj + j];
             }
@@ -831,6 +1010,11 @@ impl Builder {
                 text_cells.push((cell as u64, self.obs_text[i]));
             }
         }
+        let likelihood_only = lk_marks
+            .iter()
+            .zip(&codes)
+            .filter(|(&m, &c)| m != b'-' && c == NO_RESPONSE_CODE)
+            .count() as u64;
         if !duplicates.is_empty() {
             self.report_duplicates(&duplicates, &perms, &strides, &sizes)?;
         }
@@ -897,6 +1081,8 @@ impl Builder {
             }
         }
         r.texts = cell_list.len() as u64;
+        r.likelihood_readouts = lk_marks.iter().filter(|&&m| m != b'-').count() as u64;
+        r.likelihood_only = likelihood_only;
         for facet in &self.facets {
             for (attr, (n, first)) in &facet.conflicts {
                 r.attribute_conflicts.push(AttributeConflict {
@@ -997,6 +1183,13 @@ impl Builder {
                 },
                 judges,
                 human: Vec::new(),
+                likelihood: self.mapping.likelihood.as_ref().map(|l| LikelihoodColumn {
+                    description: l.description.clone(),
+                    candidates: k,
+                    stereotyped: lk_marks.into_iter().map(char::from).collect(),
+                    logprob_sum: lk_sums,
+                    token_count: with_tokens.then_some(lk_tokens),
+                }),
             },
             texts,
             clinical: None,

@@ -212,6 +212,13 @@ pub enum ImportError {
         message: String,
     },
 
+    /// A tool log format this build has no reader for (`atlas_import::logs`).
+    #[error("this build has no {format} reader")]
+    NoLogReader {
+        /// The format's name (`inspect`, `promptfoo`, `parquet`).
+        format: &'static str,
+    },
+
     /// The assembled bundle was refused by `atlas_core` (an importer bug; reported, never panics).
     #[error("the imported bundle is invalid: {0}")]
     Bundle(#[from] BundleError),

@@ -38,6 +38,10 @@ pub struct Mapping {
     /// Judge label columns.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judges: Vec<JudgeSpec>,
+    /// Likelihood readouts (`responses.likelihood` of the bundle): where the candidates'
+    /// log-probabilities are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub likelihood: Option<LikelihoodSpec>,
     /// When true, every skipped record, skipped value and duplicate cell is an error instead of a
     /// report entry.
     #[serde(default)]
@@ -274,6 +278,28 @@ pub struct TextSpec {
     pub description: Option<String>,
 }
 
+/// `likelihood`: where a record's likelihood readout is (`docs/import-mapping.md`, "Likelihood
+/// readouts"). A record whose Selection field is absent but whose readout is present gives a cell
+/// with a likelihood readout and no Selection (`-`), so that Selection statistics never see it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LikelihoodSpec {
+    /// Candidates per readout (2 to 10): the length of the arrays read.
+    pub candidates: usize,
+    /// JSON path of an array of `candidates` summed log-probabilities (numbers ≤ 0, natural log;
+    /// `null` for a candidate not scored).
+    pub logprob: String,
+    /// JSON path of an array of `candidates` token counts (integers ≥ 1 or `null`); absent = not
+    /// recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<String>,
+    /// JSON path of the stereotyped candidate's index (an integer `0 ≤ i < candidates`).
+    pub stereotyped: String,
+    /// What was scored (`responses.likelihood.description`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
 /// One judge column.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -469,6 +495,24 @@ impl Mapping {
         }
         if arrays > 1 {
             return Err(bad("facets", "at most one facet can be `array_index`"));
+        }
+        if let Some(l) = &self.likelihood {
+            if !(2..=atlas_core::bundle::MAX_LIKELIHOOD_CANDIDATES).contains(&l.candidates) {
+                return Err(bad(
+                    "likelihood.candidates",
+                    &format!(
+                        "is {}; a likelihood readout has 2 to {} candidates",
+                        l.candidates,
+                        atlas_core::bundle::MAX_LIKELIHOOD_CANDIDATES
+                    ),
+                ));
+            }
+            if unpivots > 0 || arrays > 0 {
+                return Err(bad(
+                    "likelihood",
+                    "likelihood readouts are read once per record: not with an unpivoted or `array_index` facet",
+                ));
+            }
         }
         if let Err(e) = atlas_core::direction::ScoreDirection::from_spec(
             self.selection.direction.as_ref(),

@@ -150,6 +150,10 @@ pub struct Report {
     pub unmapped: BTreeMap<String, UnmappedCounts>,
     /// Rationale texts stored.
     pub texts: u64,
+    /// Cells with a likelihood readout (`responses.likelihood`).
+    pub likelihood_readouts: u64,
+    /// Of those, cells with a likelihood readout and no Selection (`-`).
+    pub likelihood_only: u64,
     /// Level attributes that differ between records of the same level.
     pub attribute_conflicts: Vec<AttributeConflict>,
 }
@@ -226,6 +230,13 @@ impl fmt::Display for Report {
             "evidence: 1 = {}, 0 = {}, Abstain = {}; Rationale texts: {}",
             self.evidence_1, self.evidence_0, self.abstain, self.texts
         )?;
+        if self.likelihood_readouts > 0 {
+            writeln!(
+                f,
+                "likelihood readouts: {} cells ({} of them without a Selection)",
+                self.likelihood_readouts, self.likelihood_only
+            )?;
+        }
         writeln!(f, "Selection values (cells):")?;
         for v in &self.values {
             writeln!(

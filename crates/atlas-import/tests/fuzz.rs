@@ -15,6 +15,10 @@
 //!   zstd), a successful import checked by `Audit::from_bytes`;
 //! - promptfoo results: `atlas_import::logs::promptfoo::read` (mutations of the committed fixture cut
 //!   to three results).
+//! - lm-evaluation-harness logs: `atlas_import::logs::read` on mutated samples lines (CrowS-Pairs and
+//!   BBQ seeds, and the first lines of the committed fixture) with the fixture's results file, and
+//!   `LogFormat::detect` on the same bytes; a successful read must give a valid bundle;
+//! - bundles with likelihood readouts (`responses.likelihood`): `atlas_core::Audit::from_bytes`.
 //!
 //! Every input runs under `catch_unwind`; the test fails if any panicked, printing its index and bytes
 //! so that it can be replayed (the stream is deterministic for a seed).
@@ -34,6 +38,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
 use atlas_core::Audit;
+use atlas_import::logs::{self, LogFormat, LogInput, LogOptions};
 use atlas_import::{preview, Format, Limits, Mapping};
 use common::{import_chunked, mapping};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
@@ -53,6 +58,13 @@ const JSON_RECORDS: &[&str] = &[
     r#"{"m":["x"],"s":{"id":"s3"},"sel":[{"a":1}],"txt":[1,2],"j":[true]}"#,
     r#"{"m":"m\u00e9","s":{"id":"s\ud83d\ude00"},"sel":["-1","1"],"txt":["\n"],"j":"QE"}"#,
 ];
+
+const LMEVAL_LINES: &[&str] = &[
+    r#"{"doc_id": 0, "doc": {"sent_more": "A b", "sent_less": "C b", "bias_type": "age"}, "target": "0", "arguments": {"gen_args_0": {"arg_0": "S:", "arg_1": " A b"}, "gen_args_1": {"arg_0": "S:", "arg_1": " C b"}}, "resps": [[["-10.5", "False"]], [["-12.0", "False"]]], "filtered_resps": [["-10.5", "False"], ["-12.0", "False"]], "pct_stereotype": 1.0}"#,
+    r#"{"doc_id": 1, "doc": {"context_condition": "ambig", "category": "Age", "context": "c", "question": "q", "ans0": "X", "ans1": "Y", "ans2": "Unknown", "answer_info": {"ans0": ["x", "old"], "ans1": ["y", "nonOld"], "ans2": ["u", "unknown"]}, "biased_answers": ["X"]}, "arguments": {"gen_args_0": {"arg_0": "c", "arg_1": " X"}, "gen_args_1": {"arg_0": "c", "arg_1": " Y"}, "gen_args_2": {"arg_0": "c", "arg_1": " Unknown"}}, "resps": [[[-1.0, false]], [[-2.0, false]], [[-0.5, true]]]}"#,
+];
+
+const LIKELIHOOD_BUNDLE: &str = r#"{"format":"audit-atlas-bundle","version":1,"metadata":{"id":"lk","title":"t","description":"d","source":{"citation":"c"},"license":{"id":"CC0-1.0","attribution":"none"},"content_warning":null,"produced_by":{"tool":"hand"}},"facets":[{"id":"model","levels":[{"id":"m"}]},{"id":"statement","levels":[{"id":"s1","text":"a"},{"id":"s2","text":"b"}]}],"responses":{"axes":["model","statement"],"selection":{"values":[],"codes":"--"},"likelihood":{"candidates":2,"stereotyped":"0-","logprob_sum":[-6.0,-5.0,null,null],"token_count":[3,2,null,null]}}}"#;
 
 const TOKENS: &[&[u8]] = &[
     b"\"",
@@ -243,7 +255,7 @@ fn check_reader(g: &mut Gen, format: Format, bytes: &[u8]) -> Result<bool, Strin
 }
 
 /// Input kinds: CSV, TSV, JSONL, JSON, bundle, mapping, Inspect `.eval`, promptfoo results.
-const TARGETS: usize = 8;
+const TARGETS: usize = 10;
 
 /// Seeds of the Inspect reader: zips of the fixture's header, summaries (cut to two samples) and
 /// those two samples (their `events`, `messages` and `attachments` dropped), written stored and
@@ -346,6 +358,29 @@ struct Tally {
     failures: Vec<String>,
 }
 
+/// One lm-eval samples input with the results file: detection and the reader must not panic, and a
+/// successful read must be a bundle the core accepts.
+fn check_lmeval(bytes: &[u8], results: &[u8]) -> Result<bool, String> {
+    let name = "samples_fuzz_2026-01-01T00-00-00.jsonl";
+    let _ = LogFormat::detect(name, bytes);
+    let inputs = [
+        LogInput { name, bytes },
+        LogInput {
+            name: "results_2026-01-01T00-00-00.json",
+            bytes: results,
+        },
+    ];
+    match logs::read(LogFormat::LmEval, &inputs, &LogOptions::default()) {
+        Ok(imported) => {
+            let json = imported.to_json().map_err(|e| e.to_string())?;
+            Audit::from_bytes(&json)
+                .map(|_| true)
+                .map_err(|e| format!("the lm-eval import is not a valid bundle: {e}"))
+        }
+        Err(_) => Ok(false),
+    }
+}
+
 fn run(count: u64, seed: u64) -> Tally {
     let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let csv: Vec<Vec<u8>> = CSV_SEEDS
@@ -379,6 +414,42 @@ fn run(count: u64, seed: u64) -> Tally {
     .to_json()
     .expect("serialises");
     let bundles = vec![tiny, imported];
+    let lk_bundles = vec![LIKELIHOOD_BUNDLE.as_bytes().to_vec()];
+    let lm_dir = repo.join("tests/fixtures/logs/lm-eval");
+    let mut lm_seeds: Vec<Vec<u8>> = LMEVAL_LINES
+        .iter()
+        .map(|l| format!("{l}\n").into_bytes())
+        .collect();
+    lm_seeds.push(
+        format!(
+            "{}\n{}\n",
+            LMEVAL_LINES[0],
+            LMEVAL_LINES[0].replace("\"doc_id\": 0", "\"doc_id\": 7")
+        )
+        .into_bytes(),
+    );
+    let mut lm_results: Vec<u8> =
+        br#"{"results": {}, "model_name": "m", "config": {"model": "x"}}"#.to_vec();
+    let mut fixture_files: Vec<_> = std::fs::read_dir(&lm_dir)
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    fixture_files.sort();
+    for path in fixture_files {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        if name.starts_with("samples_") {
+            let head: Vec<&str> = text.lines().take(2).collect();
+            lm_seeds.push((head.join("\n") + "\n").into_bytes());
+        } else if name.starts_with("results_") {
+            lm_results = text.into_bytes();
+        }
+    }
     let mut mappings: Vec<Vec<u8>> = ["decodingtrust", "trustware-bbq", "amqa", "crows-pairs"]
         .iter()
         .map(|m| {
@@ -404,7 +475,9 @@ fn run(count: u64, seed: u64) -> Tally {
             4 => g.mutate(&bundles),
             5 => g.mutate(&mappings),
             6 => g.mutate(&inspect),
-            _ => g.mutate(&promptfoo),
+            7 => g.mutate(&promptfoo),
+            8 => g.mutate(&lm_seeds),
+            _ => g.mutate(&lk_bundles),
         };
         tally.inputs += 1;
         tally.by_target[target] += 1;
@@ -413,8 +486,9 @@ fn run(count: u64, seed: u64) -> Tally {
             1 => check_reader(&mut g, Format::Tsv, &bytes),
             2 => check_reader(&mut g, Format::Jsonl, &bytes),
             3 => check_reader(&mut g, Format::Json, &bytes),
-            4 => Ok(Audit::from_bytes(&bytes).is_ok()),
+            4 | 9 => Ok(Audit::from_bytes(&bytes).is_ok()),
             6 | 7 => check_log(target, &bytes),
+            8 => check_lmeval(&bytes, &lm_results),
             _ => {
                 let text = String::from_utf8_lossy(&bytes);
                 if let Ok(m) = Mapping::from_json(&text) {
@@ -426,8 +500,8 @@ fn run(count: u64, seed: u64) -> Tally {
         }));
         match outcome {
             Ok(Ok(ok)) if target < 4 => tally.imports_ok += u64::from(ok),
-            Ok(Ok(ok)) if target >= 6 => tally.logs_ok += u64::from(ok),
-            Ok(Ok(ok)) => tally.bundles_ok += u64::from(ok && target == 4),
+            Ok(Ok(ok)) if (6..=8).contains(&target) => tally.logs_ok += u64::from(ok),
+            Ok(Ok(ok)) => tally.bundles_ok += u64::from(ok && (target == 4 || target == 9)),
             Ok(Err(property)) => tally.failures.push(format!(
                 "input {i} (target {target}): {property}\n bytes: {:?}",
                 String::from_utf8_lossy(&bytes)
@@ -454,7 +528,7 @@ fn fuzz(default_count: u64) {
     let tally = run(count, seed);
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "fuzz: {} generated inputs (seed {seed}) in {secs:.1} s: csv {}, tsv {}, jsonl {}, json {} ({} imported to a valid bundle), bundle {} ({} valid), mapping {}, inspect {}, promptfoo {} ({} imported); {} failures (panics or broken properties), 0 allowed",
+        "fuzz: {} generated inputs (seed {seed}) in {secs:.1} s: csv {}, tsv {}, jsonl {}, json {} ({} imported to a valid bundle), bundle {} + with likelihood readouts {} ({} valid), mapping {}, inspect {}, promptfoo {}, lm-eval {} ({} imported); {} failures (panics or broken properties), 0 allowed",
         tally.inputs,
         tally.by_target[0],
         tally.by_target[1],
@@ -462,10 +536,12 @@ fn fuzz(default_count: u64) {
         tally.by_target[3],
         tally.imports_ok,
         tally.by_target[4],
+        tally.by_target[9],
         tally.bundles_ok,
         tally.by_target[5],
         tally.by_target[6],
         tally.by_target[7],
+        tally.by_target[8],
         tally.logs_ok,
         tally.failures.len()
     );

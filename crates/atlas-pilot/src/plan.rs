@@ -881,6 +881,7 @@ impl PilotDesign {
                 },
                 judges: Vec::new(),
                 human: Vec::new(),
+                likelihood: None,
             },
             texts: None,
             clinical: None,

@@ -2149,6 +2149,7 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
             },
             judges,
             human: Vec::new(),
+            likelihood: None,
         },
         texts: (!text_cells.is_empty()).then(|| Texts {
             rationale: Some(TextField {

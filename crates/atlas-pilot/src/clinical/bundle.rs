@@ -568,6 +568,7 @@ fn build(
             },
             judges: Vec::new(),
             human: Vec::new(),
+            likelihood: None,
         },
         texts: (!text_cells.is_empty()).then(|| Texts {
             rationale: Some(TextField {
