@@ -10,12 +10,12 @@
 //  1. `?view=compare` opens the view; the default pair is the top two of the equal-weight ranking;
 //  2. a pair picked with the select (Model A) and one picked by key (ArrowDown on Model B) show the CLI's
 //     numbers for that pair: the 2×2 and the exclusions exactly, McNemar exact / mid-p, BH and Holm p
-//     to 1e-12 relative (full-precision data attributes; wasm's exp/ln differ from native libm in the last
-//     bits) and as shown (the CLI's p text), BER and score differences
+//     bit for bit (full-precision data attributes; the core takes exp/ln from the libm crate on every
+//     target) and as shown (the CLI's p text), BER and score differences
 //     and their interval ends exactly and as shown (two decimals), the sign-change conditions, the verdict;
 //     a pair picked against the report's order shows b and c swapped and the differences negated;
 //  3. "Report as JSON" downloads `atlas compare --json`'s report (every key, count and string exactly,
-//     floats bit for bit or within 1e-12 relative — counted); "Pairs as CSV" `--csv pairs` (the same);
+//     floats bit for bit — counted); "Pairs as CSV" `--csv pairs` (the same);
 //     "Rank bands as CSV" `--csv bands` byte for byte; the pair table has a row per pair and the matrix a ✓ per
 //     separable cell, with a text alternative;
 //  4. a weight typed in the Scores view (targeted = 2) moves the score difference to
@@ -116,10 +116,10 @@ async function checkPair(page, report, tag) {
   return got;
 }
 
-// The wasm build's exp / ln differ from the native libm in the last bits, which shows in the tiniest
-// McNemar p-values (e.g. 8.991526592165137e-231 in the browser vs 8.991526592161048e-231 natively: 4.5e-13
-// relative); the issue's tolerance for p-values is 1e-12. Everything else must be equal exactly.
-const REL = 1e-12;
+// Every number must be the CLI's bit for bit. (The standard library's exp / ln differ between wasm32 and
+// glibc in the last bits, which once showed in the tiniest McNemar p-values — 8.991526592165137e-231 in
+// the browser vs 8.991526592161048e-231 natively; the core now takes them from the libm crate on both.)
+const REL = 0;
 const closeRel = (x, y) => x === y || Math.abs(x - y) <= REL * Math.max(Math.abs(x), Math.abs(y));
 function sameJson(got, want, path = '$', out = { numbers: 0, exact: 0, bad: [] }) {
   if (typeof want === 'number' && typeof got === 'number') {
