@@ -1,6 +1,6 @@
 //! Readers for the logs that evaluation tools write — Inspect AI, lm-evaluation-harness, promptfoo,
-//! Parquet tables — turned into format-v1 bundles through the same [`Importer`](crate::Importer),
-//! [`Mapping`](crate::Mapping) and [`Report`](crate::Report) as a CSV import, so limits, exclusion
+//! Parquet tables — turned into format-v1 bundles through the same [`Importer`],
+//! [`Mapping`] and [`Report`](crate::Report) as a CSV import, so limits, exclusion
 //! counts and errors are the same (issue 16).
 //!
 //! **The shape every reader has** (one file per format, pure Rust, building for wasm32):
@@ -12,7 +12,7 @@
 //!
 //! A reader turns the tool's structure into one flat JSON record per response (the tool's own fields
 //! kept under their names, plus the fields its preset mapping reads), streams those records through an
-//! [`Importer`](crate::Importer) with the preset (or with [`LogOptions::mapping`] when the user gives
+//! [`Importer`] with the preset (or with [`LogOptions::mapping`] when the user gives
 //! one), and returns the [`Imported`] bundle and report. Several inputs (one per model or task) go into
 //! one bundle. A structure the reader does not know is an [`ImportError`] naming the input, the
 //! line (or member) and the field. [`read`] dispatches on a [`LogFormat`]; [`LogFormat::detect`]
