@@ -5,8 +5,9 @@
 //! (and accidental changes of the draws), not correctness — correctness is checked against the numpy
 //! references in `rq1_reference.rs` and `rq2_reference.rs`. If an intended change alters the reports,
 //! update both files together. The hashes cover every field, the RQ2 per-model partial-drop counts
-//! and both reports' score direction included; with the field `"direction":{…}` removed from both
-//! serialisations, the RQ2 hash is 775917484280984048.
+//! and both reports' score direction included. The RQ2 constant changed on 2026-12-02, when RQ2's
+//! draws moved to per-draw streams (`DrawStream::for_draw`, so that draws split across workers give
+//! the same numbers).
 
 use atlas_core::rq1::{condition_reversals, wording_sensitivity, Rq1Options};
 use atlas_core::rq2::{analyze_rq2, Rq2Options};
@@ -42,7 +43,7 @@ pub fn report_fingerprints(audit: &Audit) -> (u64, u64) {
 }
 
 const RQ1_FINGERPRINT: u64 = 9_291_688_427_133_396_670;
-const RQ2_FINGERPRINT: u64 = 1_921_101_078_265_026_740;
+const RQ2_FINGERPRINT: u64 = 430_341_843_830_986_112;
 
 #[test]
 fn rq1_and_rq2_reports_of_the_default_bundle_have_the_recorded_fingerprints() {
