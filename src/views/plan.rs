@@ -240,9 +240,13 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
         &model_ids,
         k_all,
     ));
-    // The settings go to the URL (its writer coalesces).
+    // The settings go to the URL (its writer coalesces) once the view has been shown: a page that
+    // never opened the Plan view carries no plan keys.
     let ids_for_url = model_ids.clone();
     Effect::new(move |_| {
+        if !active.get() {
+            return;
+        }
         let q = settings.with(|s| s.to_query(&ids_for_url));
         if plan_url.0.get_untracked() != q {
             plan_url.0.set(q);
