@@ -1058,16 +1058,7 @@ impl Comparison {
     /// }
     /// ```
     pub fn new(audit: &Audit, options: CompareOptions) -> Result<Self, CompareError> {
-        if !(options.alpha > 0.0 && options.alpha < 1.0) {
-            return Err(CompareError::BadAlpha(options.alpha));
-        }
-        let models = audit.facet_len(Some(audit.model_facet));
-        if models < 2 {
-            return Err(CompareError::TooFewModels { models });
-        }
-        if !audit.conditions.iter().any(|c| c.has_selection) {
-            return Err(CompareError::NoSelectionCondition);
-        }
+        check_inputs(audit, &options)?;
         let units = unit_counts(audit, options.policy);
         let basis = ReweightBasis::new(audit, &units);
         let boot = ReweightBootstrap::run(audit, &units, options.reps, options.seed)?;
@@ -1112,16 +1103,7 @@ impl Comparison {
         boot: ReweightBootstrap,
         paired: PairedReplicates,
     ) -> Result<Self, CompareError> {
-        if !(options.alpha > 0.0 && options.alpha < 1.0) {
-            return Err(CompareError::BadAlpha(options.alpha));
-        }
-        let models = audit.facet_len(Some(audit.model_facet));
-        if models < 2 {
-            return Err(CompareError::TooFewModels { models });
-        }
-        if !audit.conditions.iter().any(|c| c.has_selection) {
-            return Err(CompareError::NoSelectionCondition);
-        }
+        let models = check_inputs(audit, &options)?;
         let conditions = audit.facet_len(audit.condition_facet);
         let pairs = models * (models - 1) / 2;
         let mismatch = |what: String| Err(CompareError::PartsMismatch(what));
@@ -1479,6 +1461,23 @@ fn line<S: AsRef<str>>(fields: &[S]) -> String {
         .join(",");
     s.push('\n');
     s
+}
+
+/// The checks [`Comparison::new`] makes before any resampling and [`Comparison::from_parts`] makes
+/// before joining: a significance level in (0, 1), at least two models, a condition with a Selection.
+/// Returns the number of models.
+fn check_inputs(audit: &Audit, options: &CompareOptions) -> Result<usize, CompareError> {
+    if !(options.alpha > 0.0 && options.alpha < 1.0) {
+        return Err(CompareError::BadAlpha(options.alpha));
+    }
+    let models = audit.facet_len(Some(audit.model_facet));
+    if models < 2 {
+        return Err(CompareError::TooFewModels { models });
+    }
+    if !audit.conditions.iter().any(|c| c.has_selection) {
+        return Err(CompareError::NoSelectionCondition);
+    }
+    Ok(models)
 }
 
 #[cfg(test)]
