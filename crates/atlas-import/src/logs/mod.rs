@@ -18,13 +18,13 @@
 //! line (or member) and the field. [`read`] dispatches on a [`LogFormat`]; [`LogFormat::detect`]
 //! recognises a format from a file's name and first bytes.
 //!
-//! Readers present in this build: [`inspect`] (Inspect AI `.eval` / `.json`), [`promptfoo`] and
-//! [`lmeval`] (lm-evaluation-harness). Parquet answers [`ImportError::NoLogReader`] until its reader
-//! lands. Problems of a log's structure are [`ImportError::Log`] (Inspect, promptfoo) or
+//! Readers present in this build: [`inspect`] (Inspect AI `.eval` / `.json`), [`promptfoo`],
+//! [`lmeval`] (lm-evaluation-harness) and [`parquet`] (long tables through the CSV mapping). Problems of a log's structure are [`ImportError::Log`] (Inspect, promptfoo) or
 //! [`ImportError::Record`] with the line (lm-eval), naming the input, the member or line, and the field.
 
 pub mod inspect;
 pub mod lmeval;
+pub mod parquet;
 pub mod promptfoo;
 
 use serde_json::Value;
@@ -343,9 +343,7 @@ pub fn read(
         LogFormat::Promptfoo => {
             promptfoo::read_all(&pairs, options.mapping.clone(), options.limits.clone())
         }
-        LogFormat::Parquet => Err(ImportError::NoLogReader {
-            format: LogFormat::Parquet.key(),
-        }),
+        LogFormat::Parquet => parquet::read(inputs, options),
     }
 }
 
@@ -398,8 +396,8 @@ mod tests {
     }
 
     #[test]
-    fn formats_without_a_reader_say_so() {
+    fn parquet_dispatches_to_its_reader() {
         let err = read(LogFormat::Parquet, &[], &LogOptions::default()).unwrap_err();
-        assert!(err.to_string().contains("no parquet reader"), "{err}");
+        assert!(err.to_string().contains("no Parquet file"), "{err}");
     }
 }

@@ -1,0 +1,612 @@
+//! Apache Parquet long tables (one row per response) → a bundle, through the **same mapping as a
+//! CSV import** (issue 16).
+//!
+//! **What is read.** A Parquet file (`PAR1` … footer `PAR1`) as pandas/pyarrow, polars, DuckDB or
+//! Spark write it. Its top-level columns are the "header": a mapping names them exactly as it would
+//! name CSV columns (dots are ordinary characters), and a missing one is the CSV import's
+//! [`ImportError::MissingColumn`], listing the file's columns. Each row becomes one CSV-like
+//! record of texts: strings as they are, integers and booleans as their text (`1`, `-1`, `true`),
+//! floats in Rust's shortest round-trip form (`0.5`, `2` for 2.0), dates and timestamps as
+//! arrow-rs's record API prints them, `null` as an empty field, binary as UTF-8 (lossy), and a
+//! nested value (list, map, struct) as its JSON text. Record *n* of the report is row *n* of the
+//! file (1-based, counted over all row groups); its "line" is the same number.
+//!
+//! **Streaming.** Rows are read row group by row group with arrow-rs's record reader
+//! (`parquet::record`, no `arrow`): only the current row group's column chunks are decoded, and each
+//! row is handed to the importer and dropped. The file's bytes themselves are held in memory (the
+//! footer is at the end and column chunks are read by offset; [`read`] copies each input once into
+//! a `Bytes`, [`read_owned`] takes ownership without a copy).
+//!
+//! **Codecs.** Uncompressed, SNAPPY (pandas/pyarrow's default) and GZIP everywhere, by pure-Rust
+//! codecs; ZSTD (polars' default) only in native builds (the CLI, tests), because the `parquet`
+//! crate's zstd is the C library, which does not build for `wasm32-unknown-unknown` here. Every
+//! column chunk's codec is checked against [`supported_codec`] before its row group is read: the
+//! browser build answers e.g. "Parquet column `output` (row group 1) uses ZSTD, which the browser
+//! build cannot decode; use `atlas import` or re-save with snappy". BROTLI, LZ4, LZ4_RAW and LZO are
+//! not built in at all (same kind of error).
+//!
+//! **Errors** are [`ImportError::Log`] naming the input, the place (`(footer)`, `row group 2`,
+//! `row group 2, row 1500`) and the column (or `(file)`): a file shorter than its footer, a bad
+//! magic number, a corrupt page, an unsupported codec. Never a panic (the fuzz test feeds truncated
+//! and mutated files).
+//!
+//! **Preset.** Without a mapping, [`preset`] proposes one the way the form mapper does for a CSV
+//! ([`crate::guess`] on a [`preview`] of the first rows); when a required role (model, statement,
+//! Selection) has no plausible column, the error names it and asks for a mapping.
+
+use std::fmt::Write as _;
+
+use bytes::Bytes;
+use parquet::basic::Compression;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::record::Field;
+
+use super::{log_error, LogInput, LogOptions};
+use crate::record::RecordData;
+use crate::report::SourceReport;
+use crate::source::Consumer;
+use crate::{dedupe_header, Format, ImportError, Imported, Importer, Limits, Mapping, Preview};
+
+/// Whether this build decodes column chunks compressed with `codec`: uncompressed, SNAPPY and GZIP
+/// everywhere, ZSTD natively only (not in the wasm32 browser build); `Err` is the reason, a sentence
+/// ending in what to do.
+///
+/// ```
+/// use atlas_import::logs::parquet::supported_codec;
+/// use parquet::basic::{Compression, GzipLevel};
+/// assert!(supported_codec(Compression::SNAPPY).is_ok());
+/// assert!(supported_codec(Compression::GZIP(GzipLevel::default())).is_ok());
+/// assert!(supported_codec(Compression::LZ4).is_err());
+/// ```
+pub fn supported_codec(codec: Compression) -> Result<(), String> {
+    codec_support(codec, cfg!(target_arch = "wasm32"))
+}
+
+/// [`supported_codec`] for a browser (`browser`: wasm32, no zstd) or native build.
+fn codec_support(codec: Compression, browser: bool) -> Result<(), String> {
+    match codec {
+        Compression::UNCOMPRESSED | Compression::SNAPPY | Compression::GZIP(_) => Ok(()),
+        Compression::ZSTD(_) if !browser => Ok(()),
+        Compression::ZSTD(_) => Err(
+            "ZSTD, which the browser build cannot decode; use `atlas import` or re-save with snappy"
+                .to_string(),
+        ),
+        other => Err(format!(
+            "{}, which this build does not decode (it reads uncompressed, SNAPPY, GZIP and ZSTD); \
+             re-save with snappy",
+            codec_name(other)
+        )),
+    }
+}
+
+fn codec_name(codec: Compression) -> &'static str {
+    match codec {
+        Compression::UNCOMPRESSED => "UNCOMPRESSED",
+        Compression::SNAPPY => "SNAPPY",
+        Compression::GZIP(_) => "GZIP",
+        Compression::LZO => "LZO",
+        Compression::BROTLI(_) => "BROTLI",
+        Compression::LZ4 => "LZ4",
+        Compression::ZSTD(_) => "ZSTD",
+        Compression::LZ4_RAW => "LZ4_RAW",
+    }
+}
+
+/// One column of a Parquet file's schema, as [`summary`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ColumnSummary {
+    /// The top-level column name (the mapping's column name).
+    pub name: String,
+    /// The Parquet type as arrow-rs names it (`BYTE_ARRAY`, `INT64`, or `group` for a nested column).
+    pub physical: String,
+    /// The codecs of its column chunks over all row groups, sorted, deduplicated (`SNAPPY`, `ZSTD`).
+    pub codecs: Vec<String>,
+}
+
+/// What a Parquet file holds, from its footer only (no data page is read).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    /// Rows over all row groups.
+    pub rows: u64,
+    /// Number of row groups.
+    pub row_groups: usize,
+    /// The top-level columns in schema order (after renaming duplicate names like a CSV header).
+    pub columns: Vec<ColumnSummary>,
+    /// The writer the footer names (`parquet-cpp-arrow version 26.0.1`, `Polars`), if any.
+    pub created_by: Option<String>,
+}
+
+fn open(name: &str, bytes: Bytes) -> Result<SerializedFileReader<Bytes>, ImportError> {
+    if bytes.len() < 12 || !bytes.starts_with(b"PAR1") || !bytes.ends_with(b"PAR1") {
+        return Err(log_error(
+            name,
+            "(footer)",
+            "(file)",
+            format!(
+                "not a complete Parquet file: it must start and end with the magic bytes PAR1 \
+                 ({} bytes; a truncated download or another format)",
+                bytes.len()
+            ),
+        ));
+    }
+    SerializedFileReader::new(bytes).map_err(|e| {
+        log_error(
+            name,
+            "(footer)",
+            "(file)",
+            format!("unreadable footer: {e}"),
+        )
+    })
+}
+
+/// The top-level column names of `reader`'s schema, deduplicated like a CSV header.
+fn header_of(reader: &SerializedFileReader<Bytes>) -> (Vec<String>, Vec<(String, String)>) {
+    let schema = reader.metadata().file_metadata().schema_descr();
+    let names = schema
+        .root_schema()
+        .get_fields()
+        .iter()
+        .map(|f| f.name().to_string())
+        .collect();
+    dedupe_header(names)
+}
+
+/// The footer's facts about the Parquet file `bytes` (named `name` in errors).
+///
+/// # Errors
+/// [`ImportError::Log`] at `(footer)` for a file that is not Parquet, truncated or has a corrupt
+/// footer.
+pub fn summary(name: &str, bytes: &[u8]) -> Result<Summary, ImportError> {
+    let reader = open(name, Bytes::copy_from_slice(bytes))?;
+    let meta = reader.metadata();
+    let (header, _) = header_of(&reader);
+    let schema = meta.file_metadata().schema_descr();
+    let fields = schema.root_schema().get_fields();
+    let mut columns: Vec<ColumnSummary> = header
+        .iter()
+        .zip(fields)
+        .map(|(n, f)| ColumnSummary {
+            name: n.clone(),
+            physical: if f.is_group() {
+                "group".to_string()
+            } else {
+                f.get_physical_type().to_string()
+            },
+            codecs: Vec::new(),
+        })
+        .collect();
+    for rg in meta.row_groups() {
+        for leaf in rg.columns() {
+            let top = leaf.column_path().parts().first().cloned();
+            let Some(i) = top.and_then(|t| fields.iter().position(|f| f.name() == t)) else {
+                continue;
+            };
+            if let Some(c) = columns.get_mut(i) {
+                c.codecs.push(codec_name(leaf.compression()).to_string());
+            }
+        }
+    }
+    for c in &mut columns {
+        c.codecs.sort();
+        c.codecs.dedup();
+    }
+    Ok(Summary {
+        rows: meta.file_metadata().num_rows().max(0) as u64,
+        row_groups: meta.num_row_groups(),
+        columns,
+        created_by: meta.file_metadata().created_by().map(str::to_string),
+    })
+}
+
+/// The text of one Parquet value as the CSV-like record holds it (see the module docs).
+fn field_text(field: &Field, out: &mut String) {
+    match field {
+        Field::Null => {}
+        Field::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Field::Byte(v) => push_display(out, v),
+        Field::Short(v) => push_display(out, v),
+        Field::Int(v) => push_display(out, v),
+        Field::Long(v) => push_display(out, v),
+        Field::UByte(v) => push_display(out, v),
+        Field::UShort(v) => push_display(out, v),
+        Field::UInt(v) => push_display(out, v),
+        Field::ULong(v) => push_display(out, v),
+        Field::Float16(v) => push_display(out, &f32::from(*v)),
+        Field::Float(v) => push_display(out, v),
+        Field::Double(v) => push_display(out, v),
+        Field::Str(s) => out.push_str(s),
+        Field::Bytes(b) => out.push_str(&String::from_utf8_lossy(b.data())),
+        Field::Group(_) | Field::ListInternal(_) | Field::MapInternal(_) => {
+            out.push_str(&json_of(field).to_string())
+        }
+        // Decimal, dates, times and timestamps: arrow-rs's own text.
+        other => push_display(out, other),
+    }
+}
+
+fn push_display(out: &mut String, v: &dyn std::fmt::Display) {
+    let _ = write!(out, "{v}");
+}
+
+/// A nested Parquet value as JSON (lists → arrays, structs and maps → objects, with map keys as
+/// their text).
+fn json_of(field: &Field) -> serde_json::Value {
+    use serde_json::Value;
+    match field {
+        Field::Null => Value::Null,
+        Field::Bool(b) => Value::Bool(*b),
+        Field::Str(s) => Value::String(s.clone()),
+        Field::Group(row) => Value::Object(
+            row.get_column_iter()
+                .map(|(k, v)| (k.clone(), json_of(v)))
+                .collect(),
+        ),
+        Field::ListInternal(list) => Value::Array(list.elements().iter().map(json_of).collect()),
+        Field::MapInternal(map) => Value::Object(
+            map.entries()
+                .iter()
+                .map(|(k, v)| {
+                    let mut key = String::new();
+                    field_text(k, &mut key);
+                    (key, json_of(v))
+                })
+                .collect(),
+        ),
+        Field::Byte(_)
+        | Field::Short(_)
+        | Field::Int(_)
+        | Field::Long(_)
+        | Field::UByte(_)
+        | Field::UShort(_)
+        | Field::UInt(_)
+        | Field::ULong(_)
+        | Field::Float16(_)
+        | Field::Float(_)
+        | Field::Double(_) => {
+            let mut s = String::new();
+            field_text(field, &mut s);
+            s.parse::<serde_json::Number>()
+                .map(Value::Number)
+                .unwrap_or(Value::String(s))
+        }
+        other => {
+            let mut s = String::new();
+            field_text(other, &mut s);
+            Value::String(s)
+        }
+    }
+}
+
+/// Checks every column chunk codec of row group `rg` (0-based) of `reader`.
+fn check_codecs(
+    name: &str,
+    reader: &SerializedFileReader<Bytes>,
+    rg: usize,
+) -> Result<(), ImportError> {
+    let meta = reader.metadata().row_group(rg);
+    for col in meta.columns() {
+        if let Err(why) = supported_codec(col.compression()) {
+            let column = col.column_path().string();
+            return Err(log_error(
+                name,
+                format!("row group {}", rg + 1),
+                column.clone(),
+                format!("Parquet column `{column}` uses {why}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The leaf column of row group `rg` whose pages fail to decode, if one does: called after the
+/// record reader failed, to name the column in the error.
+fn failing_column(reader: &SerializedFileReader<Bytes>, rg: usize) -> Option<(String, String)> {
+    let group = reader.get_row_group(rg).ok()?;
+    let meta = reader.metadata().row_group(rg);
+    for (i, col) in meta.columns().iter().enumerate() {
+        let column = col.column_path().string();
+        match group.get_column_page_reader(i) {
+            Err(e) => return Some((column, e.to_string())),
+            Ok(pages) => {
+                for page in pages {
+                    if let Err(e) = page {
+                        return Some((column, e.to_string()));
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Streams the rows of one Parquet file to `consumer` as CSV-like records; returns the rows read.
+/// `stop` is asked after each row whether to stop early (the preview).
+fn stream(
+    name: &str,
+    reader: &SerializedFileReader<Bytes>,
+    header: &[String],
+    limits: &Limits,
+    consumer: &mut dyn Consumer,
+) -> Result<u64, ImportError> {
+    consumer.header(name, header)?;
+    let mut row_no: u64 = 0;
+    for rg in 0..reader.num_row_groups() {
+        check_codecs(name, reader, rg)?;
+        let located = |e: parquet::errors::ParquetError, row: Option<u64>| {
+            let (column, message) =
+                failing_column(reader, rg).unwrap_or_else(|| ("(file)".to_string(), e.to_string()));
+            let location = match row {
+                Some(r) => format!("row group {}, row {r}", rg + 1),
+                None => format!("row group {}", rg + 1),
+            };
+            log_error(
+                name,
+                location,
+                column,
+                format!("cannot decode the Parquet data: {message}"),
+            )
+        };
+        let group = reader.get_row_group(rg).map_err(|e| located(e, None))?;
+        let rows = group.get_row_iter(None).map_err(|e| located(e, None))?;
+        for row in rows {
+            let row = row.map_err(|e| located(e, Some(row_no + 1)))?;
+            row_no += 1;
+            let mut fields = Vec::with_capacity(header.len());
+            let mut size = 0usize;
+            for (_, field) in row.get_column_iter() {
+                let mut text = String::new();
+                field_text(field, &mut text);
+                size += text.len() + 1;
+                fields.push(text);
+            }
+            if size > limits.max_record_bytes {
+                return Err(ImportError::RecordTooLarge {
+                    input: name.to_string(),
+                    record: row_no,
+                    line: row_no,
+                    limit: limits.max_record_bytes,
+                });
+            }
+            // A row always has one value per top-level column; pad defensively.
+            fields.resize(header.len(), String::new());
+            consumer.record(name, row_no, row_no, RecordData::Csv(fields))?;
+            if !consumer.wants_more() {
+                return Ok(row_no);
+            }
+        }
+    }
+    Ok(row_no)
+}
+
+/// Collects the first rows of a file as CSV text (for [`preview`]).
+struct CsvCollector {
+    text: String,
+    wanted: usize,
+    rows: usize,
+}
+
+fn push_csv_line(out: &mut String, fields: &[String]) {
+    for (i, f) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('"');
+        out.push_str(&f.replace('"', "\"\""));
+        out.push('"');
+    }
+    out.push('\n');
+}
+
+impl Consumer for CsvCollector {
+    fn header(&mut self, _input: &str, header: &[String]) -> Result<(), ImportError> {
+        push_csv_line(&mut self.text, header);
+        Ok(())
+    }
+
+    fn record(
+        &mut self,
+        _input: &str,
+        _record: u64,
+        _line: u64,
+        data: RecordData,
+    ) -> Result<(), ImportError> {
+        if let RecordData::Csv(fields) = data {
+            push_csv_line(&mut self.text, &fields);
+        }
+        self.rows += 1;
+        Ok(())
+    }
+
+    fn skip(
+        &mut self,
+        _input: &str,
+        _record: u64,
+        _line: u64,
+        _field: &str,
+        _kind: &'static str,
+        _detail: String,
+    ) -> Result<(), ImportError> {
+        Ok(())
+    }
+
+    fn wants_more(&self) -> bool {
+        self.rows < self.wanted
+    }
+}
+
+/// The form mapper's view of a Parquet file: its columns (from the schema, in order) with detected
+/// kinds and examples from the first `rows` rows, exactly as [`crate::preview`] shows a CSV.
+///
+/// # Errors
+/// As [`read`], for the part read.
+pub fn preview(name: &str, bytes: &[u8], rows: usize) -> Result<Preview, ImportError> {
+    let reader = open(name, Bytes::copy_from_slice(bytes))?;
+    let (header, _) = header_of(&reader);
+    let limits = Limits::default();
+    let mut collector = CsvCollector {
+        text: String::new(),
+        wanted: rows,
+        rows: 0,
+    };
+    stream(name, &reader, &header, &limits, &mut collector)?;
+    crate::preview(
+        collector.text.as_bytes(),
+        name,
+        Format::Csv,
+        None,
+        &limits,
+        rows,
+    )
+}
+
+/// The mapping proposed for a Parquet file without one: [`crate::guess`] on its [`preview`] (first
+/// 200 rows), as the form mapper starts from for a CSV.
+///
+/// # Errors
+/// As [`preview`]; [`ImportError::Mapping`] naming the roles (model, statement, Selection) that no
+/// column plausibly holds, asking for a mapping.
+pub fn preset(name: &str, bytes: &[u8]) -> Result<Mapping, ImportError> {
+    let p = preview(name, bytes, 200)?;
+    let g = crate::guess(name, &p);
+    if !g.missing.is_empty() {
+        let roles = g
+            .missing
+            .iter()
+            .map(|r| r.label())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let columns = p
+            .columns
+            .iter()
+            .map(|c| format!("{:?}", c.name))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(ImportError::Mapping {
+            field: "(preset)".to_string(),
+            message: format!(
+                "{name}: no mapping was given and no column of this Parquet file plausibly holds \
+                 the {roles}; give a mapping (--mapping, docs/import-mapping.md) naming its \
+                 columns (they are: {columns})"
+            ),
+        });
+    }
+    Mapping::from_json(&g.document.to_string())
+}
+
+/// Imports Parquet long tables, all through one mapping ([`LogOptions::mapping`], else the
+/// [`preset`] of the first input), into one bundle. Each input's bytes are copied once; use
+/// [`read_owned`] to avoid that copy.
+///
+/// ```
+/// use atlas_import::logs::{parquet, LogInput, LogOptions};
+/// let err = parquet::read(&[LogInput { name: "x.parquet", bytes: b"PAR1 cut" }], &LogOptions::default())
+///     .unwrap_err();
+/// assert!(err.to_string().contains("x.parquet, (footer)"), "{err}");
+/// ```
+///
+/// # Errors
+/// [`ImportError::Log`] for a file that is not Parquet, truncated, corrupt or uses a codec this build
+/// lacks (naming row group, row and column); [`ImportError::MissingColumn`] for a column the mapping
+/// names that the file lacks; otherwise the import's own errors.
+pub fn read(inputs: &[LogInput<'_>], options: &LogOptions) -> Result<Imported, ImportError> {
+    read_owned(
+        inputs
+            .iter()
+            .map(|i| (i.name.to_string(), i.bytes.to_vec()))
+            .collect(),
+        options,
+    )
+}
+
+/// [`read`] on owned files (`(name, bytes)`), without copying the bytes.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_owned(
+    inputs: Vec<(String, Vec<u8>)>,
+    options: &LogOptions,
+) -> Result<Imported, ImportError> {
+    let mapping = match (&options.mapping, inputs.first()) {
+        (Some(m), _) => m.clone(),
+        (None, Some((name, bytes))) => preset(name, bytes)?,
+        (None, None) => {
+            return Err(ImportError::NothingImported {
+                records: 0,
+                detail: "no Parquet file was given".into(),
+            })
+        }
+    };
+    let mut importer = Importer::new(mapping, options.limits.clone())?;
+    for (name, bytes) in inputs {
+        let size = bytes.len() as u64;
+        let reader = open(&name, Bytes::from(bytes))?;
+        let (header, renamed) = header_of(&reader);
+        importer.end()?;
+        importer.builder.begin_input(&name, false);
+        let records = stream(
+            &name,
+            &reader,
+            &header,
+            &options.limits,
+            &mut importer.builder,
+        )?;
+        importer.builder.report.sources.push(SourceReport {
+            name: name.clone(),
+            format: None,
+            encoding: None,
+            bytes: size,
+            records,
+            blank_lines: 0,
+            header,
+            renamed_headers: renamed,
+        });
+    }
+    importer.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::basic::{BrotliLevel, ZstdLevel};
+
+    #[test]
+    fn the_browser_build_names_zstd_and_points_to_the_cli_while_native_reads_it() {
+        let zstd = Compression::ZSTD(ZstdLevel::default());
+        assert_eq!(codec_support(zstd, false), Ok(()));
+        let why = codec_support(zstd, true).unwrap_err();
+        assert!(
+            why.starts_with("ZSTD, which the browser build cannot decode"),
+            "{why}"
+        );
+        assert!(
+            why.contains("atlas import") && why.contains("snappy"),
+            "{why}"
+        );
+        for browser in [false, true] {
+            assert_eq!(codec_support(Compression::SNAPPY, browser), Ok(()));
+            let why =
+                codec_support(Compression::BROTLI(BrotliLevel::default()), browser).unwrap_err();
+            assert!(
+                why.starts_with("BROTLI, which this build does not decode"),
+                "{why}"
+            );
+        }
+    }
+
+    #[test]
+    fn values_become_the_texts_a_csv_field_would_hold() {
+        let text = |f: Field| {
+            let mut s = String::new();
+            field_text(&f, &mut s);
+            s
+        };
+        assert_eq!(text(Field::Long(-1)), "-1");
+        assert_eq!(text(Field::Int(7)), "7");
+        assert_eq!(text(Field::Bool(true)), "true");
+        assert_eq!(text(Field::Double(2.0)), "2");
+        assert_eq!(text(Field::Double(0.1)), "0.1");
+        assert_eq!(text(Field::Float(0.1)), "0.1");
+        assert_eq!(text(Field::Null), "");
+        assert_eq!(text(Field::Str("a,\"b\"".into())), "a,\"b\"");
+    }
+}
