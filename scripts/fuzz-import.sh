@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The 10^6-input no-panic runs: first the importer's readers (CSV, TSV, JSONL, JSON array, and the Inspect
-# AI .eval and promptfoo log readers), the bundle parser (atlas_core::Audit::from_bytes) and the mapping
+# AI .eval, promptfoo, lm-eval and Parquet log readers), the bundle parser (atlas_core::Audit::from_bytes) and the mapping
 # parser (crates/atlas-import/tests/fuzz.rs; 10^6 inputs, 125,000 per input kind, in 188 s release on the
 # shared 2 cores, 2026-12-02, linear in the count),
 # then the pilot's provider-response, Selection/Rationale, judge-label and run-state parsers

@@ -85,8 +85,8 @@ if [ "$WITH_TEST" = 1 ]; then
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
   fi
-  if ! "$CACHE/venv/bin/python" -c 'import numpy, jsonschema, pandas, scipy, sklearn, statsmodels' 2>/dev/null; then
-    say "creating or completing the Python venv $CACHE/venv (numpy, jsonschema, pandas, scipy, scikit-learn, statsmodels)"
+  if ! "$CACHE/venv/bin/python" -c 'import numpy, jsonschema, pandas, scipy, sklearn, statsmodels, pyarrow, duckdb' 2>/dev/null; then
+    say "creating or completing the Python venv $CACHE/venv (numpy, jsonschema, pandas, scipy, scikit-learn, statsmodels, pyarrow, duckdb)"
     [ -x "$CACHE/venv/bin/python" ] || python3 -m venv "$CACHE/venv"
     "$CACHE/venv/bin/pip" install -q -r tests/requirements.txt
   fi

@@ -38,6 +38,11 @@ reproduce_default_bundle() {
   rm -rf "$out"
 }
 
+sql_cells_check() {
+  cargo build -q --release -p atlas-cli --bin atlas
+  "$PY" tests/import/sql_cells_check.py --atlas "${CARGO_TARGET_DIR:-target}/release/atlas"
+}
+
 step "cargo fmt --check" cargo fmt --all -- --check
 step "clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
 step "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown -p audit-atlas -p atlas-core -p atlas-charts -p atlas-worker -p atlas-import -p atlas-pilot --all-targets -- -D warnings
@@ -60,8 +65,11 @@ step "AMQA clinical bundle: accuracy and answer change against pandas" "$PY" tes
 step "all-MiniLM-L6-v2 reference and Q-Pain EDD (numpy) are current" "$PY" tests/reference/minilm_reference.py --check
 step "pandas import counts reference is current" "$PY" tests/import/count_reference.py --check
 step "pandas lm-eval log reference is current" "$PY" tests/import/logs_reference.py --check
+step "pyarrow reading of the Parquet fixtures is current" "$PY" tests/import/parquet_reference.py --check
 step "JSON Schema checks" "$PY" tests/schema/check_schema.py
 step "converter reproduces the default bundle" reproduce_default_bundle
+step "DuckDB: sql/long_to_cells.duckdb.sql on hive-partitioned Parquet equals atlas import of the same CSV, cell for cell" \
+  sql_cells_check
 step "wasm tests in headless Chromium" cargo test --target wasm32-unknown-unknown -p audit-atlas
 step "release build (trunk)" trunk build --release
 step "end to end in Chromium" node tests/e2e/e2e.mjs

@@ -1,6 +1,6 @@
 //! `atlas import`: CSV / TSV / JSONL / JSON results + a mapping file, or tool logs (lm-evaluation-harness
-//! samples and results files, Inspect AI `.eval` / `.json`, promptfoo results; `--format auto` detects
-//! them from their bytes) with the reader's preset
+//! samples and results files, Inspect AI `.eval` / `.json`, promptfoo results, Parquet long tables with
+//! the CSV mapping; `--format auto` detects them from their bytes) with the reader's preset
 //! mapping → a bundle (format v1), with the validation report; `--preview` shows the detected columns and types (and, with a mapping, the value
 //! counts of the whole import) without writing anything. The logic lives in the `atlas-import` crate;
 //! the bundle is validated by `Importer::finish` and streamed to the output file.
@@ -186,6 +186,31 @@ pub fn run(args: &ImportArgs, command_line: String) -> Result<ExitCode> {
         None => None,
     };
     if let Some(format) = log_format(args)? {
+        if args.preview && format == LogFormat::Parquet {
+            // A Parquet long table is a table: its columns come from the schema, as the form
+            // mapper shows them.
+            for path in &args.inputs {
+                let bytes =
+                    std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+                let name = path.display().to_string();
+                let s = atlas_import::logs::parquet::summary(&name, &bytes)?;
+                println!(
+                    "{name}: Parquet, {} row(s) in {} row group(s){}",
+                    s.rows,
+                    s.row_groups,
+                    s.created_by
+                        .as_deref()
+                        .map_or(String::new(), |w| format!(", written by {w}"))
+                );
+                for c in &s.columns {
+                    println!("  {:<48} {:<10} {}", c.name, c.physical, c.codecs.join(" "));
+                }
+                print_preview(&atlas_import::logs::parquet::preview(
+                    &name, &bytes, args.rows,
+                )?);
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
         if args.preview {
             return Err(anyhow!(
                 "--preview reads tables; {} logs are imported with their reader's preset (docs/import-mapping.md)",
@@ -212,7 +237,13 @@ pub fn run(args: &ImportArgs, command_line: String) -> Result<ExitCode> {
             model: args.model.clone(),
         };
         println!("format: {} (reader: atlas_import::logs)", format.key());
-        let mut imported = atlas_import::logs::read(format, &inputs, &options)?;
+        let mut imported = if format == LogFormat::Parquet {
+            // Owned bytes: the reader keeps them without a second copy.
+            drop(inputs);
+            atlas_import::logs::parquet::read_owned(files, &options)?
+        } else {
+            atlas_import::logs::read(format, &inputs, &options)?
+        };
         imported.bundle.metadata.produced_by.command = Some(command_line);
         return finish(args, imported, Some(out));
     }

@@ -168,7 +168,7 @@ fn atlas_import_detects_lm_eval_logs_and_atlas_likelihood_prints_crows_preferenc
 }
 
 #[test]
-fn atlas_import_refuses_a_mix_of_log_and_table_inputs_and_formats_without_a_reader() {
+fn atlas_import_refuses_a_mix_of_log_and_table_inputs_and_a_file_that_is_not_the_forced_format() {
     let d = dir("mix");
     let csv = d.join("in.csv");
     std::fs::write(&csv, CSV).unwrap();
@@ -186,7 +186,7 @@ fn atlas_import_refuses_a_mix_of_log_and_table_inputs_and_formats_without_a_read
     let output = atlas(&["--format", "parquet", csv.to_str().unwrap(), "-o", "x.json"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        !output.status.success() && stderr.contains("no parquet reader"),
+        !output.status.success() && stderr.contains("in.csv, (footer)") && stderr.contains("PAR1"),
         "{stderr}"
     );
     // A forced log format names what is wrong with a file that is not that log.
@@ -195,5 +195,42 @@ fn atlas_import_refuses_a_mix_of_log_and_table_inputs_and_formats_without_a_read
     assert!(
         !output.status.success() && stderr.contains("in.csv") && stderr.contains("not valid JSON"),
         "{stderr}"
+    );
+}
+
+#[test]
+fn atlas_import_reads_a_polars_zstd_parquet_with_the_csv_mapping_and_previews_its_schema() {
+    let d = dir("parquet");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/parquet");
+    let input = fixtures.join("polars_zstd.parquet");
+    let mapping = fixtures.join("long.mapping.json");
+    let out = d.join("bundle.json");
+    let output = atlas(&[
+        "--mapping",
+        mapping.to_str().unwrap(),
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("format: parquet"), "{stdout}");
+    // 2 models x 3 system prompts x 12 statements x 5 samples = 360 cells, 12 statements:
+    // tests/fixtures/parquet/expected.json (pyarrow).
+    let audit = Audit::from_bytes(&std::fs::read(&out).unwrap()).expect("bundle");
+    assert_eq!(audit.cells, 360);
+    assert_eq!(audit.statements.len(), 12);
+    let output = atlas(&["--preview", "--rows", "2", input.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("309 row(s) in 3 row group(s), written by Polars")
+            && stdout.contains("agreeability_num")
+            && stdout.contains("ZSTD"),
+        "{stdout}"
     );
 }

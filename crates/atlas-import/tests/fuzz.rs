@@ -18,7 +18,10 @@
 //! - lm-evaluation-harness logs: `atlas_import::logs::read` on mutated samples lines (CrowS-Pairs and
 //!   BBQ seeds, and the first lines of the committed fixture) with the fixture's results file, and
 //!   `LogFormat::detect` on the same bytes; a successful read must give a valid bundle;
-//! - bundles with likelihood readouts (`responses.likelihood`): `atlas_core::Audit::from_bytes`.
+//! - bundles with likelihood readouts (`responses.likelihood`): `atlas_core::Audit::from_bytes`;
+//! - Parquet long tables: `atlas_import::logs::read` with the fixture mapping, `logs::parquet::summary`
+//!   and `LogFormat::detect` on mutations of the committed pandas (snappy), polars (zstd, 3 row groups)
+//!   and BROTLI files of `tests/fixtures/parquet/`; a successful read must give a valid bundle.
 //!
 //! Every input runs under `catch_unwind`; the test fails if any panicked, printing its index and bytes
 //! so that it can be replayed (the stream is deterministic for a seed).
@@ -255,7 +258,7 @@ fn check_reader(g: &mut Gen, format: Format, bytes: &[u8]) -> Result<bool, Strin
 }
 
 /// Input kinds: CSV, TSV, JSONL, JSON, bundle, mapping, Inspect `.eval`, promptfoo results.
-const TARGETS: usize = 10;
+const TARGETS: usize = 11;
 
 /// Seeds of the Inspect reader: zips of the fixture's header, summaries (cut to two samples) and
 /// those two samples (their `events`, `messages` and `attachments` dropped), written stored and
@@ -344,6 +347,25 @@ fn check_log(target: usize, bytes: &[u8]) -> Result<bool, String> {
                 "a log import succeeded but its bundle is refused: {e}"
             )),
         },
+        Err(_) => Ok(false),
+    }
+}
+
+/// One Parquet input with the fixture mapping: detection, the footer summary and the reader must not
+/// panic, and a successful read must be a bundle the core accepts.
+fn check_parquet(bytes: &[u8], mapping: &Mapping) -> Result<bool, String> {
+    let name = "fuzz.parquet";
+    let _ = LogFormat::detect(name, bytes);
+    let _ = logs::parquet::summary(name, bytes);
+    let options = LogOptions {
+        mapping: Some(mapping.clone()),
+        ..LogOptions::default()
+    };
+    match logs::read(LogFormat::Parquet, &[LogInput { name, bytes }], &options) {
+        Ok(imported) => imported
+            .validate()
+            .map(|_| true)
+            .map_err(|e| format!("the Parquet import is not a valid bundle: {e}")),
         Err(_) => Ok(false),
     }
 }
@@ -460,6 +482,19 @@ fn run(count: u64, seed: u64) -> Tally {
     mappings.push(serde_json::to_vec(&csv_mapping(1)).expect("serialises"));
     let inspect = inspect_seeds(&repo);
     let promptfoo = promptfoo_seeds(&repo);
+    let pq_dir = repo.join("tests/fixtures/parquet");
+    let parquet: Vec<Vec<u8>> = [
+        "pandas_snappy.parquet",
+        "polars_zstd.parquet",
+        "brotli_unsupported.parquet",
+    ]
+    .iter()
+    .map(|f| std::fs::read(pq_dir.join(f)).expect("Parquet fixture"))
+    .collect();
+    let pq_mapping = Mapping::from_json(
+        &std::fs::read_to_string(pq_dir.join("long.mapping.json")).expect("Parquet mapping"),
+    )
+    .expect("the Parquet mapping is valid");
 
     let mut g = Gen {
         rng: ChaCha8Rng::seed_from_u64(seed),
@@ -477,6 +512,7 @@ fn run(count: u64, seed: u64) -> Tally {
             6 => g.mutate(&inspect),
             7 => g.mutate(&promptfoo),
             8 => g.mutate(&lm_seeds),
+            10 => g.mutate(&parquet),
             _ => g.mutate(&lk_bundles),
         };
         tally.inputs += 1;
@@ -489,6 +525,7 @@ fn run(count: u64, seed: u64) -> Tally {
             4 | 9 => Ok(Audit::from_bytes(&bytes).is_ok()),
             6 | 7 => check_log(target, &bytes),
             8 => check_lmeval(&bytes, &lm_results),
+            10 => check_parquet(&bytes, &pq_mapping),
             _ => {
                 let text = String::from_utf8_lossy(&bytes);
                 if let Ok(m) = Mapping::from_json(&text) {
@@ -500,7 +537,9 @@ fn run(count: u64, seed: u64) -> Tally {
         }));
         match outcome {
             Ok(Ok(ok)) if target < 4 => tally.imports_ok += u64::from(ok),
-            Ok(Ok(ok)) if (6..=8).contains(&target) => tally.logs_ok += u64::from(ok),
+            Ok(Ok(ok)) if (6..=8).contains(&target) || target == 10 => {
+                tally.logs_ok += u64::from(ok)
+            }
             Ok(Ok(ok)) => tally.bundles_ok += u64::from(ok && (target == 4 || target == 9)),
             Ok(Err(property)) => tally.failures.push(format!(
                 "input {i} (target {target}): {property}\n bytes: {:?}",
@@ -528,7 +567,7 @@ fn fuzz(default_count: u64) {
     let tally = run(count, seed);
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "fuzz: {} generated inputs (seed {seed}) in {secs:.1} s: csv {}, tsv {}, jsonl {}, json {} ({} imported to a valid bundle), bundle {} + with likelihood readouts {} ({} valid), mapping {}, inspect {}, promptfoo {}, lm-eval {} ({} imported); {} failures (panics or broken properties), 0 allowed",
+        "fuzz: {} generated inputs (seed {seed}) in {secs:.1} s: csv {}, tsv {}, jsonl {}, json {} ({} imported to a valid bundle), bundle {} + with likelihood readouts {} ({} valid), mapping {}, inspect {}, promptfoo {}, lm-eval {}, parquet {} ({} logs imported); {} failures (panics or broken properties), 0 allowed",
         tally.inputs,
         tally.by_target[0],
         tally.by_target[1],
@@ -542,6 +581,7 @@ fn fuzz(default_count: u64) {
         tally.by_target[6],
         tally.by_target[7],
         tally.by_target[8],
+        tally.by_target[10],
         tally.logs_ok,
         tally.failures.len()
     );
