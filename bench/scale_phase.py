@@ -83,6 +83,12 @@ elif phase == "bundle":
         by.setdefault(f, []).append(v)
     per_model = len(codes) // len(by["model"])
     keep = max(1, min(len(by["model"]), 50_000_000 // per_model))
+    def level(facet, v):
+        # What the format requires beyond the id (docs/bundle-format.md): a condition says it has a
+        # Selection readout; a statement has a text (here its id, as `atlas import` does).
+        extra = {"condition": {"has_selection": True}, "statement": {"text": v}}.get(facet, {})
+        return {"id": v, **extra}
+
     alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
     vals = sorted(values, key=lambda v: alphabet.index(v[0]))
     bundle = {
@@ -92,7 +98,7 @@ elif phase == "bundle":
                      "source": {"citation": "bench/scale_bench.sh"},
                      "license": {"id": "CC0-1.0", "attribution": "none"}, "content_warning": None,
                      "produced_by": {"tool": "sql/long_to_cells.duckdb.sql"}},
-        "facets": [{"id": f, "levels": [{"id": v} for v in (by[f][:keep] if f == "model" else by[f])]}
+        "facets": [{"id": f, "levels": [level(f, v) for v in (by[f][:keep] if f == "model" else by[f])]}
                    for f in ["model", "condition", "statement", "template", "repeat"]],
         "responses": {"axes": ["model", "condition", "statement", "template", "repeat"],
                       "selection": {"values": [{"raw": r, "evidence": e, "obtained": o} for _, r, e, o in vals],

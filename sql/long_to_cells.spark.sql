@@ -12,6 +12,11 @@
 --     (monotonically_increasing_id is increasing within a file split: the first row of a cell is the
 --     first of its file, as with DuckDB's file_row_number.)
 --   selection_map(raw, raw_out, evidence, obtained)
+--
+-- Run the statements one by one and materialise each view before the next (the check does
+-- spark.table(v).localCheckpoint().createOrReplaceTempView(v); a pipeline would write each table):
+-- Spark 4.3's optimizer rejects the whole chain at once (PLAN_VALIDATION_FAILED_RULE_IN_BATCH in
+-- PushdownPredicatesAndPruneColumnsForCTEDef).
 
 CREATE OR REPLACE TEMPORARY VIEW atlas_rows AS
 SELECT CAST(model AS STRING) AS model,

@@ -147,6 +147,11 @@ def run_spark(long_dir):
     for stmt in text.split(";"):
         if stmt.strip():
             spark.sql(stmt)
+            # Materialise each view (as a pipeline would write each table): it cuts the lineage, and
+            # Spark 4.3's optimizer fails on the full CTE chain at once
+            # (PLAN_VALIDATION_FAILED_RULE_IN_BATCH, PushdownPredicatesAndPruneColumnsForCTEDef).
+            name = stmt.split("TEMPORARY VIEW", 1)[1].split()[0]
+            spark.table(name).localCheckpoint().createOrReplaceTempView(name)
     return collect(lambda q: spark.sql(q).collect())
 
 
