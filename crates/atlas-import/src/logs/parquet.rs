@@ -31,7 +31,7 @@
 //! and mutated files).
 //!
 //! **Preset.** Without a mapping, [`preset`] proposes one the way the form mapper does for a CSV
-//! ([`crate::guess`] on a [`preview`] of the first rows); when a required role (model, statement,
+//! ([`crate::guess()`] on a [`preview`] of the first rows); when a required role (model, statement,
 //! Selection) has no plausible column, the error names it and asks for a mapping.
 
 use std::fmt::Write as _;
@@ -435,7 +435,7 @@ impl Consumer for CsvCollector {
 }
 
 /// The form mapper's view of a Parquet file: its columns (from the schema, in order) with detected
-/// kinds and examples from the first `rows` rows, exactly as [`crate::preview`] shows a CSV.
+/// kinds and examples from the first `rows` rows, exactly as [`crate::preview()`] shows a CSV.
 ///
 /// # Errors
 /// As [`read`], for the part read.
@@ -459,7 +459,7 @@ pub fn preview(name: &str, bytes: &[u8], rows: usize) -> Result<Preview, ImportE
     )
 }
 
-/// The mapping proposed for a Parquet file without one: [`crate::guess`] on its [`preview`] (first
+/// The mapping proposed for a Parquet file without one: [`crate::guess()`] on its [`preview`] (first
 /// 200 rows), as the form mapper starts from for a CSV.
 ///
 /// # Errors
