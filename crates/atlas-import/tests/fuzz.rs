@@ -20,8 +20,9 @@
 //!   `LogFormat::detect` on the same bytes; a successful read must give a valid bundle;
 //! - bundles with likelihood readouts (`responses.likelihood`): `atlas_core::Audit::from_bytes`;
 //! - Parquet long tables: `atlas_import::logs::read` with the fixture mapping, `logs::parquet::summary`
-//!   and `LogFormat::detect` on mutations of the committed pandas (snappy), polars (zstd, 3 row groups)
-//!   and BROTLI files of `tests/fixtures/parquet/`; a successful read must give a valid bundle.
+//!   and `LogFormat::detect` on mutations of the committed 24-row pandas (snappy) and polars (zstd)
+//!   files, 3 row groups each (`tests/fixtures/parquet/fuzz/`), and the BROTLI file; a successful
+//!   read must give a valid bundle.
 //!
 //! Every input runs under `catch_unwind`; the test fails if any panicked, printing its index and bytes
 //! so that it can be replayed (the stream is deterministic for a seed).
@@ -484,8 +485,8 @@ fn run(count: u64, seed: u64) -> Tally {
     let promptfoo = promptfoo_seeds(&repo);
     let pq_dir = repo.join("tests/fixtures/parquet");
     let parquet: Vec<Vec<u8>> = [
-        "pandas_snappy.parquet",
-        "polars_zstd.parquet",
+        "fuzz/pandas_snappy_24_rows.parquet",
+        "fuzz/polars_zstd_24_rows.parquet",
         "brotli_unsupported.parquet",
     ]
     .iter()
