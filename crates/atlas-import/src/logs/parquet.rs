@@ -277,22 +277,142 @@ fn json_of(field: &Field) -> serde_json::Value {
     }
 }
 
-/// Checks every column chunk codec of row group `rg` (0-based) of `reader`.
-fn check_codecs(
+/// Checks every column chunk of row group `rg` (0-based) of `reader` before it is read: its codec
+/// ([`supported_codec`]) and that its byte range lies inside the file of `file_len` bytes (arrow-rs
+/// asserts on a negative range; a corrupt footer must be an error, not a panic).
+fn check_chunks(
     name: &str,
     reader: &SerializedFileReader<Bytes>,
     rg: usize,
+    file_len: u64,
 ) -> Result<(), ImportError> {
     let meta = reader.metadata().row_group(rg);
     for col in meta.columns() {
+        let column = col.column_path().string();
+        let start = col
+            .dictionary_page_offset()
+            .unwrap_or_else(|| col.data_page_offset());
+        let len = col.compressed_size();
+        let inside = start >= 0
+            && len >= 0
+            && (start as u64)
+                .checked_add(len as u64)
+                .is_some_and(|end| end <= file_len);
+        if !inside {
+            return Err(log_error(
+                name,
+                format!("row group {}", rg + 1),
+                column.clone(),
+                format!(
+                    "the footer places column `{column}` at bytes {start}..+{len}, outside the \
+                     {file_len}-byte file (a corrupt or truncated file)"
+                ),
+            ));
+        }
         if let Err(why) = supported_codec(col.compression()) {
-            let column = col.column_path().string();
             return Err(log_error(
                 name,
                 format!("row group {}", rg + 1),
                 column.clone(),
                 format!("Parquet column `{column}` uses {why}"),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// Walks every page of row group `rg` before the record reader decodes it, and refuses what arrow-rs
+/// 60's decoders would panic on instead of returning an error (found by the fuzz test): a data page
+/// that is dictionary-encoded without a dictionary page before it, a dictionary page shorter than its
+/// values, a V2 data page whose level lengths exceed the page. The pages are decompressed here once
+/// more (the cost of a safe read of untrusted files).
+fn check_pages(
+    name: &str,
+    reader: &SerializedFileReader<Bytes>,
+    rg: usize,
+) -> Result<(), ImportError> {
+    use parquet::basic::{Encoding, Type as PhysicalType};
+    use parquet::column::page::Page;
+
+    let at = || format!("row group {}", rg + 1);
+    let group = reader.get_row_group(rg).map_err(|e| {
+        log_error(
+            name,
+            at(),
+            "(file)",
+            format!("cannot open the row group: {e}"),
+        )
+    })?;
+    let meta = reader.metadata().row_group(rg);
+    for (i, col) in meta.columns().iter().enumerate() {
+        let column = col.column_path().string();
+        let bad = |message: String| log_error(name, at(), column.clone(), message);
+        let descr = col.column_descr();
+        let pages = group
+            .get_column_page_reader(i)
+            .map_err(|e| bad(format!("cannot read the column chunk: {e}")))?;
+        let mut dictionary = false;
+        for page in pages {
+            let page = page.map_err(|e| bad(format!("cannot decode a page: {e}")))?;
+            match page {
+                Page::DictionaryPage {
+                    buf, num_values, ..
+                } => {
+                    let n = num_values as usize;
+                    let width = match descr.physical_type() {
+                        PhysicalType::BOOLEAN => Some(n.div_ceil(8)),
+                        PhysicalType::INT32 | PhysicalType::FLOAT => n.checked_mul(4),
+                        PhysicalType::INT64 | PhysicalType::DOUBLE => n.checked_mul(8),
+                        PhysicalType::INT96 => n.checked_mul(12),
+                        PhysicalType::FIXED_LEN_BYTE_ARRAY => {
+                            n.checked_mul(descr.type_length().max(0) as usize)
+                        }
+                        PhysicalType::BYTE_ARRAY => {
+                            // n values, each a 4-byte little-endian length and its bytes.
+                            let mut pos = 0usize;
+                            for _ in 0..n {
+                                let len = buf
+                                    .get(pos..pos + 4)
+                                    .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+                                match len.and_then(|l| (pos + 4).checked_add(l)) {
+                                    Some(end) if end <= buf.len() => pos = end,
+                                    _ => {
+                                        pos = usize::MAX;
+                                        break;
+                                    }
+                                }
+                            }
+                            Some(pos)
+                        }
+                    };
+                    if width.is_none_or(|w| w > buf.len()) {
+                        return Err(bad(format!(
+                            "the dictionary page declares {n} values but holds only {} bytes",
+                            buf.len()
+                        )));
+                    }
+                    dictionary = true;
+                }
+                Page::DataPage { encoding, .. } | Page::DataPageV2 { encoding, .. }
+                    if matches!(
+                        encoding,
+                        Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY
+                    ) && !dictionary =>
+                {
+                    return Err(bad(
+                        "a dictionary-encoded data page has no dictionary page before it".into(),
+                    ));
+                }
+                Page::DataPageV2 {
+                    buf,
+                    def_levels_byte_len,
+                    rep_levels_byte_len,
+                    ..
+                } if def_levels_byte_len as u64 + rep_levels_byte_len as u64 > buf.len() as u64 => {
+                    return Err(bad("a data page's level lengths exceed the page".into()));
+                }
+                _ => {}
+            }
         }
     }
     Ok(())
@@ -324,6 +444,7 @@ fn failing_column(reader: &SerializedFileReader<Bytes>, rg: usize) -> Option<(St
 fn stream(
     name: &str,
     reader: &SerializedFileReader<Bytes>,
+    file_len: u64,
     header: &[String],
     limits: &Limits,
     consumer: &mut dyn Consumer,
@@ -331,7 +452,8 @@ fn stream(
     consumer.header(name, header)?;
     let mut row_no: u64 = 0;
     for rg in 0..reader.num_row_groups() {
-        check_codecs(name, reader, rg)?;
+        check_chunks(name, reader, rg, file_len)?;
+        check_pages(name, reader, rg)?;
         let located = |e: parquet::errors::ParquetError, row: Option<u64>| {
             let (column, message) =
                 failing_column(reader, rg).unwrap_or_else(|| ("(file)".to_string(), e.to_string()));
@@ -443,12 +565,13 @@ pub fn preview(name: &str, bytes: &[u8], rows: usize) -> Result<Preview, ImportE
     let reader = open(name, Bytes::copy_from_slice(bytes))?;
     let (header, _) = header_of(&reader);
     let limits = Limits::default();
+    let file_len = bytes.len() as u64;
     let mut collector = CsvCollector {
         text: String::new(),
         wanted: rows,
         rows: 0,
     };
-    stream(name, &reader, &header, &limits, &mut collector)?;
+    stream(name, &reader, file_len, &header, &limits, &mut collector)?;
     crate::preview(
         collector.text.as_bytes(),
         name,
@@ -546,6 +669,7 @@ pub fn read_owned(
         let records = stream(
             &name,
             &reader,
+            size,
             &header,
             &options.limits,
             &mut importer.builder,
