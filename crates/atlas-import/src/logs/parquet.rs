@@ -27,8 +27,11 @@
 //!
 //! **Errors** are [`ImportError::Log`] naming the input, the place (`(footer)`, `row group 2`,
 //! `row group 2, row 1500`) and the column (or `(file)`): a file shorter than its footer, a bad
-//! magic number, a corrupt page, an unsupported codec. Never a panic (the fuzz test feeds truncated
-//! and mutated files).
+//! magic number, a corrupt page, an unsupported codec. Never a panic: before a row group is decoded,
+//! each column chunk's byte range is checked against the file and its pages are walked once for what
+//! arrow-rs 60's decoders would panic on (a negative chunk range, a dictionary-encoded page with no
+//! dictionary page, a dictionary page shorter than its values, V2 level lengths past the page); the
+//! fuzz test feeds truncated and mutated files.
 //!
 //! **Preset.** Without a mapping, [`preset`] proposes one the way the form mapper does for a CSV
 //! ([`crate::guess()`] on a [`preview`] of the first rows); when a required role (model, statement,
