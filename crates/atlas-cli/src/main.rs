@@ -24,6 +24,9 @@
 //!   [--format text|json|csv]` re-weights the reference score (the app's re-weighting panel);
 //! - `atlas analyze-rq3 FILE [--rule R] [--format text|json|csv]` compares the Selection with the
 //!   judge-coded Rationale (seed `000_…` §3.3, §5.4, E.2, E.3; Tables 3, 18, 19);
+//! - `atlas propositions --from crows|bbq|json FILE… [--limit N] [--seed S] -o props.json` and
+//!   `atlas paradigms plan|score …`: propositions rendered as the four task paradigms of seed `000_…`
+//!   Table 10, run through `atlas pilot`, and likelihood scores (`docs/paradigms.md`);
 //! - `atlas pilot design|plan|run|bundle|summary …` runs a pilot audit against real providers with
 //!   keys from environment variables (`docs/pilot.md`, "Native runner");
 //! - `atlas overview FILE [--policy P] [--reps N] [--seed S] [--json]` prints the headline of a bundle
@@ -44,6 +47,7 @@ mod decodingtrust;
 mod import;
 mod likelihood;
 mod overview;
+mod paradigms;
 mod pilot;
 mod plan;
 mod qpain;
@@ -116,6 +120,13 @@ enum Command {
     /// Pilot audits against real providers (docs/pilot.md): design, plan (estimate and hard cap),
     /// run or resume with retries and a persisted state, bundle, summary.
     Pilot(pilot::PilotArgs),
+    /// Propositions from CrowS-Pairs, BBQ or your own JSON, for the task-paradigm adapters
+    /// (seed 000 §4.3, Table 10; docs/paradigms.md).
+    Propositions(paradigms::PropositionsArgs),
+    /// The four task paradigms of seed 000 Table 10 (CLEAR, BBQ ambiguous / disambiguated, StereoSet,
+    /// CrowS style): plan them as a pilot, and score StereoSet / CrowS candidates by likelihood
+    /// (SS, LMS, ICAT, CrowS preference, §C.2).
+    Paradigms(paradigms::ParadigmsArgs),
     /// Validate a bundle file; exits 1 with the problem (record, field) when it is invalid.
     Validate { file: PathBuf },
     /// RQ1 (seed 000 §5.1, §5.2): wording sensitivity, rank stability across wordings, reversals
@@ -248,6 +259,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Likelihood(args) => likelihood::run(&args),
         Command::Compare(args) => compare::run(args),
         Command::Pilot(args) => pilot::run(args),
+        Command::Propositions(args) => paradigms::propositions(&args),
+        Command::Paradigms(args) => paradigms::run(args),
         Command::Import(args) => {
             let command_line = std::iter::once("atlas".to_string())
                 .chain(std::env::args().skip(1))

@@ -314,7 +314,7 @@ pub fn run(args: PilotArgs) -> Result<ExitCode> {
 // ---------------------------------------------------------------------------------------------
 // Files
 
-fn read_json(path: &Path, what: &str) -> Result<Value> {
+pub(crate) fn read_json(path: &Path, what: &str) -> Result<Value> {
     let text = fs::read_to_string(path)
         .with_context(|| format!("cannot read the {what} {}", path.display()))?;
     serde_json::from_str(&text)
@@ -439,13 +439,20 @@ fn read_design(path: &Path) -> Result<(PilotDesign, KeyEnv)> {
 /// Reads a plan written by `atlas pilot plan` and checks that it is still what its design plans
 /// (same fingerprint), so a hand-edited plan is refused.
 fn read_plan(path: &Path) -> Result<(Plan, KeyEnv)> {
-    let (value, key_env) = split_key_env(read_json(path, "plan")?, path)?;
+    let (mut value, key_env) = split_key_env(read_json(path, "plan")?, path)?;
+    // A paradigm plan (`atlas paradigms plan`) carries its paradigm design; it is rebuilt from that.
+    let paradigm = value
+        .as_object_mut()
+        .and_then(|o| o.remove(crate::paradigms::PARADIGM_MEMBER));
     let plan: Plan = serde_path_to_error::deserialize(value).map_err(|e| {
         let at = e.path().to_string();
         anyhow!("{}: at `{at}`: {}", path.display(), e.into_inner())
     })?;
-    let again = build_plan(plan.design.clone())
-        .with_context(|| format!("{}: its design no longer plans", path.display()))?;
+    let again = match paradigm {
+        Some(p) => crate::paradigms::rebuild(p, path)?,
+        None => build_plan(plan.design.clone())
+            .with_context(|| format!("{}: its design no longer plans", path.display()))?,
+    };
     if again.fingerprint != plan.fingerprint || again.calls != plan.calls {
         bail!(
             "{}: the calls do not match the plan's design (fingerprint {} vs {}); re-run `atlas pilot plan` instead of editing a plan",
@@ -670,7 +677,7 @@ struct Done {
     outcome: AttemptOutcome,
 }
 
-fn agent(timeout: Duration) -> ureq::Agent {
+pub(crate) fn agent(timeout: Duration) -> ureq::Agent {
     ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
         .http_status_as_error(false)
@@ -683,7 +690,7 @@ fn agent(timeout: Duration) -> ureq::Agent {
 
 /// One attempt: a response (any status), the per-call timeout, or no response (connection refused,
 /// dropped, reset, TLS, DNS…).
-fn send(agent: &ureq::Agent, req: &HttpRequest) -> AttemptOutcome {
+pub(crate) fn send(agent: &ureq::Agent, req: &HttpRequest) -> AttemptOutcome {
     let mut r = agent.post(&req.url);
     for (name, value) in &req.headers {
         r = r.header(name.as_str(), value.as_str());
