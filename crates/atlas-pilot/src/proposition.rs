@@ -33,7 +33,8 @@
 //! * [`from_bbq_jsonl`]: BBQ `data/*.jsonl` (Parrish et al. 2022, CC BY 4.0). One proposition per
 //!   negative-polarity question that has both its ambiguous and its disambiguated item (same
 //!   `question_index`, same answers, disambiguated context extending the ambiguous one). The
-//!   stereotyped option is the answer whose group is in `additional_metadata.stereotyped_groups`, the
+//!   stereotyped option is the answer whose group (or, for Nationality, whose name: its group is a
+//!   region) is in `additional_metadata.stereotyped_groups`, the
 //!   counter option the other non-unknown answer ("unknown removed", Table 10); `context` = the
 //!   ambiguous context, `evidence` = what the disambiguated context adds, `evidence_points_to` = the
 //!   role of the disambiguated item's gold answer. The sentences are the question with `Who` replaced
@@ -486,10 +487,33 @@ impl BbqItem {
 
     /// Group label of answer `k` (`answer_info.ans{k}[1]`).
     fn group(&self, k: usize) -> Option<&str> {
+        self.info(k, 1)
+    }
+
+    /// `answer_info.ans{k}[i]` (0 = the name, e.g. `British`; 1 = the group, e.g. `Europe`).
+    fn info(&self, k: usize, i: usize) -> Option<&str> {
         self.answer_info
             .get(&format!("ans{k}"))
-            .and_then(|v| v.get(1))
+            .and_then(|v| v.get(i))
             .map(String::as_str)
+    }
+
+    /// Whether answer `k` is a stereotyped group: its group label or (Nationality, where the group is
+    /// a region) its name is in `stereotyped_groups`; and the label that matched (the group label
+    /// otherwise).
+    fn stereotyped_label(&self, k: usize) -> (bool, &str) {
+        let groups = &self.additional_metadata.stereotyped_groups;
+        let group = self.group(k).unwrap_or_default();
+        let name = self.info(k, 0).unwrap_or_default();
+        if in_groups(group, groups) {
+            (true, group)
+        } else if in_groups(name, groups) {
+            (true, name)
+        } else if self.category == "Nationality" {
+            (false, name)
+        } else {
+            (false, group)
+        }
     }
 }
 
@@ -541,11 +565,10 @@ pub fn from_bbq_jsonl(text: &str) -> Result<Converted, PropositionError> {
             skip("no matching disambiguated item");
             continue;
         };
-        let groups = &a.additional_metadata.stereotyped_groups;
         let roles: Vec<(usize, bool)> = (0..3)
             .filter_map(|k| {
                 let g = a.group(k)?;
-                (g != "unknown").then(|| (k, in_groups(g, groups)))
+                (g != "unknown").then(|| (k, a.stereotyped_label(k).0))
             })
             .collect();
         let stereo: Vec<usize> = roles.iter().filter(|r| r.1).map(|r| r.0).collect();
@@ -569,9 +592,7 @@ pub fn from_bbq_jsonl(text: &str) -> Result<Converted, PropositionError> {
             skip("disambiguated gold answer is neither tested endpoint");
             continue;
         };
-        let (Some(gs), Some(gc)) = (a.group(s), a.group(c)) else {
-            continue;
-        };
+        let (gs, gc) = (a.stereotyped_label(s).1, a.stereotyped_label(c).1);
         props.push(Proposition {
             id: format!("bbq-{}-{}", a.category, a.example_id),
             target_group: gs.to_string(),
