@@ -37,7 +37,7 @@
 //! spellings `none`, `both`, `unknown`, `cannot be determined`, `can't be determined`, `not enough
 //! information`, `refuse`) is a readable answer outside the contract: Abstain (evidence `null`,
 //! seed §B.2), read as `fallback`. Refusals (refusal words and phrases, provider blocks) are Abstain
-//! with `obtained = refusal` by the pilot's extraction rules ([`crate::extract`]). Each bundle
+//! with `obtained = refusal` by the pilot's extraction rules ([`mod@crate::extract`]). Each bundle
 //! value keeps its raw text and how it was obtained.
 //!
 //! # Counterbalanced order (recorded per cell)
