@@ -64,6 +64,7 @@ step "numpy/scipy clinical metrics reference (EDD, CFV, Spearman) is current" "$
 step "AMQA clinical bundle: accuracy and answer change against pandas" "$PY" tests/reference/amqa_reference.py --check --input "$SHARED/data/raw/amqa-medqa-demographic"
 step "all-MiniLM-L6-v2 reference and Q-Pain EDD (numpy) are current" "$PY" tests/reference/minilm_reference.py --check
 step "pandas import counts reference is current" "$PY" tests/import/count_reference.py --check
+step "numpy task-paradigm likelihood reference (mean token log-probs of the logged local-model responses, SS/LMS/ICAT/CrowS preference, counterbalanced order) is current" "$PY" tests/reference/paradigm_reference.py --check
 step "pandas lm-eval log reference is current" "$PY" tests/import/logs_reference.py --check
 step "pyarrow reading of the Parquet fixtures is current" "$PY" tests/import/parquet_reference.py --check
 step "JSON Schema checks" "$PY" tests/schema/check_schema.py
