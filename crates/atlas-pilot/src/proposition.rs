@@ -278,8 +278,8 @@ pub fn validate_set(props: &[Proposition]) -> Result<(), PropositionError> {
 ///
 /// ```
 /// let props = atlas_pilot::proposition::parse_propositions(
-///     r#"{"id": "p1", "target_group": "old", "counter_group": "young",
-///         "stereotyped": "Old people are frail.", "counter": "Young people are frail."}"#,
+///     r#"[{"id": "p1", "target_group": "old", "counter_group": "young",
+///         "stereotyped": "Old people are frail.", "counter": "Young people are frail."}]"#,
 /// ).unwrap();
 /// assert_eq!(props[0].stereotyped_option(), "old");
 /// let bad = atlas_pilot::proposition::parse_propositions(
