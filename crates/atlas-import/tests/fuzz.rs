@@ -33,7 +33,8 @@
 //! cargo test --release -p atlas-import --test fuzz -- --ignored --nocapture
 //! ```
 //!
-//! (`scripts/fuzz-import.sh` runs it; `ATLAS_FUZZ_INPUTS` and `ATLAS_FUZZ_SEED` override the count and
+//! (`scripts/fuzz-import.sh` runs it; `ATLAS_FUZZ_DUMP=DIR` writes every failing input to DIR for replay;
+//! `ATLAS_FUZZ_INPUTS` and `ATLAS_FUZZ_SEED` override the count and
 //! the seed.)
 
 mod common;
@@ -536,6 +537,9 @@ fn run(count: u64, seed: u64) -> Tally {
                 Ok(false)
             }
         }));
+        if !matches!(outcome, Ok(Ok(_))) {
+            dump_failing_input(i, target, &bytes);
+        }
         match outcome {
             Ok(Ok(ok)) if target < 4 => tally.imports_ok += u64::from(ok),
             Ok(Ok(ok)) if (6..=8).contains(&target) || target == 10 => {
@@ -553,6 +557,20 @@ fn run(count: u64, seed: u64) -> Tally {
         }
     }
     tally
+}
+
+/// Writes a failing input to `$ATLAS_FUZZ_DUMP/input-<i>-target-<t>.bin` when that variable names a
+/// folder, so a panic found by the 10^6 run can be replayed and turned into a regression test (the
+/// failure report prints the bytes only as lossy text).
+fn dump_failing_input(i: u64, target: usize, bytes: &[u8]) {
+    let Some(dir) = std::env::var_os("ATLAS_FUZZ_DUMP") else {
+        return;
+    };
+    let dir = std::path::PathBuf::from(dir);
+    let path = dir.join(format!("input-{i}-target-{target}.bin"));
+    if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, bytes)) {
+        eprintln!("fuzz: could not write {}: {e}", path.display());
+    }
 }
 
 fn fuzz(default_count: u64) {

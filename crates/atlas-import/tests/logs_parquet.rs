@@ -329,3 +329,27 @@ fn without_a_mapping_the_preset_is_the_form_mappers_guess() {
         Err(other) => panic!("unexpected error {other:?}"),
     }
 }
+
+/// Two inputs of the 10⁶-input fuzz run (seed 20260801, inputs 673,716 and 721,731; written by
+/// `ATLAS_FUZZ_DUMP`) on which arrow-rs 60's PLAIN byte-array decoder read a value's 4-byte length past
+/// the end of its page and panicked (`bit_util.rs:392`, "range end index 4 out of range for slice of
+/// length 2"). They must now be a named page error.
+#[test]
+fn fuzz_found_pages_that_end_inside_a_value_length_are_a_named_error_not_a_panic() {
+    for name in [
+        "fuzz/regress/seed20260801_input673716.parquet",
+        "fuzz/regress/seed20260801_input721731.parquet",
+    ] {
+        let bytes = file(name);
+        let outcome = std::panic::catch_unwind(|| import("fuzz.parquet", &bytes));
+        let err = match outcome {
+            Ok(Err(e)) => e.to_string(),
+            Ok(Ok(_)) => panic!("{name}: a corrupt page imported"),
+            Err(_) => panic!("{name}: the reader panicked"),
+        };
+        assert!(
+            err.starts_with("fuzz.parquet, row group") && err.contains("(a corrupt page)"),
+            "{name}: {err}"
+        );
+    }
+}

@@ -30,11 +30,11 @@
 //! magic number, a corrupt page, an unsupported codec. Panics are guarded against: before a row group is decoded,
 //! each column chunk's byte range is checked against the file and its pages are walked once for what
 //! arrow-rs 60's decoders would panic on (a negative chunk range, a dictionary-encoded page with no
-//! dictionary page, a dictionary page shorter than its values, V2 level lengths past the page); the
-//! fuzz test feeds truncated and mutated files. **Known gap** (10⁶-input fuzz run, 2026-12-02): 3 of
-//! 90,909 mutated Parquet inputs still panic inside arrow-rs 60's value decoders (`PlainDecoder` on a
-//! data page holding fewer bytes than its values, `ByteStreamSplitDecoder`); these need the page's
-//! levels decoded to check and are not guarded yet.
+//! dictionary page, a dictionary page shorter than its values, V2 level lengths past the page, and a
+//! PLAIN or BYTE_STREAM_SPLIT data page whose value bytes are fewer than its non-null values need,
+//! counted from its definition levels); the fuzz test feeds truncated and mutated files. Found and
+//! closed by the 10⁶-input fuzz runs of 2026-12-02: the value-length gap (two regression inputs in
+//! `tests/fixtures/parquet/fuzz/regress/`).
 //!
 //! **Preset.** Without a mapping, [`preset`] proposes one the way the form mapper does for a CSV
 //! ([`crate::guess()`] on a [`preview`] of the first rows); when a required role (model, statement,
@@ -417,11 +417,250 @@ fn check_pages(
                 } if def_levels_byte_len as u64 + rep_levels_byte_len as u64 > buf.len() as u64 => {
                     return Err(bad("a data page's level lengths exceed the page".into()));
                 }
-                _ => {}
+                page => {
+                    if let Err(message) = check_values_fit(&page, descr) {
+                        return Err(bad(message));
+                    }
+                }
             }
         }
     }
     Ok(())
+}
+
+/// Refuses a PLAIN or BYTE_STREAM_SPLIT data page whose value bytes are fewer than its non-null values
+/// need: arrow-rs 60's byte-stream-split decoder indexes past its buffer on such a page, and its PLAIN
+/// byte-array decoder reads a value's 4-byte length without checking that 4 bytes remain (both found
+/// by the 10⁶-input fuzz run) instead of returning an error. The non-null count is
+/// the page's value count for a required column, and otherwise the definition levels equal to the
+/// column's maximum, decoded here from the page's RLE/bit-packed levels; levels that cannot be
+/// decoded are refused too. `Err` is the message.
+fn check_values_fit(
+    page: &parquet::column::page::Page,
+    descr: &parquet::schema::types::ColumnDescriptor,
+) -> Result<(), String> {
+    use parquet::basic::{Encoding, Type as PhysicalType};
+    use parquet::column::page::Page;
+
+    let (buf, num_values, encoding) = match page {
+        Page::DataPage {
+            buf,
+            num_values,
+            encoding,
+            ..
+        }
+        | Page::DataPageV2 {
+            buf,
+            num_values,
+            encoding,
+            ..
+        } => (buf, *num_values as usize, *encoding),
+        Page::DictionaryPage { .. } => return Ok(()),
+    };
+    if !matches!(encoding, Encoding::PLAIN | Encoding::BYTE_STREAM_SPLIT) {
+        return Ok(());
+    }
+    let max_def = descr.max_def_level();
+    let bit_width = level_bit_width(max_def);
+    // Where the values start and how many are non-null.
+    let (values_start, non_null) = match page {
+        Page::DataPageV2 {
+            def_levels_byte_len,
+            rep_levels_byte_len,
+            ..
+        } => {
+            let rep = *rep_levels_byte_len as usize;
+            let def = *def_levels_byte_len as usize;
+            let non_null = if max_def == 0 {
+                num_values
+            } else {
+                let levels = rep
+                    .checked_add(def)
+                    .and_then(|end| buf.get(rep..end))
+                    .ok_or("the levels exceed the page")?;
+                count_max_levels(levels, bit_width, num_values, max_def)
+                    .ok_or("the page's definition levels cannot be decoded")?
+            };
+            (rep.saturating_add(def), non_null)
+        }
+        Page::DataPage {
+            def_level_encoding,
+            rep_level_encoding,
+            ..
+        } => {
+            let mut pos = 0usize;
+            if descr.max_rep_level() > 0 {
+                pos = skip_v1_levels(
+                    buf,
+                    pos,
+                    *rep_level_encoding,
+                    num_values,
+                    level_bit_width(descr.max_rep_level()),
+                )
+                .ok_or("the page's repetition levels exceed the page")?;
+            }
+            let non_null = if max_def == 0 {
+                num_values
+            } else {
+                let end = skip_v1_levels(buf, pos, *def_level_encoding, num_values, bit_width)
+                    .ok_or("the page's definition levels exceed the page")?;
+                if *def_level_encoding != Encoding::RLE {
+                    // Deprecated BIT_PACKED levels: an upper bound is enough for the check.
+                    pos = end;
+                    num_values
+                } else {
+                    let levels = &buf[pos + 4..end];
+                    pos = end;
+                    count_max_levels(levels, bit_width, num_values, max_def)
+                        .ok_or("the page's definition levels cannot be decoded")?
+                }
+            };
+            (pos, non_null)
+        }
+        Page::DictionaryPage { .. } => return Ok(()),
+    };
+    let values = buf.get(values_start..).unwrap_or_default();
+    if descr.physical_type() == PhysicalType::BYTE_ARRAY {
+        if encoding != Encoding::PLAIN {
+            return Ok(());
+        }
+        // n values, each a 4-byte little-endian length and its bytes: arrow-rs 60 reads each length
+        // without checking that 4 bytes remain.
+        let mut pos = 0usize;
+        for k in 0..non_null {
+            let len = values
+                .get(pos..pos.saturating_add(4))
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+            match len.and_then(|l| (pos + 4).checked_add(l)) {
+                Some(end) if end <= values.len() => pos = end,
+                _ => {
+                    return Err(format!(
+                        "a data page declares {non_null} non-null values but its bytes end inside \
+                         value {} (a corrupt page)",
+                        k + 1
+                    ))
+                }
+            }
+        }
+        return Ok(());
+    }
+    let width = match descr.physical_type() {
+        PhysicalType::INT32 | PhysicalType::FLOAT => 4,
+        PhysicalType::INT64 | PhysicalType::DOUBLE => 8,
+        PhysicalType::INT96 => 12,
+        PhysicalType::FIXED_LEN_BYTE_ARRAY => match usize::try_from(descr.type_length()) {
+            Ok(w) if w > 0 => w,
+            _ => {
+                return Err(format!(
+                    "the schema gives the fixed-length column a length of {}",
+                    descr.type_length()
+                ))
+            }
+        },
+        // The BOOLEAN decoder checks its own length.
+        _ => return Ok(()),
+    };
+    let have = values.len();
+    match non_null.checked_mul(width) {
+        Some(need) if need <= have => Ok(()),
+        _ => Err(format!(
+            "a data page declares {non_null} non-null values of {width} bytes but holds only {have} \
+             value bytes (a corrupt page)"
+        )),
+    }
+}
+
+/// Bits per level for levels up to `max` (Parquet's `ceil(log2(max + 1))`).
+fn level_bit_width(max: i16) -> u32 {
+    16 - (max.max(0) as u16).leading_zeros()
+}
+
+/// The end of a V1 page's level section starting at `pos`: RLE levels are a 4-byte little-endian
+/// length and that many bytes; deprecated BIT_PACKED levels are `ceil(n · bits / 8)` bytes. `None`
+/// when the section runs past the page.
+fn skip_v1_levels(
+    buf: &[u8],
+    pos: usize,
+    encoding: parquet::basic::Encoding,
+    n: usize,
+    bits: u32,
+) -> Option<usize> {
+    let end = if encoding == parquet::basic::Encoding::RLE {
+        let len = buf.get(pos..pos.checked_add(4)?)?;
+        let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+        pos.checked_add(4)?.checked_add(len)?
+    } else {
+        pos.checked_add(n.checked_mul(bits as usize)?.div_ceil(8))?
+    };
+    (end <= buf.len()).then_some(end)
+}
+
+/// Counts, among the first `n` levels of an RLE/bit-packed hybrid run sequence (Parquet's level
+/// encoding) of `bits`-wide values, those equal to `max`; `None` if the runs end before `n` levels
+/// or a header is malformed. Levels past the data are not counted (the decoder reads no more).
+fn count_max_levels(data: &[u8], bits: u32, n: usize, max: i16) -> Option<usize> {
+    let max = max as u64;
+    let value_bytes = (bits as usize).div_ceil(8);
+    let mut pos = 0usize;
+    let mut seen = 0usize;
+    let mut count = 0usize;
+    while seen < n {
+        // ULEB128 run header.
+        let mut header: u64 = 0;
+        let mut shift = 0u32;
+        loop {
+            let byte = *data.get(pos)?;
+            pos += 1;
+            header |= u64::from(byte & 0x7f).checked_shl(shift)?;
+            if byte & 0x80 == 0 {
+                break;
+            }
+            shift += 7;
+            if shift > 63 {
+                return None;
+            }
+        }
+        if header & 1 == 1 {
+            // Bit-packed: (header >> 1) groups of 8 values, `bits` bytes per group, LSB first.
+            let groups = usize::try_from(header >> 1).ok()?;
+            let values = groups.checked_mul(8)?;
+            let bytes = groups.checked_mul(bits as usize)?;
+            let run = data.get(pos..pos.checked_add(bytes)?);
+            let take = values.min(n - seen);
+            match run {
+                Some(run) => {
+                    for k in 0..take {
+                        let mut v = 0u64;
+                        for b in 0..bits as usize {
+                            let bit = k * bits as usize + b;
+                            v |= u64::from((run[bit / 8] >> (bit % 8)) & 1) << b;
+                        }
+                        count += usize::from(v == max);
+                    }
+                    pos += bytes;
+                }
+                None => return None,
+            }
+            seen += take;
+        } else {
+            let len = usize::try_from(header >> 1).ok()?;
+            if len == 0 {
+                return None;
+            }
+            let raw = data.get(pos..pos.checked_add(value_bytes)?)?;
+            pos += value_bytes;
+            let mut v = 0u64;
+            for (k, b) in raw.iter().enumerate() {
+                v |= u64::from(*b) << (8 * k);
+            }
+            let take = len.min(n - seen);
+            if v == max {
+                count += take;
+            }
+            seen += take;
+        }
+    }
+    Some(count)
 }
 
 /// The leaf column of row group `rg` whose pages fail to decode, if one does: called after the
@@ -698,6 +937,41 @@ pub fn read_owned(
 mod tests {
     use super::*;
     use parquet::basic::{BrotliLevel, ZstdLevel};
+
+    /// Hand-encoded RLE/bit-packed hybrid levels (Parquet's encoding spec): `0x03` is a bit-packed
+    /// run of one group of 8 one-bit values, `0x8D` = 0b1000_1101 holds them LSB first (1,0,1,1,0,0,0,1:
+    /// four 1s); `0x0A` is an RLE run of 10 >> 1 = 5 copies of the next byte's value 1.
+    const LEVELS: [u8; 4] = [0x03, 0x8D, 0x0A, 0x01];
+
+    #[test]
+    fn definition_levels_are_counted_across_bit_packed_and_rle_runs() {
+        // All 13 levels: 4 from the bit-packed group + 5 from the RLE run.
+        assert_eq!(count_max_levels(&LEVELS, 1, 13, 1), Some(9));
+        // The first 10 only: 8 bit-packed (4 ones) + 2 of the RLE run.
+        assert_eq!(count_max_levels(&LEVELS, 1, 10, 1), Some(6));
+        // The first 3: 1, 0, 1.
+        assert_eq!(count_max_levels(&LEVELS, 1, 3, 1), Some(2));
+        // Counting the zeros (max 0 is never asked by the reader, but shows the decoding): 4 of 8.
+        assert_eq!(count_max_levels(&LEVELS, 1, 8, 0), Some(4));
+    }
+
+    #[test]
+    fn levels_that_end_before_the_page_value_count_are_refused_not_read_past() {
+        assert_eq!(count_max_levels(&LEVELS, 1, 14, 1), None);
+        assert_eq!(count_max_levels(&LEVELS[..1], 1, 8, 1), None);
+        assert_eq!(count_max_levels(&[], 1, 1, 1), None);
+        // A run header whose varint never ends.
+        assert_eq!(count_max_levels(&[0xff; 12], 1, 1, 1), None);
+        // An RLE run of length 0 would loop forever.
+        assert_eq!(count_max_levels(&[0x00, 0x01], 1, 1, 1), None);
+    }
+
+    #[test]
+    fn level_bit_widths_follow_ceil_log2_of_max_plus_one() {
+        // max 0 -> 0 bits, 1 -> 1, 2..3 -> 2, 4..7 -> 3.
+        let widths: Vec<u32> = [0, 1, 2, 3, 4, 7, 8].map(level_bit_width).to_vec();
+        assert_eq!(widths, vec![0, 1, 2, 2, 3, 3, 4]);
+    }
 
     #[test]
     fn the_browser_build_names_zstd_and_points_to_the_cli_while_native_reads_it() {
