@@ -209,8 +209,8 @@ pub fn run(a: ParadigmsArgs) -> Result<ExitCode> {
 }
 
 fn across(a: &AcrossArgs) -> Result<ExitCode> {
-    let text = fs::read_to_string(&a.bundle)
-        .with_context(|| format!("reading {}", a.bundle.display()))?;
+    let text =
+        fs::read_to_string(&a.bundle).with_context(|| format!("reading {}", a.bundle.display()))?;
     let audit = Audit::from_json(&text)
         .map_err(|e| anyhow!("{}: invalid bundle: {e}", a.bundle.display()))?;
     let r = across_procedures(
@@ -289,7 +289,11 @@ fn across_text(r: &AcrossReport) -> String {
                 "  {} vs {}: {flag}{}",
                 p.model_a,
                 p.model_b,
-                if p.ci_supported { "; interval-supported" } else { "" }
+                if p.ci_supported {
+                    "; interval-supported"
+                } else {
+                    ""
+                }
             );
             for d in &p.deltas {
                 let _ = writeln!(
@@ -297,7 +301,8 @@ fn across_text(r: &AcrossReport) -> String {
                     "    {:<14} δ {:+7.2} pp {}",
                     d.condition_id,
                     d.delta_pp,
-                    d.ci_pp.map_or_else(String::new, |(lo, hi)| format!("[{lo:+.2}, {hi:+.2}]"))
+                    d.ci_pp
+                        .map_or_else(String::new, |(lo, hi)| format!("[{lo:+.2}, {hi:+.2}]"))
                 );
             }
         }
