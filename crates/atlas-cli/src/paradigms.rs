@@ -11,7 +11,10 @@
 //!   [--json summary.json]` scores the StereoSet- and CrowS-style candidates by teacher-forced mean
 //!   token log-probability (`/completions` with `echo`, §C.2), logs every provider response, prints
 //!   SS / LMS / ICAT / CrowS preference per model, and writes them into the bundle's likelihood
-//!   readouts; `--from-log` recomputes from an existing log without calling anything.
+//!   readouts; `--from-log` recomputes from an existing log without calling anything; it refuses a
+//!   server whose echoed log-probabilities are shifted by one token
+//!   ([`atlas_pilot::paradigm::likelihood::check_alignment`]);
+//! - `atlas paradigms across BUNDLE [--json]` runs [`atlas_core::across`] (seed §5.2, Table 11).
 
 use std::fs;
 use std::io::Write;
@@ -20,10 +23,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
+use atlas_core::across::{across_procedures, AcrossOptions, AcrossReport};
 use atlas_core::Audit;
 use atlas_pilot::paradigm::likelihood::{
-    attach, continuation_score, crows_preference, items, parse_echo, scoring_request,
-    stereoset_scores, ContinuationScore, ItemScores, Readout, ScoringItem,
+    attach, check_alignment, continuation_score, crows_preference, echo_alignment, items,
+    parse_echo, scoring_request, stereoset_scores, ContinuationScore, EchoAlignment, ItemScores,
+    Readout, ScoringItem,
 };
 use atlas_pilot::paradigm::{build_paradigm_plan, ParadigmDesign, Procedure};
 use atlas_pilot::proposition::{
@@ -34,6 +39,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::pilot::{agent, read_json, send, write_atomic};
+
+/// Decidable scoring responses per model after which `score` checks the server's echo alignment
+/// for the first time ([`check_alignment`]).
+const ALIGNMENT_PROBE: usize = 4;
 
 /// The member of a plan file that holds its paradigm design.
 pub const PARADIGM_MEMBER: &str = "paradigm";
@@ -123,6 +132,29 @@ enum ParadigmsCommand {
     /// Likelihood scores of the StereoSet- and CrowS-style candidates (SS, LMS, ICAT, CrowS
     /// preference), logged, and written into a bundle's likelihood readouts.
     Score(ScoreArgs),
+    /// Across paradigms (seed 000 §5.2, Table 11): per-model score and rank per procedure, the model
+    /// pairs whose order reverses across procedures with 1- and 2-pp tie zones, paired
+    /// statement-cluster bootstrap intervals.
+    Across(AcrossArgs),
+}
+
+#[derive(clap::Args)]
+struct AcrossArgs {
+    /// A bundle whose conditions are the procedures (from `atlas paradigms score` or `atlas pilot
+    /// bundle` of a paradigm plan; any bundle's Selection conditions are read as procedures).
+    bundle: PathBuf,
+    /// How repeats enter the unit values.
+    #[arg(long, value_enum, default_value_t = crate::Policy::AllResponses)]
+    policy: crate::Policy,
+    /// Seed of the bootstrap.
+    #[arg(long, default_value_t = 20_260_716)]
+    seed: u64,
+    /// Bootstrap replicates per interval.
+    #[arg(long, default_value_t = 10_000)]
+    draws: usize,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -172,7 +204,110 @@ pub fn run(a: ParadigmsArgs) -> Result<ExitCode> {
     match a.command {
         ParadigmsCommand::Plan(a) => plan(&a),
         ParadigmsCommand::Score(a) => score(&a),
+        ParadigmsCommand::Across(a) => across(&a),
     }
+}
+
+fn across(a: &AcrossArgs) -> Result<ExitCode> {
+    let text =
+        fs::read_to_string(&a.bundle).with_context(|| format!("reading {}", a.bundle.display()))?;
+    let audit = Audit::from_json(&text)
+        .map_err(|e| anyhow!("{}: invalid bundle: {e}", a.bundle.display()))?;
+    let r = across_procedures(
+        &audit,
+        AcrossOptions {
+            draws: a.draws,
+            seed: a.seed,
+            policy: a.policy.into(),
+        },
+    )
+    .with_context(|| format!("{}", a.bundle.display()))?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        print!("{}", across_text(&r));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The text layout of `atlas paradigms across`: scores and ranks per procedure, then Table 11's rows.
+fn across_text(r: &AcrossReport) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let pct = |x: Option<f64>| x.map_or_else(|| "—".to_string(), |v| format!("{:.1} %", 100.0 * v));
+    let _ = writeln!(
+        o,
+        "Across task paradigms (seed 000 §5.2, Table 11) — bundle {}; repeat policy {}; {}; bootstrap {} draws, seed {}",
+        r.bundle,
+        r.options.policy.key(),
+        r.direction.direction.rule(),
+        r.options.draws,
+        r.options.seed
+    );
+    let _ = writeln!(o, "\nScore (share of valid Selections choosing the stereotyped candidate) and rank per procedure:");
+    let _ = write!(o, "{:<28}", "model");
+    for c in &r.procedures {
+        let _ = write!(o, " {:>18}", c.procedure);
+    }
+    let _ = writeln!(o, " {:>12}", "range (pp)");
+    for (m, id) in r.models.iter().enumerate() {
+        let _ = write!(o, "{id:<28}");
+        for c in &r.procedures {
+            let cell = format!(
+                "{} (#{})",
+                pct(c.scores[m]),
+                c.ranks[m].map_or_else(|| "—".to_string(), |v| format!("{v}"))
+            );
+            let _ = write!(o, " {cell:>18}");
+        }
+        let _ = writeln!(
+            o,
+            " {:>12}",
+            r.score_range_pp[m].map_or_else(|| "—".to_string(), |v| format!("{v:.1}"))
+        );
+    }
+    let _ = write!(o, "{:<28}", "propositions (model 1)");
+    for c in &r.procedures {
+        let _ = write!(o, " {:>18}", c.propositions.first().copied().unwrap_or(0));
+    }
+    let _ = writeln!(o);
+    let _ = writeln!(o, "\n{}", r.note);
+    if !r.pairs.is_empty() {
+        let _ = writeln!(o, "\nModel pairs (δ = 100·(a − b) pp per procedure, [95 % paired statement-cluster bootstrap]):");
+        for p in &r.pairs {
+            let flag = if p.reverses_2pp {
+                "REVERSES beyond the 2-pp tie zone"
+            } else if p.reverses_1pp {
+                "reverses beyond 1 pp, a tie within 2 pp"
+            } else if p.reverses {
+                "reverses, but a tie within 1 pp"
+            } else {
+                "same order under every procedure"
+            };
+            let _ = writeln!(
+                o,
+                "  {} vs {}: {flag}{}",
+                p.model_a,
+                p.model_b,
+                if p.ci_supported {
+                    "; interval-supported"
+                } else {
+                    ""
+                }
+            );
+            for d in &p.deltas {
+                let _ = writeln!(
+                    o,
+                    "    {:<14} δ {:+7.2} pp {}",
+                    d.condition_id,
+                    d.delta_pp,
+                    d.ci_pp
+                        .map_or_else(String::new, |(lo, hi)| format!("[{lo:+.2}, {hi:+.2}]"))
+                );
+            }
+        }
+    }
+    o
 }
 
 fn parse_design(v: Value, path: &Path) -> Result<ParadigmDesign> {
@@ -299,6 +434,7 @@ fn score(a: &ScoreArgs) -> Result<ExitCode> {
         let mut out = Vec::new();
         let total = d.models.len() * its.len() * 2;
         for m in &d.models {
+            let mut seen: Vec<EchoAlignment> = Vec::new();
             for item in &its {
                 for k in 0..2 {
                     let (text, start) = item.scored_text(k);
@@ -321,6 +457,22 @@ fn score(a: &ScoreArgs) -> Result<ExitCode> {
                         body,
                     };
                     writeln!(log, "{}", serde_json::to_string(&line)?)?;
+                    // Refuse a shifted server after its first few decidable answers, not after
+                    // hundreds of calls (the whole log is checked again below).
+                    let al = echo_alignment(&line.body, line.end);
+                    if al != EchoAlignment::Undetermined {
+                        seen.push(al);
+                        if seen.len() == ALIGNMENT_PROBE {
+                            log.flush()?;
+                            check_alignment(&seen).with_context(|| {
+                                format!(
+                                    "model {}: refused after {ALIGNMENT_PROBE} scoring calls (logged in {})",
+                                    m.id,
+                                    a.log.display()
+                                )
+                            })?;
+                        }
+                    }
                     out.push(line);
                     if out.len() % 50 == 0 {
                         eprintln!("scored {} of {total} candidate texts", out.len());
@@ -330,6 +482,21 @@ fn score(a: &ScoreArgs) -> Result<ExitCode> {
         }
         out
     };
+
+    for m in &d.models {
+        let seen: Vec<EchoAlignment> = lines
+            .iter()
+            .filter(|l| l.model == m.id && l.status == Some(200))
+            .map(|l| echo_alignment(&l.body, l.end))
+            .collect();
+        check_alignment(&seen).with_context(|| {
+            format!(
+                "model {} ({}): the likelihood scores are refused",
+                m.id,
+                a.log.display()
+            )
+        })?;
+    }
 
     // Scores per (model, item).
     let mut readouts: Vec<Readout> = Vec::new();

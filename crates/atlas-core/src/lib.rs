@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod abstain;
+pub mod across;
 pub mod bundle;
 pub mod cases;
 pub mod clinical;

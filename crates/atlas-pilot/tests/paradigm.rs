@@ -8,8 +8,9 @@ use atlas_core::bundle::Obtained;
 use atlas_core::Audit;
 use atlas_pilot::extract::extract;
 use atlas_pilot::paradigm::likelihood::{
-    attach, continuation_score, crows_parts, crows_preference, items, parse_echo, stereoset_scores,
-    ContinuationScore, ItemScores, Readout,
+    attach, check_alignment, continuation_score, crows_parts, crows_preference, echo_alignment,
+    items, parse_echo, stereoset_scores, ContinuationScore, EchoAlignment, ItemScores,
+    LikelihoodError, Readout,
 };
 use atlas_pilot::paradigm::{
     answer_space, build_paradigm_plan, orders, render, Order, ParadigmDesign, ParadigmError,
@@ -552,4 +553,81 @@ fn sampling_propositions_is_seeded_and_keeps_file_order() {
         .collect();
     assert!(pos[0] < pos[1]);
     assert_eq!(sample(&c, 10, 1), c);
+}
+
+/// Two responses recorded verbatim from llama-cpp-python 0.3.36's server (the local model), whose
+/// echoed log-probabilities are shifted by one token (`docs/paradigms.md`).
+const SHIFTED_LOG: &str = include_str!("../../../tests/fixtures/paradigm-echo-shifted.jsonl");
+
+#[test]
+fn recorded_llama_cpp_python_echo_responses_are_judged_shifted_and_refused() {
+    let judged: Vec<EchoAlignment> = SHIFTED_LOG
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            echo_alignment(
+                v["body"].as_str().unwrap(),
+                v["end"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect();
+    // Read off the recordings: text 1 ends "election." and the server generated "\n", which is also
+    // the top token of the "." entry; text 2 ends "age." and the server generated " The", the top
+    // token of its "." entry.
+    assert_eq!(
+        judged,
+        vec![
+            EchoAlignment::Shifted {
+                last_prompt_token: ".".into(),
+                generated: "\n".into()
+            },
+            EchoAlignment::Shifted {
+                last_prompt_token: ".".into(),
+                generated: " The".into()
+            },
+        ]
+    );
+    let err = check_alignment(&judged).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            LikelihoodError::ShiftedEcho {
+                shifted: 2,
+                decidable: 2,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("shifted by one token"), "{err}");
+}
+
+#[test]
+fn a_teacher_forced_echo_response_is_judged_aligned_and_accepted() {
+    // Handmade, shaped as scripts/llm-echo.py answers: the generated token " very" has its own entry
+    // (at offset 12 = the prompt's end) whose top is itself; the entry of " are" predicts " are"
+    // (its top is " is"), so the last prompt entry's top is not the generated token.
+    let aligned = r#"{"choices": [{"text": "The poor are very", "logprobs": {
+        "tokens": ["The", " poor", " are", " very"],
+        "token_logprobs": [null, -7.25, -1.5, -0.5],
+        "text_offset": [0, 3, 8, 12],
+        "top_logprobs": [null, {" man": -2.0, " poor": -7.25}, {" is": -1.0, " are": -1.5}, {" very": -0.5}]}}]}"#;
+    assert_eq!(echo_alignment(aligned, 12), EchoAlignment::Aligned);
+    // No top_logprobs, or nothing generated: undecidable, and undecidable answers alone pass.
+    let bare = r#"{"choices": [{"text": "The poor are", "logprobs": {
+        "tokens": ["The", " poor", " are"], "token_logprobs": [null, -7.25, -1.5],
+        "text_offset": [0, 3, 8]}}]}"#;
+    assert_eq!(echo_alignment(bare, 12), EchoAlignment::Undetermined);
+    assert_eq!(echo_alignment("not json", 12), EchoAlignment::Undetermined);
+    assert!(check_alignment(&[EchoAlignment::Aligned, EchoAlignment::Undetermined]).is_ok());
+    // One chance match among four aligned answers is not a shifted server; two of four is refused.
+    let shifted = EchoAlignment::Shifted {
+        last_prompt_token: ".".into(),
+        generated: "\n".into(),
+    };
+    let mut four = vec![EchoAlignment::Aligned; 3];
+    four.push(shifted.clone());
+    assert!(check_alignment(&four).is_ok());
+    four[0] = shifted;
+    assert!(check_alignment(&four).is_err());
 }

@@ -160,6 +160,18 @@ pub enum LikelihoodError {
         /// Token text.
         token: String,
     },
+    /// The server's echoed log-probabilities are shifted by one token ([`check_alignment`]).
+    #[error("the server's echoed prompt log-probabilities are shifted by one token, so they are not teacher-forced scores: in {shifted} of {decidable} decidable responses the last prompt token's entry ({last:?}) has as its most likely token the token the server then generated ({generated:?}), i.e. entry i holds the distribution after token i (llama-cpp-python's server does this; docs/paradigms.md). Score with scripts/llm-echo.sh (a teacher-forced shim over llama_cpp) or a server whose echo is correct (vLLM)")]
+    ShiftedEcho {
+        /// Responses judged shifted.
+        shifted: usize,
+        /// Responses that could be judged.
+        decidable: usize,
+        /// The first shifted example's last prompt token.
+        last: String,
+        /// … and its generated token.
+        generated: String,
+    },
     /// The request could not be built.
     #[error(transparent)]
     Request(#[from] RequestError),
@@ -220,6 +232,137 @@ pub fn parse_echo(body: &str) -> Result<EchoedTokens, LikelihoodError> {
         logprobs,
         offsets,
     })
+}
+
+/// Whether an echo response's log-probabilities belong to its tokens ([`echo_alignment`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "alignment")]
+pub enum EchoAlignment {
+    /// The last prompt entry's most likely token is not the generated one: the entries look like
+    /// teacher-forced log-probabilities (entry `i` = the distribution that predicts token `i`).
+    Aligned,
+    /// The last prompt entry's most likely token **is** the token the server generated next: entry
+    /// `i` holds the distribution *after* token `i`, so `token_logprobs` are shifted by one position
+    /// and are not teacher-forced scores (llama-cpp-python 0.3.36's server, `docs/paradigms.md`).
+    Shifted {
+        /// The last prompt token.
+        last_prompt_token: String,
+        /// The generated token, which is also the last prompt entry's top token.
+        generated: String,
+    },
+    /// Not decidable from this response: no `top_logprobs`, no generated token (the server stopped at
+    /// once), or no prompt token.
+    Undetermined,
+}
+
+/// Checks one `/completions` echo response (the body of [`scoring_request`]'s answer) for the
+/// one-token shift of llama-cpp-python's server. With `temperature: 0` the generated token is the
+/// most likely token after the whole prompt. A teacher-forced echo has no entry for that distribution
+/// among the prompt tokens (the entry of the last prompt token predicts that token); a shifted one
+/// has it as the last prompt entry. So the response is [`EchoAlignment::Shifted`] when the top token
+/// of `top_logprobs` at the last prompt token (the last entry whose `text_offset` is before
+/// `prompt_chars`) equals the generated token (the first entry at or after `prompt_chars`, else the
+/// completion text after the prompt), [`EchoAlignment::Aligned`] when it differs. A correct server
+/// can match by chance on one text (the last prompt token predicted to repeat); a shifted one at
+/// temperature 0 matches on every text, so callers judge a model by many responses.
+///
+/// `prompt_chars` is the prompt's length in characters (as `text_offset` counts).
+///
+/// ```
+/// use atlas_pilot::paradigm::likelihood::{echo_alignment, EchoAlignment};
+/// // "The poor are" then " very": the entry of " are" has top " very" = the generated token.
+/// let shifted = r#"{"choices": [{"text": "The poor are very", "logprobs": {
+///   "tokens": ["The", " poor", " are"], "token_logprobs": [null, -3.0, -2.5],
+///   "text_offset": [0, 3, 8],
+///   "top_logprobs": [null, {" of": -1.0, " poor": -3.0}, {" very": -0.5, " are": -2.5}]}}]}"#;
+/// assert!(matches!(echo_alignment(shifted, 12), EchoAlignment::Shifted { .. }));
+/// ```
+pub fn echo_alignment(body: &str, prompt_chars: usize) -> EchoAlignment {
+    let Ok(v) = serde_json::from_str::<Value>(body) else {
+        return EchoAlignment::Undetermined;
+    };
+    let (Some(lp), Some(text)) = (
+        v.pointer("/choices/0/logprobs"),
+        v.pointer("/choices/0/text").and_then(Value::as_str),
+    ) else {
+        return EchoAlignment::Undetermined;
+    };
+    let arr = |k: &str| lp.get(k).and_then(Value::as_array);
+    let (Some(tokens), Some(offsets), Some(tops)) =
+        (arr("tokens"), arr("text_offset"), arr("top_logprobs"))
+    else {
+        return EchoAlignment::Undetermined;
+    };
+    let offsets: Vec<Option<u64>> = offsets.iter().map(Value::as_u64).collect();
+    let Some(last) = offsets
+        .iter()
+        .rposition(|o| o.is_some_and(|o| (o as usize) < prompt_chars))
+    else {
+        return EchoAlignment::Undetermined;
+    };
+    let generated = offsets
+        .iter()
+        .position(|o| o.is_some_and(|o| o as usize >= prompt_chars))
+        .and_then(|i| tokens.get(i).and_then(Value::as_str).map(str::to_string))
+        .unwrap_or_else(|| text.chars().skip(prompt_chars).collect());
+    if generated.is_empty() {
+        return EchoAlignment::Undetermined;
+    }
+    let Some(top) = tops.get(last).and_then(Value::as_object).and_then(|o| {
+        o.iter()
+            .filter_map(|(k, v)| Some((k, v.as_f64()?)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(k, _)| k.clone())
+    }) else {
+        return EchoAlignment::Undetermined;
+    };
+    if top == generated {
+        EchoAlignment::Shifted {
+            last_prompt_token: tokens
+                .get(last)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            generated,
+        }
+    } else {
+        EchoAlignment::Aligned
+    }
+}
+
+/// The verdict on a model's scoring responses: refuse when at least half of the decidable ones
+/// (and at least one) are [`EchoAlignment::Shifted`] ([`echo_alignment`]'s reasoning: a shifted
+/// server at temperature 0 matches on every text, a correct one only by chance).
+///
+/// # Errors
+/// [`LikelihoodError::ShiftedEcho`] with the counts and the first shifted example.
+pub fn check_alignment<'a>(
+    responses: impl IntoIterator<Item = &'a EchoAlignment>,
+) -> Result<(), LikelihoodError> {
+    let (mut shifted, mut aligned) = (0usize, 0usize);
+    let mut example = None;
+    for a in responses {
+        match a {
+            EchoAlignment::Aligned => aligned += 1,
+            EchoAlignment::Shifted {
+                last_prompt_token,
+                generated,
+            } => {
+                shifted += 1;
+                example.get_or_insert_with(|| (last_prompt_token.clone(), generated.clone()));
+            }
+            EchoAlignment::Undetermined => {}
+        }
+    }
+    match example {
+        Some((last, generated)) if shifted >= aligned => Err(LikelihoodError::ShiftedEcho {
+            shifted,
+            decidable: shifted + aligned,
+            last,
+            generated,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Summed log-probability and token count of one candidate.
