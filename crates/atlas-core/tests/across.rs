@@ -36,11 +36,15 @@ fn pair<'a>(r: &'a AcrossReport, a: &str, b: &str) -> &'a atlas_core::across::Pa
         .unwrap()
 }
 
+/// One procedure's hand counts: its name, (stereotyped selections, non-Abstain propositions) per
+/// model a..d, and the ranks.
+type HandRow = (&'static str, [(u32, u32); 4], [f64; 4]);
+
 #[test]
 fn scores_and_ranks_per_procedure_equal_the_hand_counts_of_the_fixture() {
     let r = report(FIXTURE, 100, 1);
     // (stereotyped selections, non-Abstain propositions) per model a..d, counted off ROWS by hand.
-    let hand: [(&str, [(u32, u32); 4], [f64; 4]); 5] = [
+    let hand: [HandRow; 5] = [
         // CLEAR: 10/12, 2/12, 4/12, 6/12 → lower is better: b 1, c 2, d 3, a 4.
         (
             "CLEAR",
