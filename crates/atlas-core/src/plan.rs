@@ -77,6 +77,14 @@ predict error against conditions or statements the bundle does not contain.";
 /// Why a plan cannot be made. Every variant names the input at fault.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PlanError {
+    /// [`Planner::plan_report`] got estimates that are not one per job of its request, in order.
+    #[error("the plan needs {jobs} estimates in the order of its request; {estimates} were given or they are of other designs or budgets")]
+    EstimatesDoNotMatch {
+        /// Estimates the request lists.
+        jobs: usize,
+        /// Estimates given.
+        estimates: usize,
+    },
     /// A chosen model id is not a model of the bundle.
     #[error("no model {model:?} in the bundle; its models are {known}")]
     UnknownModel {
@@ -466,6 +474,25 @@ pub struct PlanReport {
     pub designs: Vec<DesignPlan>,
     /// One per target given, then `all` when more than one.
     pub answers: Vec<TargetAnswer>,
+}
+
+/// What a plan needs computed ([`Planner::plan_request`]): the checked options of every estimate
+/// and the estimates themselves, one per design and distinct budget actually read, in design order
+/// then increasing budget. Hand the estimates, in `jobs` order, to [`Planner::plan_report`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanRequest {
+    /// The options every estimate of the plan uses (models as bundle indices, pair, draws, seed).
+    pub estimate_options: EstimateOptions,
+    /// The budget grid, sorted and without duplicates.
+    pub budgets: Vec<usize>,
+    /// The scored models, bundle indices in output order.
+    pub models: Vec<usize>,
+    /// `(design, requested budget)` of each estimate to compute.
+    pub jobs: Vec<(Design, usize)>,
+    /// How many of `jobs` belong to each entry of [`PlanOptions::designs`], in order.
+    pub per_design: Vec<usize>,
+    /// Per entry of [`PlanOptions::designs`]: the budgets the design cannot read, with the reason.
+    pub skipped: Vec<Vec<SkippedBudget>>,
 }
 
 /// The not yet summarised audit draws `draws` of one estimate ([`Planner::estimate_range`]): what
@@ -904,11 +931,28 @@ impl Planner {
     }
 
     /// The full plan of `options` (its `policy` and `weights` are those this planner was built with;
-    /// they are only echoed). See [`plan_audit`].
+    /// they are only echoed). See [`plan_audit`]. Equal to [`Planner::plan_request`], one
+    /// [`Planner::estimate`] per [`PlanRequest::jobs`] entry, then [`Planner::plan_report`].
     ///
     /// # Errors
     /// Those of [`plan_audit`] except the bundle's.
     pub fn plan(&self, options: &PlanOptions) -> Result<PlanReport, PlanError> {
+        let request = self.plan_request(options)?;
+        let estimates = request
+            .jobs
+            .iter()
+            .map(|&(design, budget)| self.estimate(design, budget, &request.estimate_options))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.plan_report(options, &request, estimates)
+    }
+
+    /// Checks `options` and lists the estimates a plan needs, without computing any: what the app
+    /// hands, one estimate at a time, to its pool of Web Workers ([`Planner::estimate_range`] per
+    /// worker, [`Planner::merge`] on the page), before [`Planner::plan_report`] assembles the report.
+    ///
+    /// # Errors
+    /// Those of [`Planner::plan`].
+    pub fn plan_request(&self, options: &PlanOptions) -> Result<PlanRequest, PlanError> {
         if options.draws == 0 {
             return Err(PlanError::ZeroDraws);
         }
@@ -998,25 +1042,75 @@ impl Planner {
             models: Some(models.clone()),
             pair,
         };
-        let mut designs = Vec::with_capacity(options.designs.len());
+        let mut jobs = Vec::new();
+        let mut per_design = Vec::with_capacity(options.designs.len());
+        let mut skipped = Vec::with_capacity(options.designs.len());
         for &design in &options.designs {
-            let mut estimates: Vec<Estimate> = Vec::new();
-            let mut skipped = Vec::new();
+            let mut used_budgets: Vec<usize> = Vec::new();
+            let mut design_skipped = Vec::new();
             for &b in &budgets {
                 match self.matrix.design_budget(design, b) {
-                    Err(e) => skipped.push(SkippedBudget {
+                    Err(e) => design_skipped.push(SkippedBudget {
                         budget: b,
                         reason: skip_reason(design, &e),
                     }),
-                    Ok(used) if estimates.iter().any(|e| e.budget == used) => {}
-                    Ok(_) => estimates.push(self.estimate(design, b, &est_options)?),
+                    Ok(used) if used_budgets.contains(&used) => {}
+                    Ok(used) => {
+                        used_budgets.push(used);
+                        jobs.push((design, b));
+                    }
                 }
             }
+            per_design.push(used_budgets.len());
+            skipped.push(design_skipped);
+        }
+        Ok(PlanRequest {
+            estimate_options: est_options,
+            budgets,
+            models,
+            jobs,
+            per_design,
+            skipped,
+        })
+    }
+
+    /// The plan report of `options` from the estimates of `request`'s jobs, in job order (as
+    /// [`Planner::estimate`] or [`Planner::merge`] return them).
+    ///
+    /// # Errors
+    /// [`PlanError::EstimatesDoNotMatch`] when `estimates` are not one per job, of the job's design
+    /// and budget, in order.
+    pub fn plan_report(
+        &self,
+        options: &PlanOptions,
+        request: &PlanRequest,
+        estimates: Vec<Estimate>,
+    ) -> Result<PlanReport, PlanError> {
+        if estimates.len() != request.jobs.len()
+            || request
+                .jobs
+                .iter()
+                .zip(&estimates)
+                .any(|(&(d, b), e)| e.design != design_name(d) || e.requested_budget != b)
+        {
+            return Err(PlanError::EstimatesDoNotMatch {
+                jobs: request.jobs.len(),
+                estimates: estimates.len(),
+            });
+        }
+        let t = options.targets;
+        let cells = self.matrix.cells();
+        let budgets = request.budgets.clone();
+        let models = &request.models;
+        let mut estimates = estimates.into_iter();
+        let mut designs = Vec::with_capacity(options.designs.len());
+        for (i, &design) in options.designs.iter().enumerate() {
+            let n = request.per_design.get(i).copied().unwrap_or(0);
             designs.push(DesignPlan {
                 design: design_name(design),
                 audit_stream: design.audit_stream(),
-                estimates,
-                skipped,
+                estimates: estimates.by_ref().take(n).collect(),
+                skipped: request.skipped.get(i).cloned().unwrap_or_default(),
             });
         }
 

@@ -166,3 +166,73 @@ fn parts_that_do_not_cover_the_draws_in_order_are_an_error_naming_them() {
         "draws 200..400 are not inside the estimate's 0..301"
     );
 }
+
+#[test]
+fn a_plan_assembled_from_split_estimates_equals_the_plan_computed_in_one_go() {
+    // What the Plan view does with its pool of Web Workers: plan_request lists the estimates, each is
+    // split over 3 draw ranges and merged, and plan_report assembles the report. It must be the very
+    // report `Planner::plan` (and `atlas plan-audit --json`) gives, targets and answers included.
+    let planner = Planner::new(audit(), RepeatPolicy::AllResponses, None).unwrap();
+    let ids = planner.model_ids().to_vec();
+    let options = atlas_core::plan::PlanOptions {
+        designs: vec![Design::Concentrated, Design::Srs, Design::Coverage(2)],
+        budgets: vec![40, 100, 200, 400],
+        draws: DRAWS,
+        models: Some(vec![ids[3].clone(), ids[0].clone(), ids[5].clone()]),
+        pair: Some((ids[0].clone(), ids[5].clone())),
+        targets: atlas_core::plan::Targets {
+            mae_pp: Some(6.0),
+            inversion_pct: Some(20.0),
+            pair_pct: Some(90.0),
+        },
+        ..atlas_core::plan::PlanOptions::default()
+    };
+    let whole = planner.plan(&options).unwrap();
+    let request = planner.plan_request(&options).unwrap();
+    // concentrated reads at most 384 statements: 400 is skipped, so 3 + 4 + 4 estimates.
+    assert_eq!(request.jobs.len(), 11);
+    assert_eq!(request.per_design, vec![3, 4, 4]);
+    let estimates = request
+        .jobs
+        .iter()
+        .map(|&(design, budget)| {
+            let o = &request.estimate_options;
+            let parts: Vec<_> = split_draws(o.draws, 3)
+                .into_iter()
+                .map(|r| planner.estimate_range(design, budget, o, r).unwrap())
+                .collect();
+            planner.merge(design, budget, o, &parts).unwrap()
+        })
+        .collect();
+    let assembled = planner.plan_report(&options, &request, estimates).unwrap();
+    assert_eq!(
+        serde_json::to_string(&assembled).unwrap(),
+        serde_json::to_string(&whole).unwrap()
+    );
+}
+
+#[test]
+fn a_plan_report_refuses_estimates_that_are_not_those_of_its_request() {
+    let planner = Planner::new(audit(), RepeatPolicy::AllResponses, None).unwrap();
+    let options = atlas_core::plan::PlanOptions {
+        designs: vec![Design::Srs],
+        budgets: vec![40, 100],
+        draws: 20,
+        ..atlas_core::plan::PlanOptions::default()
+    };
+    let request = planner.plan_request(&options).unwrap();
+    let o = &request.estimate_options;
+    let e40 = planner.estimate(Design::Srs, 40, o).unwrap();
+    let e100 = planner.estimate(Design::Srs, 100, o).unwrap();
+    // One missing, and the right two in the wrong order: both refused, neither reported.
+    for wrong in [vec![e40.clone()], vec![e100.clone(), e40.clone()]] {
+        let err = planner.plan_report(&options, &request, wrong).unwrap_err();
+        assert!(
+            matches!(err, PlanError::EstimatesDoNotMatch { jobs: 2, .. }),
+            "{err}"
+        );
+    }
+    assert!(planner
+        .plan_report(&options, &request, vec![e40, e100])
+        .is_ok());
+}
