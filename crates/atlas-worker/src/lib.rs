@@ -31,6 +31,8 @@ use serde::{Deserialize, Serialize};
 
 pub use atlas_core::tables::{self, Cell, Table};
 
+pub mod planner;
+
 /// File the page starts the worker from: Trunk's loader shim for the `atlas-worker` binary
 /// (`data-loader-shim` in `index.html`; worker files are not content-hashed).
 pub const WORKER_SCRIPT: &str = "atlas-worker_loader.js";
@@ -405,6 +407,16 @@ pub enum Reply {
     /// an analysis error, or replicates that could not be sent.
     Failed {
         /// What went wrong, for the page to show.
+        message: String,
+    },
+    /// A planner pool worker's part of one estimate ([`planner::PlanJob`]); its numbers travel
+    /// beside the JSON as a transferred `Float64Array` ([`planner::pack_part`]).
+    PlanPart(planner::PlanPartReply),
+    /// A planner job that could not be computed.
+    PlanFailed {
+        /// The job's ticket.
+        ticket: u64,
+        /// Why, for the page to show.
         message: String,
     },
 }

@@ -5,7 +5,10 @@
 //! `{"type":"ready"}`; each message is `{request: "<Request JSON>", bundle: Uint8Array}` and is answered
 //! by `progress` messages and one `done` or `failed` ([`atlas_worker::Reply`], as JSON strings). A
 //! `done` with bootstrap replicates (or a Compare job's paired BER replicates) is posted as `{reply:
-//! "<Reply JSON>", means: Float64Array}`, the array's buffer transferred. The page cancels a run by terminating the worker. Natively the binary only says what it is.
+//! "<Reply JSON>", means: Float64Array}`, the array's buffer transferred. The page cancels a run by terminating the worker.
+//! The Plan view's pool keeps its workers instead: they get `{plan: "<PlanJob JSON>", bundle?}`
+//! messages and keep the bundle and planner between jobs (`atlas_worker::planner`). Natively the
+//! binary only says what it is.
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
@@ -23,6 +26,9 @@ fn main() {
 
 #[cfg(target_arch = "wasm32")]
 mod web {
+    use std::cell::RefCell;
+
+    use atlas_worker::planner::{PlanJob, PlanWorker};
     use atlas_worker::{run, Reply, Request};
     use js_sys::{Array, Float64Array, Object, Reflect, Uint8Array};
     use wasm_bindgen::prelude::*;
@@ -69,12 +75,61 @@ mod web {
         Ok((request, bundle.to_vec()))
     }
 
+    /// A planner pool job (`{plan, bundle?}`, see `atlas_worker::planner`): computed on the worker's
+    /// kept planner and answered with its packed part, or `plan_failed` naming the ticket.
+    fn plan_job(
+        scope: &DedicatedWorkerGlobalScope,
+        state: &RefCell<PlanWorker>,
+        data: &JsValue,
+        text: &str,
+    ) {
+        let job: PlanJob = match serde_json::from_str(text) {
+            Ok(job) => job,
+            Err(e) => {
+                post(
+                    scope,
+                    &Reply::Failed {
+                        message: format!("the planner job is malformed: {e}"),
+                    },
+                );
+                return;
+            }
+        };
+        let bundle = Reflect::get(data, &JsValue::from_str("bundle"))
+            .ok()
+            .and_then(|v| v.dyn_into::<Uint8Array>().ok())
+            .map(|b| b.to_vec());
+        let result = match state.try_borrow_mut() {
+            Ok(mut worker) => worker.part(&job, bundle.as_deref()),
+            Err(_) => Err("the planner worker is busy".to_string()),
+        };
+        match result {
+            Ok((part, values)) => post_with_means(scope, &Reply::PlanPart(part), &values),
+            Err(message) => post(
+                scope,
+                &Reply::PlanFailed {
+                    ticket: job.ticket,
+                    message,
+                },
+            ),
+        }
+    }
+
     pub fn start() {
         console_error_panic_hook::set_once();
         let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
         let replies = scope.clone();
+        let planner = RefCell::new(PlanWorker::default());
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-            let reply = match read(&event.data()) {
+            let data = event.data();
+            if let Some(text) = Reflect::get(&data, &JsValue::from_str("plan"))
+                .ok()
+                .and_then(|v| v.as_string())
+            {
+                plan_job(&replies, &planner, &data, &text);
+                return;
+            }
+            let reply = match read(&data) {
                 Err(message) => Reply::Failed { message },
                 Ok((request, bundle)) => {
                     let mut progress = |done: usize, total: usize, stage: &str| {
