@@ -525,3 +525,24 @@ fn the_table_alternative_reads_one_decimal_and_its_csv_keeps_the_unrounded_value
         ]
     );
 }
+
+/// A report whose designs have no defined point (every budget skipped) still draws its axes and
+/// legend, with no line and no hover region, and an empty curve does not panic.
+#[test]
+fn a_plan_curve_without_any_defined_point_draws_axes_and_no_line() {
+    let data = curve(
+        vec![series("concentrated", &[(20, None), (50, None)])],
+        None,
+    );
+    let (svg, hits) = render("plan-empty", (900, 380), |a| {
+        draw_plan_curve(a, &data).unwrap()
+    });
+    assert_eq!(count(&svg, "polyline", "stroke", &hex(LIGHT.series[0])), 0);
+    assert_eq!(text(&svg, "concentrated"), 1);
+    assert_eq!(text(&svg, "responses per model (budget)"), 1);
+    assert!(hits.is_empty());
+    let (_, hits) = render("plan-nothing", (350, 380), |a| {
+        draw_plan_curve(a, &curve(Vec::new(), Some(2.0))).unwrap()
+    });
+    assert_eq!(hits.len(), 1, "the target alone");
+}
