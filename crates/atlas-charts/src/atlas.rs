@@ -74,7 +74,7 @@ impl HitRegion {
         }
     }
 
-    fn around(center: (i32, i32), radius: i32, label: String) -> Self {
+    pub(crate) fn around(center: (i32, i32), radius: i32, label: String) -> Self {
         HitRegion {
             x0: center.0 - radius,
             y0: center.1 - radius,
@@ -112,8 +112,9 @@ pub fn hit_index(regions: &[HitRegion], x: i32, y: i32) -> Option<usize> {
 }
 
 /// Half-size of a point mark's hover region, pixels.
-const POINT_HIT: i32 = 5;
-const POINT_RADIUS: i32 = 4;
+pub(crate) const POINT_HIT: i32 = 5;
+/// Radius of a point mark, pixels.
+pub(crate) const POINT_RADIUS: i32 = 4;
 
 fn pct(x: f64) -> String {
     format!("{:.2}%", 100.0 * x)
@@ -315,7 +316,7 @@ fn percent_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
 }
 
 /// A value axis range covering `values` with 5% headroom, including 0.
-fn value_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
+pub(crate) fn value_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
         .fold((0.0f64, f64::NEG_INFINITY), |(lo, hi), v| {
@@ -480,6 +481,8 @@ pub(crate) enum Swatch {
     Cross(RGBColor),
     /// A small dot (radius 3).
     Dot(RGBColor),
+    /// A filled triangle (the third marker shape of the plan curve).
+    Triangle(RGBColor),
 }
 
 /// Width of the right margin that holds a legend of `labels`.
@@ -505,6 +508,11 @@ pub(crate) fn draw_legend<DB: DrawingBackend>(
             }
             Swatch::Cross(c) => area.draw(&Cross::new((x + 6, y), 6, c.stroke_width(2)))?,
             Swatch::Dot(c) => area.draw(&Circle::new((x + 6, y), 3, c.filled()))?,
+            Swatch::Triangle(c) => area.draw(&TriangleMarker::new(
+                (x + 6, y),
+                POINT_RADIUS + 2,
+                c.filled(),
+            ))?,
         }
         area.draw(&Text::new(label.clone(), (x + 18, y), style.clone()))?;
     }

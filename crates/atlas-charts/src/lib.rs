@@ -3,7 +3,8 @@
 //!
 //! [`draw_ber_by_model_condition`] is the BER chart of the summary; [`atlas`] holds the evidence-atlas
 //! panels of seed `000_…` Figure 4, each returning hover regions ([`atlas::HitRegion`]); [`clinical`] the
-//! figures of the clinical perturbation audit (seed `001_…` Figs. 2–6).
+//! figures of the clinical perturbation audit (seed `001_…` Figs. 2–6); [`plan_curve`] the Plan view's
+//! curve of an audit's predicted error against its budget per design (issue 17).
 
 #![warn(missing_docs)]
 
@@ -11,6 +12,7 @@ pub mod atlas;
 pub mod clinical;
 pub mod palette;
 pub mod panels;
+pub mod plan_curve;
 pub mod probe;
 pub mod spec;
 

@@ -27,6 +27,7 @@ use crate::clinical::{
     draw_heat_map, draw_rate_bars, draw_stacked_bars, HeatMap, Proportion, RateBars, StackedBars,
 };
 use crate::palette::Palette;
+use crate::plan_curve::{draw_plan_curve, PlanCurve};
 use crate::HitResult;
 
 /// The narrowest width a panel is drawn at, pixels (a 320-px phone's chart container).
@@ -62,6 +63,9 @@ pub enum ChartSpec {
     /// The main chart of the summary: Selection BER by model and condition (seed `000_…` §3.3),
     /// drawn at its container's width.
     BerBars(crate::BerByModelCondition),
+    /// Plan an audit (issue 17): a metric of an equal-budget audit against its budget, one line per
+    /// design, with the target ([`PlanCurve`], seed `000_…` §5.3, in the style of Table 14's curve).
+    PlanCurve(PlanCurve),
 }
 
 /// The columns of a chart's table alternative, before they become the one table model
@@ -143,6 +147,7 @@ impl ChartSpec {
             ChartSpec::Stacked(d) => draw_stacked_bars(area, d),
             ChartSpec::HeatMap(d) => draw_heat_map(area, d),
             ChartSpec::BerBars(d) => crate::draw_ber_by_model_condition(area, d),
+            ChartSpec::PlanCurve(d) => draw_plan_curve(area, d),
         }
     }
 
@@ -161,6 +166,7 @@ impl ChartSpec {
             ChartSpec::Stacked(d) => &d.caption,
             ChartSpec::HeatMap(d) => &d.caption,
             ChartSpec::BerBars(d) => &d.caption,
+            ChartSpec::PlanCurve(d) => &d.caption,
         }
     }
 
@@ -173,7 +179,9 @@ impl ChartSpec {
             ChartSpec::RankPaths(d) => (720, (120 + 30 * d.models.len() as u32).max(320)),
             ChartSpec::PairFlips(d, _) => (900, (140 + 44 * d.models.len() as u32).clamp(260, 620)),
             // Wide enough for the caption with the RQ2 settings and the exclusion counts.
-            ChartSpec::Distributions(_) | ChartSpec::Coverage(_) => (900, 380),
+            ChartSpec::Distributions(_) | ChartSpec::Coverage(_) | ChartSpec::PlanCurve(_) => {
+                (900, 380)
+            }
             ChartSpec::SelectionVsRationale(_) => (560, 520),
             ChartSpec::Composition(d) => (720, rows(d.models.len(), 34)),
             ChartSpec::RateBars(d) => (
@@ -205,7 +213,15 @@ impl ChartSpec {
             ChartSpec::Composition(d) => d.classes.len(),
             ChartSpec::Stacked(d) => d.classes.len(),
             ChartSpec::RateBars(d) if d.series.len() > 1 => d.series.len(),
-            _ => 0,
+            ChartSpec::PlanCurve(d) => d.series.len(),
+            ChartSpec::ScoreRanges(_)
+            | ChartSpec::RankPaths(_)
+            | ChartSpec::Distributions(_)
+            | ChartSpec::SelectionVsRationale(_)
+            | ChartSpec::Coverage(_)
+            | ChartSpec::RateBars(_)
+            | ChartSpec::HeatMap(_)
+            | ChartSpec::BerBars(_) => 0,
         }
     }
 
@@ -270,7 +286,20 @@ impl ChartSpec {
             caption: self.caption().to_string(),
             header,
             rows,
-            notes: Vec::new(),
+            notes: self.notes(),
+        }
+    }
+
+    /// The notes under the table alternative: the plan curve's target in words and the budgets its
+    /// designs cannot read; none for the other panels.
+    fn notes(&self) -> Vec<String> {
+        match self {
+            ChartSpec::PlanCurve(d) => d
+                .target_label()
+                .into_iter()
+                .chain(d.notes.clone())
+                .collect(),
+            _ => Vec::new(),
         }
     }
 
@@ -490,6 +519,24 @@ impl ChartSpec {
                     })
                     .collect(),
             },
+            ChartSpec::PlanCurve(d) => {
+                let mut header = vec!["responses per model".to_string()];
+                header.extend(
+                    d.series
+                        .iter()
+                        .map(|s| format!("{}: {} ({})", s.design, d.metric, d.unit)),
+                );
+                let rows = d
+                    .budgets()
+                    .into_iter()
+                    .map(|b| {
+                        let mut row = vec![count(b as u64)];
+                        row.extend((0..d.series.len()).map(|s| num(d.value_at(s, b), 1)));
+                        row
+                    })
+                    .collect();
+                DataTable { header, rows }
+            }
         }
     }
 

@@ -20,6 +20,7 @@ use atlas_charts::palette::{
     contrast_ratio, current, parse_css_color, relative_luminance, themed, with_palette,
     CSS_VARIABLES,
 };
+use atlas_charts::plan_curve::{PlanCurve, PlanCurveSeries};
 use atlas_charts::{BerByModelCondition, ChartSpec, Palette};
 use common::hex;
 use plotters::style::RGBColor;
@@ -367,6 +368,32 @@ fn every_kind() -> Vec<ChartSpec> {
                 .collect(),
             measure: "answer change".into(),
             unit: "comparisons".into(),
+            caption: caption.clone(),
+        }),
+        ChartSpec::PlanCurve(PlanCurve {
+            metric: "Score MAE in 95 % of audits".into(),
+            unit: "pp".into(),
+            series: [
+                "concentrated",
+                "srs",
+                "stratified",
+                "balanced",
+                "coverage:2",
+                "coverage:4",
+            ]
+            .iter()
+            .enumerate()
+            .map(|(i, d)| PlanCurveSeries {
+                design: d.to_string(),
+                points: [20usize, 50, 100, 200, 500, 1000, 2000]
+                    .iter()
+                    .map(|&b| (b, Some((10.0 + i as f64) / (b as f64).sqrt())))
+                    .collect(),
+            })
+            .collect(),
+            target: Some(2.0),
+            higher_is_better: false,
+            notes: Vec::new(),
             caption,
         }),
     ]
