@@ -108,6 +108,10 @@ impl AnalysisRun {
                     WorkerEvent::Done(outcome)
                 }
                 Reply::Failed { message } => WorkerEvent::Failed(message),
+                // Planner pool replies (`browser::plan_pool`) never answer an analysis job.
+                Reply::PlanPart(_) | Reply::PlanFailed { .. } => WorkerEvent::Failed(
+                    "the worker answered a planner job to an analysis".to_string(),
+                ),
             };
             if let Ok(mut f) = events.try_borrow_mut() {
                 f(event);

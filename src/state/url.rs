@@ -259,6 +259,11 @@ pub struct PlanQuery {
 #[derive(Clone, Copy)]
 pub struct PlanUrl(pub RwSignal<PlanQuery>);
 
+/// The Plan view's settings of a history entry that back / forward restored (context, set by
+/// [`EntryRestorer::apply`]; the Plan view applies them to its form and clears this).
+#[derive(Clone, Copy)]
+pub struct PlanRestore(pub RwSignal<Option<PlanQuery>>);
+
 impl ViewState {
     /// Reads a query string; unknown keys and malformed values are ignored (a bad link shows the
     /// defaults for what it could not say, never an error page).
@@ -458,6 +463,7 @@ pub fn restore(state: AtlasState) {
     ));
     provide_context(ComparePair(RwSignal::new(ComparePair::of(&view))));
     provide_context(PlanUrl(RwSignal::new(view.plan.clone())));
+    provide_context(PlanRestore(RwSignal::new(None)));
     provide_context(InitialView(StoredValue::new(Some(view))));
     provide_context(RestoredEntry(RwSignal::new(None)));
     track_focus(focused);
@@ -480,6 +486,7 @@ pub struct EntryRestorer {
     case: Option<ClinicalCase>,
     restored: Option<RestoredEntry>,
     pair: Option<ComparePair>,
+    plan: Option<(PlanUrl, PlanRestore)>,
 }
 
 impl EntryRestorer {
@@ -491,13 +498,14 @@ impl EntryRestorer {
             case: use_context::<ClinicalCase>(),
             restored: use_context::<RestoredEntry>(),
             pair: use_context::<ComparePair>(),
+            plan: use_context::<PlanUrl>().zip(use_context::<PlanRestore>()),
         }
     }
 
     /// On `popstate`: reads the restored URL (`search`, `hash`) through the fresh page load's parser
     /// ([`ViewState::from_query`], [`AppView::initial`]) and applies all of it: the view shown, the
-    /// section in focus, the clinical case, and (through [`RestoredEntry`]) the weights and policy.
-    /// Returns the view shown.
+    /// section in focus, the clinical case, the Compare pair, the Plan view's settings, and (through
+    /// [`RestoredEntry`]) the weights and policy. Returns the view shown.
     pub fn apply(&self, search: &str, hash: &str) -> AppView {
         // A field keeps what was typed while it has the focus (`ui::number_field`): let go of it, so
         // the fields show the restored entry's values.
@@ -527,6 +535,12 @@ impl EntryRestorer {
             let restored = ComparePair::of(&entry);
             if pair.0.try_get_untracked().flatten() != restored {
                 pair.0.try_set(restored);
+            }
+        }
+        if let Some((url, restore)) = self.plan {
+            if url.0.try_get_untracked().as_ref() != Some(&entry.plan) {
+                url.0.try_set(entry.plan.clone());
+                restore.0.try_set(Some(entry.plan.clone()));
             }
         }
         if let Some(restored) = self.restored {

@@ -7,27 +7,38 @@
 //! default budget grid and the smallest budget per design meeting the targets ([`Planner::plan`],
 //! `atlas plan-audit --json`).
 //!
-//! Where it runs: on the page's main thread, from one [`Planner`] built per repeat policy. Slider
-//! events are coalesced: a move only records the latest budget, and one timer tick computes that
-//! budget (never a queue of stale ones). The settings live in the URL ([`PlanUrl`], written by the
-//! loaded bundle's URL writer).
+//! Where it runs: in a pool of persistent planner Web Workers ([`PlanPool`], one per logical core
+//! up to 4), each estimate split by draw ranges across them and merged on the page with the page's
+//! [`Planner`] (one per repeat policy) — the same numbers, bit for bit, for any number of workers.
+//! Work is latest-wins: slider events are coalesced (a move only records the latest budget; one
+//! timer tick applies it), and the [`Runner`] computes only the latest live settings, one estimate at
+//! a time, before the curve over the budget grid (whose estimates it interleaves with newer live
+//! requests and drops when its inputs change). Where no Web Worker can start, the same estimates
+//! run on the page. The settings live in the URL ([`PlanUrl`], written by the loaded bundle's URL
+//! writer); back / forward restore them ([`PlanRestore`]).
 
+use std::rc::Rc;
 use std::sync::Arc;
 
+use atlas_charts::plan_curve::PlanCurve;
+use atlas_charts::spec::ChartSpec;
 use atlas_core::plan::{
-    design_name, parse_design, EstimateOptions, PlanOptions, PlanReport, Planner, Targets,
-    DEFAULT_BUDGETS, DEFAULT_DRAWS, FINITE_REFERENCE_NOTE,
+    design_name, parse_design, Estimate, EstimateOptions, PlanOptions, PlanReport, Planner,
+    Targets, DEFAULT_BUDGETS, DEFAULT_DRAWS, FINITE_REFERENCE_NOTE,
 };
 use atlas_core::rq2::{Design, DEFAULT_SEED};
 use atlas_core::tables::{Cell, Table};
 use atlas_core::RepeatPolicy;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
+use crate::browser::plan_pool::{default_workers, PlanPool};
 use crate::state::nav::Navigator;
 use crate::state::plan::PilotHandoff;
-use crate::state::url::{AppView, CurrentView, PlanQuery, PlanUrl};
+use crate::state::url::{AppView, CurrentView, PlanQuery, PlanRestore, PlanUrl};
 use crate::state::{AtlasState, Loaded};
+use crate::ui::chart::ChartPanel;
 use crate::ui::glossary::Term;
 use crate::ui::number_field::NumberInput;
 use crate::ui::table::table_view;
@@ -164,37 +175,334 @@ fn now_ms() -> f64 {
         .map_or(0.0, |p| p.now())
 }
 
-/// The benchmark hook of `bench/plan_browser.mjs` (issue 17 Benchmark): `window.atlasPlanEstimate(design,
-/// budget, draws)` runs one [`Planner::estimate`] on this page's planner (every model, seed 20260722,
-/// the current repeat policy) and returns the [`atlas_core::plan::Estimate`] as JSON (the document
-/// `atlas plan-audit --json` has under `designs[].estimates[]`), or `{"error": …}`. The caller times it.
-fn install_bench_hook(planner: Memo<PlannerFor>) {
+/// What the live table shows: the repeat policy and budget it was computed for, each design's
+/// estimate (or why there is none), and how it was computed (e.g. `2 Web Workers`).
+type LiveRows = (
+    RepeatPolicy,
+    usize,
+    Vec<(Design, Result<Estimate, String>)>,
+    String,
+);
+
+/// The plan options of the curve and the answers: `s`'s designs, models, pair and targets over the
+/// default budget grid.
+fn plan_options(s: &Settings, ids: &[String], policy: RepeatPolicy) -> Result<PlanOptions, String> {
+    let pair = s.pair();
+    let targets = Targets {
+        mae_pp: target(&s.mae, "MAE target")?,
+        inversion_pct: target(&s.inversions, "inversion target")?,
+        pair_pct: if pair.is_some() {
+            target(&s.pair_pct, "pair target")?
+        } else {
+            None
+        },
+    };
+    Ok(PlanOptions {
+        designs: s.designs.clone(),
+        budgets: DEFAULT_BUDGETS.to_vec(),
+        models: Some(s.chosen().into_iter().map(|m| ids[m].clone()).collect()),
+        policy,
+        pair: pair.map(|(a, b)| (ids[a].clone(), ids[b].clone())),
+        targets,
+        ..PlanOptions::default()
+    })
+}
+
+/// One estimate, on the pool when there is one, else on the page (the same numbers either way).
+async fn estimate_on(
+    pool: Option<Rc<PlanPool>>,
+    planner: &Planner,
+    policy: RepeatPolicy,
+    design: Design,
+    budget: usize,
+    options: &EstimateOptions,
+) -> Result<Estimate, String> {
+    match pool {
+        Some(pool) => {
+            pool.estimate(planner, policy, design, budget, options)
+                .await
+        }
+        None => planner
+            .estimate(design, budget, options)
+            .map_err(|e| e.to_string()),
+    }
+}
+
+/// Computes what the view shows, latest-wins: a change of the live settings or of the curve's
+/// inputs bumps a generation ([`Runner::want_live`], [`Runner::want_report`]); one task at a time
+/// computes the latest live estimates first, then the curve, one estimate after another, checking
+/// between estimates for newer live settings (computed first) or newer curve inputs (the old curve is
+/// dropped). Nothing stale is ever queued in the workers.
+#[derive(Clone, Copy)]
+struct Runner {
+    active: RwSignal<bool>,
+    settings: RwSignal<Settings>,
+    planner: Memo<PlannerFor>,
+    ids: StoredValue<Vec<String>>,
+    bundle: StoredValue<Arc<[u8]>>,
+    pool: StoredValue<Option<Rc<PlanPool>>, LocalStorage>,
+    pool_problem: StoredValue<Option<String>>,
+    live: RwSignal<Result<LiveRows, String>>,
+    report: RwSignal<Result<PlanReport, String>>,
+    elapsed: RwSignal<Option<(f64, String)>>,
+    live_gen: StoredValue<(u64, u64)>,
+    report_gen: StoredValue<(u64, u64)>,
+    running: StoredValue<bool>,
+}
+
+impl Runner {
+    /// The pool, started on first use; `None` (computing on the page) when no worker can start.
+    fn pool(self) -> Option<Rc<PlanPool>> {
+        if let Some(pool) = self.pool.try_get_value().flatten() {
+            return Some(pool);
+        }
+        if self.pool_problem.try_get_value().flatten().is_some() {
+            return None;
+        }
+        let bundle = self.bundle.try_get_value()?;
+        match PlanPool::new(bundle, default_workers()) {
+            Ok(pool) => {
+                let pool = Rc::new(pool);
+                self.pool.try_set_value(Some(pool.clone()));
+                Some(pool)
+            }
+            Err(e) => {
+                self.pool_problem.try_set_value(Some(format!(
+                    "no Web Worker could start ({e}); computing on the page"
+                )));
+                None
+            }
+        }
+    }
+
+    fn where_computed(self, pool: &Option<Rc<PlanPool>>) -> String {
+        match pool {
+            Some(p) if p.size() == 1 => "in 1 Web Worker".to_string(),
+            Some(p) => format!("in {} Web Workers", p.size()),
+            None => "on the page".to_string(),
+        }
+    }
+
+    fn want_live(self) {
+        self.live_gen.update_value(|(wanted, _)| *wanted += 1);
+        self.kick();
+    }
+
+    fn want_report(self) {
+        self.report_gen.update_value(|(wanted, _)| *wanted += 1);
+        self.kick();
+    }
+
+    fn live_pending(self) -> bool {
+        self.live_gen
+            .try_get_value()
+            .is_some_and(|(wanted, done)| wanted != done)
+    }
+
+    fn kick(self) {
+        if self.running.get_value() {
+            return;
+        }
+        self.running.set_value(true);
+        spawn_local(async move {
+            self.run().await;
+            self.running.try_set_value(false);
+        });
+    }
+
+    async fn run(self) {
+        loop {
+            if !self.active.try_get_untracked().unwrap_or(false) {
+                return;
+            }
+            if self.live_pending() {
+                self.run_live().await;
+                continue;
+            }
+            match self.report_gen.try_get_value() {
+                Some((wanted, done)) if wanted != done => self.run_report(wanted).await,
+                _ => return,
+            }
+        }
+    }
+
+    /// The live estimates at the chosen budget, one per design.
+    async fn run_live(self) {
+        let Some((generation, _)) = self.live_gen.try_get_value() else {
+            return;
+        };
+        let Some(s) = self.settings.try_get_untracked() else {
+            return;
+        };
+        let Some(PlannerFor(policy, planner)) = self.planner.try_get_untracked() else {
+            return;
+        };
+        let result = match planner {
+            Err(e) => Err(e),
+            Ok(_) if s.chosen().is_empty() => Err("Choose at least one model.".to_string()),
+            Ok(planner) => {
+                let options = EstimateOptions {
+                    draws: DEFAULT_DRAWS,
+                    seed: DEFAULT_SEED,
+                    models: Some(s.chosen()),
+                    pair: s.pair(),
+                    ..EstimateOptions::default()
+                };
+                let pool = self.pool();
+                let how = self.where_computed(&pool);
+                let t0 = now_ms();
+                let mut rows = Vec::with_capacity(s.designs.len());
+                for &d in &s.designs {
+                    let e =
+                        estimate_on(pool.clone(), &planner, policy, d, s.budget, &options).await;
+                    rows.push((d, e));
+                }
+                let ms = (now_ms() - t0) / s.designs.len().max(1) as f64;
+                self.elapsed.try_set(Some((ms, how.clone())));
+                Ok((policy, s.budget, rows, how))
+            }
+        };
+        self.live.try_set(result);
+        self.live_gen
+            .try_update_value(|(_, done)| *done = generation);
+    }
+
+    /// The curve and the answers over the default grid, for the curve inputs of `generation`.
+    async fn run_report(self, generation: u64) {
+        let finish = |result: Result<PlanReport, String>| {
+            self.report.try_set(result);
+            self.report_gen
+                .try_update_value(|(_, done)| *done = generation);
+        };
+        let (Some(s), Some(PlannerFor(policy, planner)), Some(ids)) = (
+            self.settings.try_get_untracked(),
+            self.planner.try_get_untracked(),
+            self.ids.try_get_value(),
+        ) else {
+            return;
+        };
+        let planner = match planner {
+            Ok(p) => p,
+            Err(e) => return finish(Err(e)),
+        };
+        let options = match plan_options(&s, &ids, policy) {
+            Ok(o) => o,
+            Err(e) => return finish(Err(e)),
+        };
+        let request = match planner.plan_request(&options) {
+            Ok(r) => r,
+            Err(e) => return finish(Err(e.to_string())),
+        };
+        let mut estimates = Vec::with_capacity(request.jobs.len());
+        for &(design, budget) in &request.jobs {
+            if self.live_pending() {
+                self.run_live().await;
+            }
+            if self.report_gen.try_get_value().map(|(w, _)| w) != Some(generation)
+                || !self.active.try_get_untracked().unwrap_or(false)
+            {
+                return; // newer curve inputs: this curve is dropped, the loop starts the new one
+            }
+            let pool = self.pool();
+            match estimate_on(
+                pool,
+                &planner,
+                policy,
+                design,
+                budget,
+                &request.estimate_options,
+            )
+            .await
+            {
+                Ok(e) => estimates.push(e),
+                Err(e) => return finish(Err(e)),
+            }
+        }
+        finish(
+            planner
+                .plan_report(&options, &request, estimates)
+                .map_err(|e| e.to_string()),
+        );
+    }
+}
+
+thread_local! {
+    /// The pools of the benchmark hook, by size (replaced with the hook, so a new bundle's hook
+    /// terminates the old bundle's workers).
+    static HOOK_POOLS: std::cell::RefCell<Vec<(usize, Rc<PlanPool>)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The benchmark and test hooks of `bench/plan_browser.mjs` and `tests/e2e/plan.mjs` (issue 17
+/// Benchmark and Tests), on this page's planner (every model, seed 20260722, the current repeat
+/// policy):
+/// - `window.atlasPlanEstimate(design, budget, draws)` runs one [`Planner::estimate`] on the page's
+///   main thread and returns the [`Estimate`] as JSON (the document `atlas plan-audit --json` has
+///   under `designs[].estimates[]`), or `{"error": …}`;
+/// - `window.atlasPlanEstimateWorkers(design, budget, draws, workers)` returns a Promise of the same
+///   JSON, computed by a pool of `workers` planner Web Workers as the view computes (started on
+///   first use and kept for the next calls).
+///
+/// The caller times them.
+fn install_bench_hook(planner: Memo<PlannerFor>, bundle: Arc<[u8]>) {
+    HOOK_POOLS.with_borrow_mut(Vec::clear);
+    let options = |draws: u32| EstimateOptions {
+        draws: draws as usize,
+        ..EstimateOptions::default()
+    };
+    let error = |e: String| serde_json::json!({ "error": e }).to_string();
     let hook = wasm_bindgen::closure::Closure::<dyn Fn(String, u32, u32) -> String>::new(
         move |design: String, budget: u32, draws: u32| {
             let run = || -> Result<String, String> {
                 let design = parse_design(&design)?;
                 let PlannerFor(_, planner) = planner.get_untracked();
-                let planner = planner?;
-                let e = planner
-                    .estimate(
-                        design,
-                        budget as usize,
-                        &EstimateOptions {
-                            draws: draws as usize,
-                            ..EstimateOptions::default()
-                        },
-                    )
+                let e = planner?
+                    .estimate(design, budget as usize, &options(draws))
                     .map_err(|e| e.to_string())?;
                 serde_json::to_string(&e).map_err(|e| e.to_string())
             };
-            run().unwrap_or_else(|e| serde_json::json!({ "error": e }).to_string())
+            run().unwrap_or_else(error)
         },
     );
+    let pooled =
+        wasm_bindgen::closure::Closure::<dyn Fn(String, u32, u32, u32) -> js_sys::Promise>::new(
+            move |design: String, budget: u32, draws: u32, workers: u32| {
+                let bundle = bundle.clone();
+                wasm_bindgen_futures::future_to_promise(async move {
+                    let run = async {
+                        let design = parse_design(&design)?;
+                        let PlannerFor(policy, planner) = planner.get_untracked();
+                        let planner = planner?;
+                        let workers = (workers as usize).max(1);
+                        let pool = match HOOK_POOLS.with_borrow(|p| {
+                            p.iter()
+                                .find(|(n, _)| *n == workers)
+                                .map(|(_, p)| p.clone())
+                        }) {
+                            Some(pool) => pool,
+                            None => {
+                                let pool = Rc::new(PlanPool::new(bundle, workers)?);
+                                HOOK_POOLS.with_borrow_mut(|p| p.push((workers, pool.clone())));
+                                pool
+                            }
+                        };
+                        let e = pool
+                            .estimate(&planner, policy, design, budget as usize, &options(draws))
+                            .await?;
+                        serde_json::to_string(&e).map_err(|e| e.to_string())
+                    };
+                    Ok(wasm_bindgen::JsValue::from_str(
+                        &run.await.unwrap_or_else(error),
+                    ))
+                })
+            },
+        );
     if let Some(w) = web_sys::window() {
-        let _ = js_sys::Reflect::set(&w, &"atlasPlanEstimate".into(), hook.as_ref());
+        js_sys::Reflect::set(&w, &"atlasPlanEstimate".into(), hook.as_ref()).ok();
+        js_sys::Reflect::set(&w, &"atlasPlanEstimateWorkers".into(), pooled.as_ref()).ok();
     }
-    // The page lives as long as the hook.
+    // The page lives as long as the hooks.
     hook.forget();
+    pooled.forget();
 }
 
 /// The Plan view of `loaded`.
@@ -253,7 +561,7 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
         }
     });
 
-    install_bench_hook(planner);
+    install_bench_hook(planner, loaded.data.clone());
 
     // Coalesced budget: the slider and the field record the latest wish; one tick applies it.
     let wanted = StoredValue::new(None::<usize>);
@@ -274,46 +582,9 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
     let budget_text = RwSignal::new(settings.get_untracked().budget.to_string());
     let budget_problem = RwSignal::new(None::<String>);
 
-    // Live estimates at the chosen budget: one per design.
-    let elapsed = RwSignal::new(None::<f64>);
-    let live = Memo::new(move |_| {
-        if !active.get() {
-            return Err(String::new());
-        }
-        let s = settings.get();
-        let PlannerFor(policy, planner) = planner.get();
-        let planner = planner?;
-        let chosen = s.chosen();
-        if chosen.is_empty() {
-            return Err("Choose at least one model.".to_string());
-        }
-        let options = EstimateOptions {
-            draws: DEFAULT_DRAWS,
-            seed: DEFAULT_SEED,
-            models: Some(chosen),
-            pair: s.pair(),
-            ..EstimateOptions::default()
-        };
-        let t0 = now_ms();
-        let out: Vec<(Design, Result<atlas_core::plan::Estimate, String>)> = s
-            .designs
-            .iter()
-            .map(|&d| {
-                (
-                    d,
-                    planner
-                        .estimate(d, s.budget, &options)
-                        .map_err(|e| e.to_string()),
-                )
-            })
-            .collect();
-        let ms = now_ms() - t0;
-        elapsed.set(Some(ms / s.designs.len().max(1) as f64));
-        Ok((policy, s.budget, out))
-    });
-
-    // The curve and the answers over the default grid (recomputed when designs, models, pair or
-    // targets change, not when the budget moves).
+    // Live estimates at the chosen budget (one per design) and the curve over the default grid,
+    // computed by the Runner (latest-wins, in the pool of planner workers).
+    let elapsed = RwSignal::new(None::<(f64, String)>);
     let plan_inputs = Memo::new(move |_| {
         settings.with(|s| {
             (
@@ -326,40 +597,61 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
             )
         })
     });
-    let ids_for_plan = model_ids.clone();
-    let report = Memo::new(move |_| -> Result<PlanReport, String> {
+    let runner = Runner {
+        active,
+        settings,
+        planner,
+        ids: StoredValue::new(model_ids.clone()),
+        bundle: StoredValue::new(loaded.data.clone()),
+        pool: StoredValue::new_local(None),
+        pool_problem: StoredValue::new(None),
+        live: RwSignal::new(Err(String::new())),
+        report: RwSignal::new(Err(String::new())),
+        elapsed,
+        live_gen: StoredValue::new((0, 0)),
+        report_gen: StoredValue::new((0, 0)),
+        running: StoredValue::new(false),
+    };
+    // The live table follows every setting (the budget included) and the repeat policy.
+    Effect::new(move |_| {
         if !active.get() {
-            return Err(String::new());
+            return;
         }
-        let (designs, models, pair, mae, inv, pair_pct) = plan_inputs.get();
-        let PlannerFor(policy, planner) = planner.get();
-        let planner = planner?;
-        let targets = Targets {
-            mae_pp: target(&mae, "MAE target")?,
-            inversion_pct: target(&inv, "inversion target")?,
-            pair_pct: if pair.is_some() {
-                target(&pair_pct, "pair target")?
-            } else {
-                None
-            },
-        };
-        let chosen: Vec<String> = ids_for_plan
-            .iter()
-            .zip(&models)
-            .filter(|(_, &on)| on)
-            .map(|(m, _)| m.clone())
-            .collect();
-        let options = PlanOptions {
-            designs,
-            budgets: DEFAULT_BUDGETS.to_vec(),
-            models: Some(chosen),
-            policy,
-            pair: pair.map(|(a, b)| (ids_for_plan[a].clone(), ids_for_plan[b].clone())),
-            targets,
-            ..PlanOptions::default()
-        };
-        planner.plan(&options).map_err(|e| e.to_string())
+        settings.track();
+        planner.track();
+        runner.want_live();
     });
+    // The curve follows designs, models, pair and targets, not the budget.
+    Effect::new(move |_| {
+        if !active.get() {
+            return;
+        }
+        plan_inputs.track();
+        planner.track();
+        runner.want_report();
+    });
+    // The workers end with the view (a new bundle mounts a new view).
+    on_cleanup(move || {
+        runner.pool.try_set_value(None);
+    });
+    // Back / forward: the restored entry's settings replace the form's.
+    if let Some(restore) = use_context::<PlanRestore>() {
+        let ids = model_ids.clone();
+        Effect::new(move |_| {
+            let Some(q) = restore.0.get() else {
+                return;
+            };
+            restore.0.set(None);
+            let s = Settings::from_query(&q, &ids, k_all);
+            budget_text.set(s.budget.to_string());
+            budget_problem.set(None);
+            if settings.get_untracked() != s {
+                settings.set(s);
+            }
+        });
+    }
+    let live = runner.live;
+    let report = runner.report;
 
     // Controls.
     let design_choices: Vec<Design> = {
@@ -466,7 +758,7 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
         Err(message) => {
             view! { <p class="field-error" id="plan-error" role="alert">{message}</p> }.into_any()
         }
-        Ok((policy, budget, rows)) => {
+        Ok((policy, budget, rows, how)) => {
             let mut header = vec![
                 "Design".to_string(),
                 "Responses per model".to_string(),
@@ -541,7 +833,7 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
                 id: "plan-table".to_string(),
                 title: format!("Predicted error of one audit of {budget} responses per model"),
                 caption: format!(
-                    "Bundle {bundle}; repeat policy {policy}; equal condition weights (Eq. 4); seed {DEFAULT_SEED}; {DEFAULT_DRAWS} simulated audits (draws) per design; ranges are the 2.5–97.5 percentiles of the draw-level MAE.",
+                    "Bundle {bundle}; repeat policy {policy}; equal condition weights (Eq. 4); seed {DEFAULT_SEED}; {DEFAULT_DRAWS} simulated audits (draws) per design, computed {how}; ranges are the 2.5–97.5 percentiles of the draw-level MAE.",
                     bundle = bundle_id_live(),
                     policy = policy.key(),
                 ),
@@ -562,8 +854,8 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
             .map(|&d| {
                 let name = design_name(d);
                 match d {
-                    Design::Concentrated | Design::Srs | Design::Stratified => {
-                        let id = format!("plan-use-{name}");
+                    Design::Concentrated | Design::Srs | Design::Stratified | Design::Coverage(_) => {
+                        let id = format!("plan-use-{}", name.replace(':', "-"));
                         let budget = s.budget;
                         let go = move |_| {
                             if let Some(h) = handoff {
@@ -580,6 +872,27 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
             })
             .collect_view()
     };
+    // The drawn curve (chart panel: hover, keyboard, PNG/SVG/CSV, table alternative) of the chosen
+    // metric; the table below keeps the MAE column per design.
+    let curve_metric = RwSignal::new("mae".to_string());
+    let curve_spec = Memo::new(move |_| {
+        let metric = curve_metric.get();
+        report.with(|r| match r {
+            Ok(r) => Ok(ChartSpec::PlanCurve(match metric.as_str() {
+                "inversions" => PlanCurve::inversions(r, r.targets.inversion_pct),
+                "pair" if r.pair.is_some() => PlanCurve::pair_order(r, r.targets.pair_pct),
+                "pair" => {
+                    return Err(
+                        "Choose a pair of models to draw how often their order is right."
+                            .to_string(),
+                    )
+                }
+                _ => PlanCurve::mae_p95(r, r.targets.mae_pp),
+            })),
+            Err(e) if e.is_empty() => Err("The curve is being computed.".to_string()),
+            Err(e) => Err(e.clone()),
+        })
+    });
     let curve_table = move || match report.get() {
         Err(message) if message.is_empty() => ().into_any(),
         Err(message) => {
@@ -718,7 +1031,16 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
             {answers}
             <div id="plan-live" aria-live="polite">{live_table}</div>
             <div id="plan-use" class="plan-use">{use_buttons}</div>
-            <p id="plan-timing" class="note">{move || elapsed.get().map(|ms| format!("Computed in this page: {ms:.0} ms per design ({DEFAULT_DRAWS} draws)."))}</p>
+            <p id="plan-timing" class="note">{move || elapsed.get().map(|(ms, how)| format!("Computed {how}: {ms:.0} ms per design ({DEFAULT_DRAWS} draws)."))}</p>
+            <div class="plan-curve-metric">
+                <label for="plan-curve-metric">"Curve of "</label>
+                <select id="plan-curve-metric" on:change=move |ev| curve_metric.set(event_target_value(&ev))>
+                    <option value="mae" selected=move || curve_metric.get() == "mae">"score MAE in 95 % of audits (pp)"</option>
+                    <option value="inversions" selected=move || curve_metric.get() == "inversions">"inversion rate (% of model pairs)"</option>
+                    <option value="pair" selected=move || curve_metric.get() == "pair">"pair order right (% of audits)"</option>
+                </select>
+            </div>
+            <ChartPanel panel="plan-curve-chart" title="Predicted error against the budget, per design" what="Line chart: one line per audit design, the chosen metric at each budget of the grid (responses per model, logarithmic axis); the dashed line is the target." spec=curve_spec/>
             <div id="plan-curve-box">{curve_table}</div>
             <p id="plan-provenance" class="note">{move || format!("Bundle {bundle_id}; seed {DEFAULT_SEED}; {DEFAULT_DRAWS} draws per estimate; repeat policy {}; equal condition weights (Eq. 4). The same numbers as atlas plan-audit --json.", state.policy.get().key())}</p>
         </section>

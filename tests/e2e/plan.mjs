@@ -17,7 +17,17 @@
 //  6. the finite-reference note and the provenance line are there;
 //  7. the per-estimate time measured in the page (#plan-timing), reported; "use this design" (SRS)
 //     opens the Pilot view with the pilot form's sampling = srs and budget = 150;
-//  8. at 1280×800 and 390×844: no horizontal page scroll, the slider, budget field and checkboxes'
+//  8. the planner pool (issue 17 §3): `window.atlasPlanEstimateWorkers(design, 200, 2000, n)` for 1, 2
+//     and 4 real Web Workers gives, for each design, the very estimate of `atlas plan-audit --budget 200`
+//     (JSON value for value) and of the page's main thread; the per-estimate times of the pool at the
+//     slider positions are printed (a benchmark figure, not a timed check);
+//  9. the curve is drawn (a canvas in #plan-curve-chart) and its table alternative holds, per design and
+//     budget, the CLI's 95th-percentile MAE to one decimal;
+// 10. the pair target: the two models with the closest reference scores picked in the selects, 90 %
+//     typed, give per design the smallest budget of `atlas plan-audit --pair A,B --target-pair 90`;
+// 11. back / forward restore the Plan settings: budget 150 → Overview → Plan → budget 300, then back
+//     twice shows 150 again and forward shows 300;
+// 12. at 1280×800 and 390×844: no horizontal page scroll, the slider, budget field and checkboxes'
 //     labels are at least 44 px high. Screenshots of both sizes in the light and the dark theme in
 //     target/e2e-plan/.
 // Ends with "N passed, M failed".
@@ -42,6 +52,15 @@ const DESIGNS = ['concentrated', 'srs', 'stratified'];
 const at = {};
 for (const b of [200, 205, 150]) at[b] = atlas(['plan-audit', BUNDLE, '--budget', String(b), '--json']);
 const grid = atlas(['plan-audit', BUNDLE, '--target-mae', '2', '--json']);
+// The pair whose reference scores are closest: the hardest order to get right.
+let closest = null;
+for (let i = 0; i < grid.models.length; i++) {
+  for (let j = i + 1; j < grid.models.length; j++) {
+    const gap = Math.abs(grid.reference[i] - grid.reference[j]);
+    if (closest === null || gap < closest.gap) closest = { a: grid.models[i], b: grid.models[j], gap };
+  }
+}
+const pairGrid = atlas(['plan-audit', BUNDLE, '--target-mae', '2', '--pair', `${closest.a},${closest.b}`, '--target-pair', '90', '--json']);
 
 let passed = 0, failed = 0;
 function check(name, condition, detail = '') {
@@ -128,6 +147,92 @@ async function run(label, viewport, theme) {
     check(`${tag} a fresh page with the URL restores budget 150 and target 2`, JSON.stringify(restored) === '["150","150","2"]', JSON.stringify(restored));
     compareTable(`${tag} (restored)`, await readTable(fresh), at[150], 150);
     await fresh.close();
+    // The pool: 1, 2 and 4 real Web Workers give the CLI's estimate and the main thread's.
+    for (const d of DESIGNS) {
+      const want = JSON.stringify(at[200].designs.find((x) => x.design === d).estimates[0]);
+      const main = await page.evaluate((d) => window.atlasPlanEstimate(d, 200, 2000), d);
+      check(`${tag} ${d} at 200 on the page's main thread equals atlas plan-audit --budget 200`, JSON.stringify(JSON.parse(main)) === want, main.slice(0, 200));
+      for (const n of [1, 2, 4]) {
+        const got = await page.evaluate(([d, n]) => window.atlasPlanEstimateWorkers(d, 200, 2000, n), [d, n]);
+        check(`${tag} ${d} at 200 in ${n} Web Worker(s) equals atlas plan-audit --budget 200`, JSON.stringify(JSON.parse(got)) === want, got.slice(0, 200));
+      }
+    }
+    const timing = await page.evaluate(async () => {
+      const n = Math.min(4, Math.max(1, navigator.hardwareConcurrency || 1));
+      const out = [];
+      for (const [d, most] of [['srs', 2000], ['stratified', 1152], ['concentrated', 384]]) {
+        for (const b of [20, 119, 218, 416, 812, 1109, 2000].filter((b) => b <= most)) {
+          await window.atlasPlanEstimateWorkers(d, b, 2000, n); // warm: the pool and its planner
+          const t0 = performance.now();
+          const r = JSON.parse(await window.atlasPlanEstimateWorkers(d, b, 2000, n));
+          if (r.error) throw new Error(r.error);
+          out.push([d, b, performance.now() - t0]);
+        }
+      }
+      return { n, out };
+    });
+    const times = timing.out.map((t) => t[2]).sort((x, y) => x - y);
+    console.log(`     pool of ${timing.n} workers, ms per estimate (2,000 draws): ${timing.out.map((t) => `${t[0]} ${t[1]}: ${t[2].toFixed(1)}`).join('; ')}; median ${times[times.length >> 1].toFixed(1)}, max ${times[times.length - 1].toFixed(1)}`);
+    // The drawn curve and its table alternative.
+    await page.waitForSelector('#plan-curve-chart canvas', { timeout: 120000 });
+    check(`${tag} the curve is drawn`, await page.$('#plan-curve-chart canvas') !== null);
+    const curveTable = await page.$$eval('#plan-curve-chart table tr', (rows) => rows.map((r) => [...r.children].map((c) => c.textContent.trim())));
+    const header = curveTable[0] || [];
+    let curveOk = curveTable.length > 1;
+    for (const d of grid.designs) {
+      const col = header.findIndex((h) => h.startsWith(`${d.design}:`));
+      for (const e of d.estimates) {
+        const row = curveTable.find((r) => r[0].replace(/[^0-9]/g, '') === String(e.budget));
+        const want = e.mae_pp_p95 === null ? '—' : e.mae_pp_p95.toFixed(1);
+        if (col < 0 || !row || !row[col].includes(want)) { curveOk = false; console.log(`     curve table ${d.design} ${e.budget}: ${row && row[col]} vs ${want}`); }
+      }
+    }
+    check(`${tag} the curve's table alternative holds the CLI's 95th-percentile MAE per design and budget`, curveOk, JSON.stringify(curveTable.slice(0, 3)));
+    // The pair target with the closest pair.
+    const ids = grid.models;
+    const idx = (m) => String(ids.indexOf(m));
+    await page.selectOption('#plan-pair-a', idx(closest.a));
+    await page.selectOption('#plan-pair-b', idx(closest.b));
+    await page.click('#plan-target-pair', { clickCount: 3 });
+    await page.keyboard.type('90');
+    await page.waitForSelector('#plan-answer li[data-target="pair_pct"]', { timeout: 180000 });
+    await page.waitForFunction(() => document.querySelectorAll('#plan-answer li[data-target="pair_pct"]').length === 3, null, { timeout: 180000 });
+    const pairAnswer = await page.$$eval('#plan-answer li[data-target="pair_pct"]', (ls) => ls.map((l) => [l.dataset.design, l.dataset.smallest, l.textContent]));
+    for (const a of pairGrid.answers.find((x) => x.target === 'pair_pct').per_design) {
+      const g = pairAnswer.find((x) => x[0] === a.design) || [];
+      check(`${tag} pair ${closest.a} / ${closest.b} (reference gap ${(100 * closest.gap).toFixed(2)} pp) right in ≥ 90 %, ${a.design}: ${a.smallest_budget ?? 'not reached'} as atlas plan-audit --target-pair 90`,
+        g[1] === (a.smallest_budget === null ? '' : String(a.smallest_budget)), JSON.stringify(g));
+    }
+    console.log(`     pair answer: ${pairAnswer.map((a) => a[2]).join('; ')}`);
+    const pairCell = await page.evaluate(() => document.querySelector('#plan-live [data-key="srs/pair"]')?.dataset.value);
+    const pairWant = pairGrid.designs.find((x) => x.design === 'srs').estimates.find((e) => e.requested_budget === 150).pair.probability;
+    check(`${tag} the live table's pair probability for SRS at 150 equals the CLI's (${pairWant})`, Number(pairCell) === pairWant, String(pairCell));
+    // Back / forward restore the Plan settings.
+    await page.click('#plan-pair-a'); // leave the typed field
+    await page.selectOption('#plan-pair-a', '');
+    await page.click('[data-nav="overview"]');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('view') === 'overview', null, { timeout: 10000 });
+    await page.click('[data-nav="plan"]');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('view') === 'plan', null, { timeout: 10000 });
+    await page.click('#plan-budget', { clickCount: 3 });
+    await page.keyboard.type('300');
+    await waitTitle(page, 300);
+    await page.waitForFunction(() => location.search.includes('pb=300'), null, { timeout: 5000 }).catch(() => {});
+    await page.goBack();
+    await page.goBack();
+    await page.waitForFunction(() => document.querySelector('#plan-budget')?.value === '150', null, { timeout: 10000 }).catch(() => {});
+    await waitTitle(page, 150).catch(() => {});
+    const back = await page.evaluate(() => [document.querySelector('#plan-budget').value, document.querySelector('#plan-budget-slider').value, new URLSearchParams(location.search).get('view')]);
+    check(`${tag} back twice restores budget 150 in the Plan view`, JSON.stringify(back) === '["150","150","plan"]', JSON.stringify(back));
+    compareTable(`${tag} (back)`, await readTable(page), at[150], 150);
+    await page.goForward();
+    await page.goForward();
+    await page.waitForFunction(() => document.querySelector('#plan-budget')?.value === '300', null, { timeout: 10000 }).catch(() => {});
+    const fwd = await page.evaluate(() => [document.querySelector('#plan-budget').value, new URLSearchParams(location.search).get('pb')]);
+    check(`${tag} forward twice restores budget 300`, JSON.stringify(fwd) === '["300","300"]', JSON.stringify(fwd));
+    await page.click('#plan-budget', { clickCount: 3 });
+    await page.keyboard.type('150');
+    await waitTitle(page, 150);
     // "Use this design": the pilot form gets SRS and the budget, and the Pilot view is shown.
     await page.click('#plan-use-srs');
     await page.waitForFunction(() => [...document.querySelectorAll('[data-shell-view="pilot"]')].every((b) => !b.hidden), null, { timeout: 10000 });
