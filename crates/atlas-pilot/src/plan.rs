@@ -339,7 +339,7 @@ pub enum Sampling {
     /// ([`CoverageError::ZeroConditions`]), `K'` above the design's conditions
     /// ([`CoverageError::MoreConditionsThanDesign`]), `B < K'`
     /// ([`CoverageError::BudgetBelowConditions`]), `B > K' × |S|`, i.e. `⌈B/K'⌉` above the
-    /// statements (`CoverageError::BudgetAboveStatements`).
+    /// statements ([`CoverageError::BudgetAboveStatements`]).
     Coverage {
         /// `K'`: conditions covered, 1 to the design's conditions.
         conditions: u32,
