@@ -43,10 +43,9 @@ pub fn PilotPanel() -> impl IntoView {
     // "Use this design" in the Plan view: its design and budget go into this form's state.
     if let Some(handoff) = use_context::<crate::state::plan::PilotHandoff>() {
         Effect::new(move |_| {
-            if let Some((sampling, budget)) = handoff.0.get() {
+            if let Some((design, budget)) = handoff.0.get() {
                 form.update(|f| {
-                    f.sampling = sampling;
-                    f.budget = budget;
+                    f.apply_handoff(&design, &budget);
                 });
                 handoff.0.set(None);
             }
@@ -362,10 +361,15 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
                         <option value="stratified">"stratified: every condition, statements by category (broad coverage; default)"</option>
                         <option value="srs">"simple random sample of cells"</option>
                         <option value="concentrated">"concentrated: one condition and one template"</option>
+                        <option value="coverage">"coverage: K conditions, one template each"</option>
+                        <option value="balanced">"balanced: one statement per category and condition (budget fixed by the design)"</option>
                         <option value="full">"full: every cell"</option>
                     </select>
                 </label>" "
-                {number_field(form, "pilot-budget", "budget (cells per model)", Rule::Whole(rules::BUDGET), (|f| f.budget.clone(), |f, v| f.budget = v))}
+                {number_field(form, "pilot-budget", "budget (cells per model)", Rule::Whole(rules::BUDGET), (|f| f.budget.clone(), |f, v| f.budget = v))}" "
+                <span id="pilot-coverage-k-field" hidden=move || form.with(|f| f.sampling != "coverage")>
+                    {number_field(form, "pilot-coverage-k", "K (conditions covered)", Rule::Whole(rules::COVERAGE_K), (|f| f.coverage_k.clone(), |f, v| f.coverage_k = v))}
+                </span>
             </div>
             <div>
                 {number_field(form, "pilot-max-calls", "hard cap: calls", Rule::Whole(rules::MAX_CALLS), (|f| f.max_calls.clone(), |f, v| f.max_calls = v))}" "

@@ -6,8 +6,9 @@
 //! - `atlas pilot design --base BASE.json [--statements-from BUNDLE --per-category N] -o design.json`
 //!   fills a partial design: statements from a bundle (stratified sample by category), the five
 //!   Table 7 wordings and the baseline condition where the base has none;
-//! - `atlas pilot plan --design design.json -o plan.json` prints the calls, estimated tokens and cost,
-//!   and refuses a plan over the design's hard cap;
+//! - `atlas pilot plan --design design.json -o plan.json` prints the sampling design (`coverage:K`
+//!   for the coverage design), the calls, estimated tokens and cost, and refuses a plan over the
+//!   design's hard cap;
 //! - `atlas pilot run --plan plan.json --state run.json [--concurrency N] [--timeout-s T]` runs (or
 //!   resumes) the calls, then the judge calls; the state file is rewritten atomically (temp file +
 //!   rename) after every settled call;
@@ -559,6 +560,15 @@ fn plan(a: &PlanArgs) -> Result<ExitCode> {
         }
     };
     let e = &plan.estimate;
+    let s = plan.design.sampling;
+    println!(
+        "sampling {}{}, seed {}",
+        s.name(),
+        s.budget()
+            .map(|b| format!(", budget {b} cells per model"))
+            .unwrap_or_default(),
+        plan.design.seed
+    );
     println!(
         "plan {}: {} audited call(s) + {} judge call(s) (if every answer is judged) = {} call(s); cap {} call(s){}",
         plan.fingerprint,

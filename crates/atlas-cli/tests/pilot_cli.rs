@@ -107,6 +107,45 @@ fn plan_prints_calls_tokens_and_cost_and_refuses_a_plan_over_the_hard_cap() {
 }
 
 #[test]
+fn plan_reads_a_coverage_design_counts_its_calls_and_refuses_one_that_breaks_a_rule() {
+    let coverage = |conditions: u32, budget: u32| {
+        let mut d = design("http://127.0.0.1:9/v1", "openai_compatible", 1000);
+        d["conditions"] = json!([
+            {"id": "C1", "system_prompt": "One.", "has_selection": true},
+            {"id": "C2", "system_prompt": "Two.", "has_selection": true}
+        ]);
+        d["sampling"] = json!({"design": "coverage", "conditions": conditions, "budget": budget});
+        d
+    };
+    let dir = scratch("coverage");
+    let (_, plan, out) = plan_from(&dir, &coverage(2, 3));
+    assert!(out.status.success(), "{}", text(&out));
+    let t = text(&out);
+    assert!(
+        t.contains("sampling coverage:2, budget 3 cells per model, seed 1"),
+        "{t}"
+    );
+    // 3 cells × 1 model × 2 repeats = 6 audited calls, each judged once.
+    assert!(t.contains("6 audited call(s) + 6 judge call(s)"), "{t}");
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan).expect("reads")).expect("JSON");
+    assert_eq!(
+        saved["design"]["sampling"],
+        json!({"design": "coverage", "conditions": 2, "budget": 3})
+    );
+
+    let dir = scratch("coverage-refused");
+    let (_, plan, out) = plan_from(&dir, &coverage(3, 3));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("coverage:3 asks for 3 conditions; the design has 2"),
+        "{}",
+        text(&out)
+    );
+    assert!(!plan.exists());
+}
+
+#[test]
 fn a_hand_edited_plan_is_refused_before_any_call() {
     let dir = scratch("edited");
     let (_, plan, out) = plan_from(

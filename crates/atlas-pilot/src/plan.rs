@@ -30,6 +30,11 @@
 //! * [`Sampling::Stratified`] (the default — §5.3: broad coverage wins at equal budget): every
 //!   condition, one template each, `B` split `⌊B/K⌋`/`⌈B/K⌉` over the `K` conditions, statements
 //!   stratified by category with systematic proportional rounding.
+//! * [`Sampling::Balanced`] (§3.5's "180-response sensitivity design"): every condition, one
+//!   template each, one statement per category; the design fixes the budget at `K × G` cells.
+//! * [`Sampling::Coverage`] (§5.3, Table 14, the K-condition coverage curve): `K'` of the `K`
+//!   conditions uniformly without replacement, one template each, `B` split `⌊B/K'⌋`/`⌈B/K'⌉` over
+//!   them, statements uniformly without replacement within a condition.
 //!
 //! The draw is exactly [`atlas_core::rq2::Rq2Matrix::draw`] on a skeleton bundle of the design (every
 //! condition counted as a reference condition), from
@@ -293,6 +298,10 @@ pub struct ModelTarget {
 }
 
 /// The sampling design at a budget (module docs). `budget` = cells per model.
+///
+/// Saved as JSON with the design in a `design` member and the variant's fields beside it
+/// (`{"design": "stratified", "budget": 200}`, `{"design": "coverage", "conditions": 2, "budget":
+/// 10}`, `{"design": "full"}`); unknown members are refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "design", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Sampling {
@@ -313,7 +322,78 @@ pub enum Sampling {
         /// Cells per model, at least the number of conditions.
         budget: u32,
     },
+    /// Every condition, one template each uniformly, one statement drawn uniformly from each category
+    /// (statements without a category are one category): seed `000_…` §3.5's "180-response
+    /// sensitivity design". The design fixes the budget: `K × G` cells per model for `K` conditions
+    /// and `G` categories.
+    Balanced,
+    /// The fixed-budget coverage design over `K'` = `conditions` of the design's `K` conditions
+    /// (seed `000_…` §5.3, Table 14, the K-condition coverage curve): `K'` conditions uniformly
+    /// without replacement, one of its templates each uniformly, `B` = `budget` cells split
+    /// `⌊B/K'⌋` / `⌈B/K'⌉` over them (the `B mod K'` conditions with the extra statement chosen
+    /// uniformly), statements uniformly without replacement within a condition (no category
+    /// stratification). `K' = 1` is the concentrated design's shape; `K' = K` differs from the
+    /// stratified design only by the stratification.
+    ///
+    /// Refused by [`build_plan`] with [`PlanError::Coverage`] naming the broken rule: `K'` = 0
+    /// ([`CoverageError::ZeroConditions`]), `K'` above the design's conditions
+    /// ([`CoverageError::MoreConditionsThanDesign`]), `B < K'`
+    /// ([`CoverageError::BudgetBelowConditions`]), `B > K' × |S|`, i.e. `⌈B/K'⌉` above the
+    /// statements ([`CoverageError::BudgetAboveStatements`]).
+    Coverage {
+        /// `K'`: conditions covered, 1 to the design's conditions.
+        conditions: u32,
+        /// Cells per model, `K'` to `K' × statements`.
+        budget: u32,
+    },
 }
+
+/// Why a [`Sampling::Coverage`] design does not fit the plan: each variant names the broken rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum CoverageError {
+    /// `K'` = 0.
+    #[error("coverage:0 covers no condition: K must be at least 1")]
+    ZeroConditions,
+    /// `K'` above the design's conditions.
+    #[error("coverage:{k} asks for {k} conditions; the design has {conditions}")]
+    MoreConditionsThanDesign {
+        /// `K'` asked for.
+        k: u32,
+        /// Conditions of the design `K`.
+        conditions: usize,
+    },
+    /// A budget below `K'`: every chosen condition reads at least one statement.
+    #[error(
+        "budget {budget} is below K = {k}: coverage:{k} reads at least one statement under each of its {k} conditions"
+    )]
+    BudgetBelowConditions {
+        /// Cells per model `B`.
+        budget: u32,
+        /// `K'`.
+        k: u32,
+    },
+    /// A budget above `K' × |S|`: some condition would read `⌈B/K'⌉` > `|S|` distinct statements.
+    #[error(
+        "budget {budget} is above K × statements = {k} × {statements} = {max}: coverage:{k} reads each statement at most once per condition"
+    )]
+    BudgetAboveStatements {
+        /// Cells per model `B`.
+        budget: u32,
+        /// `K'`.
+        k: u32,
+        /// Statements of the design `|S|`.
+        statements: usize,
+        /// `K' × |S|`, the largest budget.
+        max: u64,
+    },
+}
+
+/// A sampling design name [`Sampling::from_name`] does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown sampling design {0:?}: use full, concentrated, srs, stratified, balanced or coverage:K (K conditions)"
+)]
+pub struct UnknownSampling(pub String);
 
 impl Default for Sampling {
     /// Stratified with B = 200 (seed §3.5's per-model budget; §5.3: broad coverage wins).
@@ -323,15 +403,122 @@ impl Default for Sampling {
 }
 
 impl Sampling {
-    /// `full`, `concentrated`, `srs`, `stratified`.
+    /// `full`, `concentrated`, `srs`, `stratified`, `balanced`, `coverage` (the JSON `design`
+    /// member).
     pub fn key(self) -> &'static str {
         match self {
             Sampling::Full => "full",
             Sampling::Concentrated { .. } => "concentrated",
             Sampling::Srs { .. } => "srs",
             Sampling::Stratified { .. } => "stratified",
+            Sampling::Balanced => "balanced",
+            Sampling::Coverage { .. } => "coverage",
         }
     }
+
+    /// The design's name: [`Sampling::key`], and `coverage:K` for the coverage design over `K`
+    /// conditions — the names of the Plan view and `atlas plan-audit`
+    /// ([`atlas_core::plan::design_name`]), which [`Sampling::from_name`] reads back.
+    pub fn name(self) -> String {
+        match self {
+            Sampling::Coverage { conditions, .. } => format!("coverage:{conditions}"),
+            s => s.key().to_string(),
+        }
+    }
+
+    /// The budget the user chose, cells per model; `None` for `full` (every cell) and `balanced`
+    /// (fixed by the design).
+    pub fn budget(self) -> Option<u32> {
+        match self {
+            Sampling::Full | Sampling::Balanced => None,
+            Sampling::Concentrated { budget }
+            | Sampling::Srs { budget }
+            | Sampling::Stratified { budget }
+            | Sampling::Coverage { budget, .. } => Some(budget),
+        }
+    }
+
+    /// The design named `name` at `budget` cells per model: `full`, `concentrated`, `srs`,
+    /// `stratified`, `balanced` (the budget is ignored: `full` and `balanced` fix their own) or
+    /// `coverage:K` (also `coverage-K`, `coverage=K`; `K` conditions) — [`Sampling::name`] and
+    /// the Plan view's design names ([`atlas_core::plan::parse_design`]), ASCII case and
+    /// surrounding spaces ignored. The budget and `K` are checked against the design by
+    /// [`build_plan`], not here.
+    ///
+    /// # Errors
+    /// [`UnknownSampling`] naming the text.
+    ///
+    /// # Examples
+    /// ```
+    /// use atlas_pilot::plan::Sampling;
+    /// assert_eq!(
+    ///     Sampling::from_name("coverage:2", 10),
+    ///     Ok(Sampling::Coverage { conditions: 2, budget: 10 })
+    /// );
+    /// assert_eq!(Sampling::from_name("balanced", 10), Ok(Sampling::Balanced));
+    /// assert!(Sampling::from_name("coverage", 10).is_err());
+    /// ```
+    pub fn from_name(name: &str, budget: u32) -> Result<Sampling, UnknownSampling> {
+        if name.trim().eq_ignore_ascii_case("full") {
+            return Ok(Sampling::Full);
+        }
+        let design =
+            atlas_core::plan::parse_design(name).map_err(|_| UnknownSampling(name.to_string()))?;
+        Ok(match design {
+            Design::Concentrated => Sampling::Concentrated { budget },
+            Design::Srs => Sampling::Srs { budget },
+            Design::Stratified => Sampling::Stratified { budget },
+            Design::Balanced => Sampling::Balanced,
+            Design::Coverage(k) => Sampling::Coverage {
+                conditions: u32::try_from(k).map_err(|_| UnknownSampling(name.to_string()))?,
+                budget,
+            },
+        })
+    }
+
+    /// The rq2 design and the budget handed to its draw; `None` for `full`. The balanced design's
+    /// budget is its own (`K × G`, [`Rq2Matrix::design_budget`]), so 1 is passed.
+    fn rq2_design(self) -> Option<(Design, u32)> {
+        match self {
+            Sampling::Full => None,
+            Sampling::Concentrated { budget } => Some((Design::Concentrated, budget)),
+            Sampling::Srs { budget } => Some((Design::Srs, budget)),
+            Sampling::Stratified { budget } => Some((Design::Stratified, budget)),
+            Sampling::Balanced => Some((Design::Balanced, 1)),
+            Sampling::Coverage { conditions, budget } => {
+                Some((Design::Coverage(conditions as usize), budget))
+            }
+        }
+    }
+}
+
+/// Checks a coverage design of `k` conditions at `budget` cells per model against a design of
+/// `conditions` conditions and `statements` statements (the rules of [`Sampling::Coverage`]).
+fn check_coverage(
+    k: u32,
+    budget: u32,
+    conditions: usize,
+    statements: usize,
+) -> Result<(), CoverageError> {
+    if k == 0 {
+        return Err(CoverageError::ZeroConditions);
+    }
+    if k as usize > conditions {
+        return Err(CoverageError::MoreConditionsThanDesign { k, conditions });
+    }
+    if budget < k {
+        return Err(CoverageError::BudgetBelowConditions { budget, k });
+    }
+    let max = u64::from(k) * statements as u64;
+    if u64::from(budget) > max {
+        return Err(CoverageError::BudgetAboveStatements {
+            budget,
+            k,
+            statements,
+            max,
+        });
+    }
+    Ok(())
 }
 
 /// The hard cap on a plan.
@@ -580,6 +767,9 @@ pub enum PlanError {
         /// Why it cannot be drawn.
         source: Rq2Error,
     },
+    #[error("the coverage design cannot be drawn: {0}")]
+    /// A [`Sampling::Coverage`] design that does not fit the design's conditions and statements.
+    Coverage(CoverageError),
     #[error("the design's skeleton bundle is invalid: {0}")]
     /// The sampling skeleton does not validate (a design atlas-core cannot represent).
     Skeleton(BundleError),
@@ -892,14 +1082,21 @@ impl PilotDesign {
     ///
     /// # Errors
     /// [`PlanError::Sampling`] when the budget does not fit the design (e.g. a stratified budget below
-    /// the number of conditions, a concentrated budget above the number of statements).
+    /// the number of conditions, a concentrated budget above the number of statements);
+    /// [`PlanError::Coverage`] for a coverage design that breaks one of its rules.
     pub fn sampled_cells(&self) -> Result<Vec<(u32, u32, u32)>, PlanError> {
-        let (design, budget) = match self.sampling {
-            Sampling::Full => return Ok(self.all_cells()),
-            Sampling::Concentrated { budget } => (Design::Concentrated, budget),
-            Sampling::Srs { budget } => (Design::Srs, budget),
-            Sampling::Stratified { budget } => (Design::Stratified, budget),
+        let Some((design, budget)) = self.sampling.rq2_design() else {
+            return Ok(self.all_cells());
         };
+        if let Sampling::Coverage { conditions, budget } = self.sampling {
+            check_coverage(
+                conditions,
+                budget,
+                self.conditions.len(),
+                self.statements.len(),
+            )
+            .map_err(PlanError::Coverage)?;
+        }
         let key = self.sampling.key();
         let wrap = |source| PlanError::Sampling {
             design: key,

@@ -2015,13 +2015,9 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
     texts.sort_by_key(|(c, _)| *c);
     let (text_cells, text_values): (Vec<u64>, Vec<String>) = texts.into_iter().unzip();
 
-    let budget = match d.sampling {
-        crate::plan::Sampling::Full => String::new(),
-        crate::plan::Sampling::Concentrated { budget }
-        | crate::plan::Sampling::Srs { budget }
-        | crate::plan::Sampling::Stratified { budget } => {
-            format!(", budget {budget} cells per model")
-        }
+    let budget = match d.sampling.budget() {
+        None => String::new(),
+        Some(budget) => format!(", budget {budget} cells per model"),
     };
     let mut notes = Vec::new();
     if let Some(user) = info.notes.as_deref().filter(|n| !n.trim().is_empty()) {
@@ -2029,7 +2025,7 @@ pub fn to_bundle(state: &RunState, plan: &Plan, info: &BundleInfo) -> Result<Bun
     }
     notes.push(format!(
         "Pilot run by {TOOL}: sampling {}{budget}, seed {}, {} repeat(s), temperature {}, max_tokens {}; {} planned calls: {answered} answered, {failed} failed (no response `-`), {not_run} not run (`-`).",
-        d.sampling.key(),
+        d.sampling.name(),
         d.seed,
         d.repeats,
         d.params.temperature,

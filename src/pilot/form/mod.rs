@@ -153,10 +153,13 @@ pub struct FormState {
     pub max_tokens: String,
     /// Seed.
     pub seed: String,
-    /// `stratified`, `srs`, `concentrated`, `full`.
+    /// `stratified`, `srs`, `concentrated`, `balanced`, `coverage`, `full`.
     pub sampling: String,
     /// Cells per model.
     pub budget: String,
+    /// The coverage design's `K`: conditions covered (read only when `sampling` is `coverage`).
+    #[serde(default = "default_coverage_k")]
+    pub coverage_k: String,
     /// Hard cap on calls.
     pub max_calls: String,
     /// Hard cap on cost (`""` = none).
@@ -170,6 +173,11 @@ pub struct FormState {
     /// The longest server wait (`Retry-After`) honoured without pausing, seconds.
     #[serde(default = "default_max_wait_s")]
     pub max_wait_s: String,
+}
+
+/// The default `K` of the coverage design: 2 conditions.
+pub(crate) fn default_coverage_k() -> String {
+    "2".into()
 }
 
 /// The default longest server wait of the forms, seconds
@@ -190,6 +198,26 @@ pub(crate) fn with_max_wait(
     let s: u64 = whole(max_wait_s, rules::MAX_WAIT_S, "longest server wait")?;
     settings.max_wait_ms = s * 1000;
     Ok(settings)
+}
+
+impl FormState {
+    /// Applies the Plan view's "use this design" ([`crate::state::plan::PilotHandoff`]): `design` is
+    /// a design name of [`Sampling::from_name`] — `concentrated`, `srs`, `stratified`, `balanced`,
+    /// `coverage:K` (the Plan view's [`atlas_core::plan::design_name`]) or `full` — and `budget` the
+    /// budget as typed. Sets the sampling select, `K` for a coverage design, and the budget text (kept
+    /// for `balanced` and `full`, which ignore it). A name the form has no design for changes only the
+    /// budget; returns whether the design was set.
+    pub(crate) fn apply_handoff(&mut self, design: &str, budget: &str) -> bool {
+        self.budget = budget.to_string();
+        let Ok(sampling) = Sampling::from_name(design, 0) else {
+            return false;
+        };
+        if let Sampling::Coverage { conditions, .. } = sampling {
+            self.coverage_k = conditions.to_string();
+        }
+        self.sampling = sampling.key().to_string();
+        true
+    }
 }
 
 impl Default for FormState {
@@ -223,6 +251,7 @@ impl Default for FormState {
             seed: "1".into(),
             sampling: "stratified".into(),
             budget: "200".into(),
+            coverage_k: default_coverage_k(),
             max_calls: "1000".into(),
             max_cost: String::new(),
             concurrency: "4".into(),
@@ -250,6 +279,9 @@ pub(crate) mod rules {
     pub const MAX_TOKENS: WholeRule = WholeRule::between(1, 1_000_000);
     /// Cells per model of a sampled design.
     pub const BUDGET: WholeRule = WholeRule::between(1, u32::MAX as u64);
+    /// The coverage design's `K` (conditions covered; at most the conditions ticked, checked by
+    /// the plan).
+    pub const COVERAGE_K: WholeRule = WholeRule::between(1, u32::MAX as u64);
     /// The hard cap on calls.
     pub const MAX_CALLS: WholeRule = WholeRule::between(1, 100_000_000);
     /// The hard cap on the estimated cost (empty: none).
@@ -447,7 +479,7 @@ pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, Fo
         .iter()
         .map(|row| row.judge(row.id.clone()))
         .collect::<Result<Vec<_>, FormError>>()?;
-    let budget: u32 = if form.sampling == "full" {
+    let budget: u32 = if matches!(form.sampling.as_str(), "full" | "balanced") {
         0
     } else {
         whole(&form.budget, rules::BUDGET, "budget")?
@@ -456,6 +488,15 @@ pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, Fo
         "full" => Sampling::Full,
         "concentrated" => Sampling::Concentrated { budget },
         "srs" => Sampling::Srs { budget },
+        "balanced" => Sampling::Balanced,
+        "coverage" => Sampling::Coverage {
+            conditions: whole(
+                &form.coverage_k,
+                rules::COVERAGE_K,
+                "K (conditions covered)",
+            )?,
+            budget,
+        },
         _ => Sampling::Stratified { budget },
     };
     let limits = limits_of(&form.max_calls, &form.max_cost)?;
