@@ -853,22 +853,21 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
             .iter()
             .map(|&d| {
                 let name = design_name(d);
-                match d {
-                    Design::Concentrated | Design::Srs | Design::Stratified | Design::Coverage(_) => {
-                        let id = format!("plan-use-{}", name.replace(':', "-"));
-                        let budget = s.budget;
-                        let go = move |_| {
-                            if let Some(h) = handoff {
-                                h.0.set(Some((name.clone(), budget.to_string())));
-                            }
-                            if let Some(n) = nav {
-                                n.go(AppView::Pilot, true);
-                            }
-                        };
-                        view! { <button type="button" id=id on:click=go>{format!("Use {} at {budget} responses per model in the pilot", design_name(d))}</button> }.into_any()
+                let id = format!("plan-use-{}", name.replace(':', "-"));
+                let budget = s.budget;
+                let label = match d {
+                    Design::Balanced => "Use balanced (its budget is one statement per category and condition) in the pilot".to_string(),
+                    _ => format!("Use {name} at {budget} responses per model in the pilot"),
+                };
+                let go = move |_| {
+                    if let Some(h) = handoff {
+                        h.0.set(Some((name.clone(), budget.to_string())));
                     }
-                    _ => view! { <span class="note">{format!("The pilot form has no {name} design.")}</span> }.into_any(),
-                }
+                    if let Some(n) = nav {
+                        n.go(AppView::Pilot, true);
+                    }
+                };
+                view! { <button type="button" id=id on:click=go>{label}</button> }
             })
             .collect_view()
     };
