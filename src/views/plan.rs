@@ -617,8 +617,10 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
         if !active.get() {
             return;
         }
+        // Read, not only tracked: a memo that is never read never computes, so it would never
+        // learn of its own sources' changes.
         settings.track();
-        planner.track();
+        planner.with(|_| ());
         runner.want_live();
     });
     // The curve follows designs, models, pair and targets, not the budget.
@@ -626,8 +628,8 @@ pub fn PlanView(loaded: Arc<Loaded>) -> impl IntoView {
         if !active.get() {
             return;
         }
-        plan_inputs.track();
-        planner.track();
+        plan_inputs.with(|_| ());
+        planner.with(|_| ());
         runner.want_report();
     });
     // The workers end with the view (a new bundle mounts a new view).

@@ -16,7 +16,8 @@
 //  5. the URL holds the settings (pb=150, pmae=2) and a fresh page opened with it restores them;
 //  6. the finite-reference note and the provenance line are there;
 //  7. the per-estimate time measured in the page (#plan-timing), reported; "use this design" (SRS)
-//     opens the Pilot view with the pilot form's sampling = srs and budget = 150;
+//     opens the Pilot view with the pilot form's sampling = srs and budget = 150, and coverage:2 with
+//     sampling = coverage, K = 2 and budget 150;
 //  8. the planner pool (issue 17 §3): `window.atlasPlanEstimateWorkers(design, 200, 2000, n)` for 1, 2
 //     and 4 real Web Workers gives, for each design, the very estimate of `atlas plan-audit --budget 200`
 //     (JSON value for value) and of the page's main thread; the per-estimate times of the pool at the
@@ -195,8 +196,9 @@ async function run(label, viewport, theme) {
     await page.selectOption('#plan-pair-b', idx(closest.b));
     await page.click('#plan-target-pair', { clickCount: 3 });
     await page.keyboard.type('90');
-    await page.waitForSelector('#plan-answer li[data-target="pair_pct"]', { timeout: 180000 });
-    await page.waitForFunction(() => document.querySelectorAll('#plan-answer li[data-target="pair_pct"]').length === 3, null, { timeout: 180000 });
+    console.log(`     closest pair ${closest.a} (#${idx(closest.a)}) / ${closest.b} (#${idx(closest.b)})`);
+    await page.waitForFunction(() => document.querySelectorAll('#plan-answer li[data-target="pair_pct"]').length === 3, null, { timeout: 180000 })
+      .catch(async () => console.log(`     no pair answer after 180 s: ${JSON.stringify(await page.evaluate(() => ({ answer: document.querySelector('#plan-answer')?.textContent, error: document.querySelector('#plan-report-error')?.textContent, live: document.querySelector('#plan-error')?.textContent, a: document.querySelector('#plan-pair-a')?.value, b: document.querySelector('#plan-pair-b')?.value, pct: document.querySelector('#plan-target-pair')?.value, url: location.search })))}`));
     const pairAnswer = await page.$$eval('#plan-answer li[data-target="pair_pct"]', (ls) => ls.map((l) => [l.dataset.design, l.dataset.smallest, l.textContent]));
     for (const a of pairGrid.answers.find((x) => x.target === 'pair_pct').per_design) {
       const g = pairAnswer.find((x) => x[0] === a.design) || [];
@@ -239,6 +241,15 @@ async function run(label, viewport, theme) {
     await page.waitForFunction(() => document.querySelector('#pilot-sampling')?.value === 'srs', null, { timeout: 10000 }).catch(() => {});
     const pilot = await page.evaluate(() => [document.querySelector('#pilot-sampling')?.value, document.querySelector('#pilot-budget')?.value]);
     check(`${tag} "use this design" opens the Pilot view with sampling srs and budget 150`, JSON.stringify(pilot) === '["srs","150"]', JSON.stringify(pilot));
+    await page.goBack();
+    // Coverage of K conditions goes to the pilot form too: its sampling, K and budget.
+    await page.waitForSelector('#plan-design-coverage-2', { timeout: 10000 });
+    await page.check('#plan-design-coverage-2');
+    await page.waitForSelector('#plan-use-coverage-2', { timeout: 60000 });
+    await page.click('#plan-use-coverage-2');
+    await page.waitForFunction(() => document.querySelector('#pilot-sampling')?.value === 'coverage', null, { timeout: 10000 }).catch(() => {});
+    const cover = await page.evaluate(() => [document.querySelector('#pilot-sampling')?.value, document.querySelector('#pilot-coverage-k')?.value, document.querySelector('#pilot-budget')?.value, document.querySelector('#pilot-coverage-k-field')?.hidden]);
+    check(`${tag} "use coverage:2" opens the Pilot view with sampling coverage, K 2 and budget 150`, JSON.stringify(cover) === '["coverage","2","150",false]', JSON.stringify(cover));
     await page.goBack();
   }
   const layout = await page.evaluate(() => {
