@@ -50,6 +50,7 @@ mod overview;
 mod paradigms;
 mod pilot;
 mod plan;
+mod probe;
 mod qpain;
 mod reweight;
 mod rq1;

@@ -14,7 +14,9 @@
 //!   readouts; `--from-log` recomputes from an existing log without calling anything; it refuses a
 //!   server whose echoed log-probabilities are shifted by one token
 //!   ([`atlas_pilot::paradigm::likelihood::check_alignment`]);
-//! - `atlas paradigms across BUNDLE [--json]` runs [`atlas_core::across`] (seed §5.2, Table 11).
+//! - `atlas paradigms across BUNDLE [--json]` runs [`atlas_core::across`] (seed §5.2, Table 11);
+//! - `atlas paradigms probe plan|run|summary` is the clarification probe (seed §G.2, Table 24;
+//!   `crate::probe`).
 
 use std::fs;
 use std::io::Write;
@@ -136,6 +138,10 @@ enum ParadigmsCommand {
     /// pairs whose order reverses across procedures with 1- and 2-pp tie zones, paired
     /// statement-cluster bootstrap intervals.
     Across(AcrossArgs),
+    /// The clarification probe (seed 000 §G.2, Table 24): where two procedures disagree for a
+    /// model, a follow-up asks for its own position (adaptive: written by a generator model;
+    /// control: a fixed wording); `plan`, `run`, `summary`.
+    Probe(crate::probe::ProbeArgs),
 }
 
 #[derive(clap::Args)]
@@ -205,6 +211,7 @@ pub fn run(a: ParadigmsArgs) -> Result<ExitCode> {
         ParadigmsCommand::Plan(a) => plan(&a),
         ParadigmsCommand::Score(a) => score(&a),
         ParadigmsCommand::Across(a) => across(&a),
+        ParadigmsCommand::Probe(a) => crate::probe::run(a),
     }
 }
 

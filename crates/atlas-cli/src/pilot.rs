@@ -193,7 +193,7 @@ pub struct SendArgs {
 
 impl SendArgs {
     /// The retry policy, after checking the concurrency and timeout.
-    fn policy(&self) -> Result<BackoffPolicy> {
+    pub(crate) fn policy(&self) -> Result<BackoffPolicy> {
         if self.concurrency == 0 || self.concurrency > 64 {
             bail!("--concurrency must be 1 to 64 (got {})", self.concurrency);
         }
@@ -356,7 +356,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// The `key_env` member taken out of a design or plan object, and the rest.
-fn split_key_env(mut value: Value, path: &Path) -> Result<(Value, KeyEnv)> {
+pub(crate) fn split_key_env(mut value: Value, path: &Path) -> Result<(Value, KeyEnv)> {
     let key_env = match value.as_object_mut().and_then(|o| o.remove(KEY_ENV_MEMBER)) {
         None | Some(Value::Null) => KeyEnv::default(),
         Some(Value::String(var)) => KeyEnv {
@@ -413,7 +413,7 @@ pub struct KeyEnv {
 }
 
 impl KeyEnv {
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.default.is_none() && self.by_id.is_empty()
     }
 
@@ -627,7 +627,7 @@ fn plan_owners(plan: &Plan) -> Vec<(&str, &atlas_pilot::Provider, &'static str)>
 /// The keys of every model (`model:ID`) and judge (`judge:ID`) of `ids`, read from the environment
 /// variables named by `--key-env` or the plan. A provider that requires a key without one is refused
 /// before any call.
-fn keys(
+pub(crate) fn keys(
     ids: &[(&str, &atlas_pilot::Provider, &'static str)],
     from_plan: &KeyEnv,
     flags: &[String],

@@ -5,7 +5,7 @@
 //! schedules retries ([`retry`]), reads the `Selection:` / `Rationale:` fields ([`mod@extract`], through the
 //! one normaliser of math / LaTeX markup and invisible characters that every reader shares,
 //! [`normalise`]), codes
-//! Rationales with judge models ([`judge`]), designs the pilot ([`plan`]); propositions ([`proposition`]) rendered as the four task paradigms of seed `000_…` Table 10, with likelihood scores ([`paradigm`]); and keeps the run's state and
+//! Rationales with judge models ([`judge`]), designs the pilot ([`plan`]); propositions ([`proposition`]) rendered as the four task paradigms of seed `000_…` Table 10, with likelihood scores and the clarification probe of §G.2 ([`paradigm`]); and keeps the run's state and
 //! turns it into a format-v1 bundle ([`run`]); judge coding of an already loaded bundle's Rationales
 //! adds judge columns to that bundle ([`bundle_judge`]); the clinical protocol of seed `001_…`
 //! (MedQA items, demographic prefixes, counterfactual and judge prompts with dependencies between

@@ -435,10 +435,73 @@ pub fn build_request(
     params: &Params,
     key: &SecretKey,
 ) -> Result<HttpRequest, RequestError> {
+    build_conversation_request(
+        provider,
+        &prompt.system,
+        &[Turn::user(prompt.user.clone())],
+        params,
+        key,
+    )
+}
+
+/// Who speaks a [`Turn`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The user (the auditor's prompt).
+    User,
+    /// The model (an earlier answer replayed as context).
+    Assistant,
+}
+
+/// One message of a conversation (a follow-up turn replays the earlier prompt and answer).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Turn {
+    /// Who speaks.
+    pub role: Role,
+    /// What is said.
+    pub text: String,
+}
+
+impl Turn {
+    /// A user turn.
+    pub fn user(text: impl Into<String>) -> Self {
+        Turn {
+            role: Role::User,
+            text: text.into(),
+        }
+    }
+
+    /// An assistant turn.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Turn {
+            role: Role::Assistant,
+            text: text.into(),
+        }
+    }
+}
+
+/// The HTTP request of a multi-turn conversation: [`build_request`] with `turns` in place of the one
+/// user message. Roles per provider: OpenAI-compatible `user` / `assistant` messages, Anthropic
+/// `user` / `assistant` messages, Gemini `user` / `model` contents; `system` as in
+/// [`build_request`]. A one-user-turn conversation gives exactly [`build_request`]'s body.
+///
+/// # Errors
+/// As [`build_request`]; [`RequestError::EmptyUserPrompt`] also when `turns` is empty, does not end
+/// with a user turn, or that last user turn is blank.
+pub fn build_conversation_request(
+    provider: &Provider,
+    system: &str,
+    turns: &[Turn],
+    params: &Params,
+    key: &SecretKey,
+) -> Result<HttpRequest, RequestError> {
     let url = provider.endpoint()?;
     let kind = provider.kind();
-    if prompt.user.trim().is_empty() {
-        return Err(RequestError::EmptyUserPrompt);
+    match turns.last() {
+        Some(t) if t.role == Role::User && !t.text.trim().is_empty() => {}
+        _ => return Err(RequestError::EmptyUserPrompt),
     }
     if params.max_tokens == 0 {
         return Err(RequestError::ZeroMaxTokens);
@@ -464,7 +527,8 @@ pub fn build_request(
         return Err(RequestError::KeyNotHeaderSafe);
     }
     let model = provider.model().trim();
-    let system = prompt.system.trim();
+    let system_text = system;
+    let system = system.trim();
     let mut headers = vec![("content-type".to_string(), "application/json".to_string())];
     let body = match kind {
         ProviderKind::OpenAiCompatible => {
@@ -474,17 +538,20 @@ pub fn build_request(
                     format!("Bearer {}", key.expose()),
                 ));
             }
-            let mut messages = Vec::with_capacity(2);
+            let mut messages = Vec::with_capacity(turns.len() + 1);
             if !system.is_empty() {
                 messages.push(OpenAiMessage {
                     role: "system",
-                    content: &prompt.system,
+                    content: system_text,
                 });
             }
-            messages.push(OpenAiMessage {
-                role: "user",
-                content: &prompt.user,
-            });
+            messages.extend(turns.iter().map(|t| OpenAiMessage {
+                role: match t.role {
+                    Role::User => "user",
+                    Role::Assistant => "assistant",
+                },
+                content: &t.text,
+            }));
             to_json(&OpenAiBody {
                 model,
                 messages,
@@ -505,11 +572,17 @@ pub fn build_request(
             to_json(&AnthropicBody {
                 model,
                 max_tokens: params.max_tokens,
-                system: (!system.is_empty()).then_some(prompt.system.as_str()),
-                messages: vec![AnthropicMessage {
-                    role: "user",
-                    content: &prompt.user,
-                }],
+                system: (!system.is_empty()).then_some(system_text),
+                messages: turns
+                    .iter()
+                    .map(|t| AnthropicMessage {
+                        role: match t.role {
+                            Role::User => "user",
+                            Role::Assistant => "assistant",
+                        },
+                        content: &t.text,
+                    })
+                    .collect(),
                 temperature: params.temperature,
             })
         }
@@ -517,14 +590,18 @@ pub fn build_request(
             headers.push(("x-goog-api-key".to_string(), key.expose().to_string()));
             to_json(&GeminiBody {
                 system_instruction: (!system.is_empty()).then(|| GeminiSystem {
-                    parts: vec![GeminiPart {
-                        text: &prompt.system,
-                    }],
+                    parts: vec![GeminiPart { text: system_text }],
                 }),
-                contents: vec![GeminiContent {
-                    role: "user",
-                    parts: vec![GeminiPart { text: &prompt.user }],
-                }],
+                contents: turns
+                    .iter()
+                    .map(|t| GeminiContent {
+                        role: match t.role {
+                            Role::User => "user",
+                            Role::Assistant => "model",
+                        },
+                        parts: vec![GeminiPart { text: &t.text }],
+                    })
+                    .collect(),
                 generation_config: GeminiConfig {
                     temperature: params.temperature,
                     max_output_tokens: params.max_tokens,

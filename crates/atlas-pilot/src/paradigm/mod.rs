@@ -57,6 +57,7 @@
 //! scores ([`likelihood`]) enter that bundle's `responses.likelihood` ([`likelihood::attach`]).
 
 pub mod likelihood;
+pub mod probe;
 
 use std::collections::BTreeSet;
 
@@ -112,6 +113,11 @@ impl Procedure {
             Procedure::StereoSet => "StereoSet",
             Procedure::Crows => "CrowS",
         }
+    }
+
+    /// The procedure whose [`Procedure::id`] is `id`.
+    pub fn from_id(id: &str) -> Option<Procedure> {
+        Procedure::ALL.into_iter().find(|p| p.id() == id)
     }
 
     /// Display name.
@@ -410,7 +416,7 @@ pub fn answer_space(order: Order) -> AnswerSpace {
 /// The SplitMix64 finaliser (Steele, Lea and Flood 2014; the mixing step of `java.util.SplittableRandom`):
 /// spreads every input bit over the output, which FNV-1a alone does not for inputs that differ in
 /// their last bytes.
-fn splitmix64(x: u64) -> u64 {
+pub(crate) fn splitmix64(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
