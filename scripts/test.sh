@@ -65,6 +65,7 @@ step "AMQA clinical bundle: accuracy and answer change against pandas" "$PY" tes
 step "all-MiniLM-L6-v2 reference and Q-Pain EDD (numpy) are current" "$PY" tests/reference/minilm_reference.py --check
 step "pandas import counts reference is current" "$PY" tests/import/count_reference.py --check
 step "numpy task-paradigm likelihood reference (mean token log-probs of the logged local-model responses, SS/LMS/ICAT/CrowS preference, counterbalanced order) is current" "$PY" tests/reference/paradigm_reference.py --check
+step "the demo's logged teacher-forced log-probabilities equal llama_cpp computed directly in Python (160 texts, the local model)" "$CACHE/llm-venv/bin/python" tests/reference/paradigm_llama_direct.py --check
 step "pandas/numpy across-paradigm reference (scores, ranks, reversals with 1/2-pp tie zones, bootstrap intervals on the hand-worked fixture and the demo) is current" "$PY" tests/reference/paradigm_across_reference.py --check
 step "pandas lm-eval log reference is current" "$PY" tests/import/logs_reference.py --check
 step "pyarrow reading of the Parquet fixtures is current" "$PY" tests/import/parquet_reference.py --check
