@@ -24,11 +24,12 @@ use atlas_core::RepeatPolicy;
 use atlas_worker::planner::{unpack_part, PlanJob};
 use atlas_worker::{Reply, WORKER_SCRIPT};
 use futures_channel::oneshot;
-use js_sys::{Array, Float64Array, Object, Reflect, Uint8Array};
+use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
 use crate::browser::loader::js_message;
+use crate::browser::worker::read_message;
 
 /// Most workers a pool starts by default (more rarely helps: an estimate of 2,000 draws is split
 /// into as many ranges, and each range's fixed costs grow in share).
@@ -155,20 +156,7 @@ impl PlanPool {
                     bundle.clone(),
                 );
                 Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-                    let data = event.data();
-                    let (text, values) = match data.as_string() {
-                        Some(text) => (text, None),
-                        None => (
-                            Reflect::get(&data, &JsValue::from_str("reply"))
-                                .ok()
-                                .and_then(|v| v.as_string())
-                                .unwrap_or_default(),
-                            Reflect::get(&data, &JsValue::from_str("means"))
-                                .ok()
-                                .and_then(|v| v.dyn_into::<Float64Array>().ok())
-                                .map(|a| a.to_vec()),
-                        ),
-                    };
+                    let (text, values) = read_message(&event.data());
                     match Reply::from_json(&text) {
                         Ok(Reply::Ready) => {
                             let queued = match link.try_borrow_mut() {

@@ -66,20 +66,7 @@ impl AnalysisRun {
         let target = worker.clone();
         let events = on_event.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-            let data = event.data();
-            let (text, means) = match data.as_string() {
-                Some(text) => (text, None),
-                None => (
-                    Reflect::get(&data, &JsValue::from_str("reply"))
-                        .ok()
-                        .and_then(|v| v.as_string())
-                        .unwrap_or_default(),
-                    Reflect::get(&data, &JsValue::from_str("means"))
-                        .ok()
-                        .and_then(|v| v.dyn_into::<Float64Array>().ok())
-                        .map(|a| a.to_vec()),
-                ),
-            };
+            let (text, means) = read_message(&event.data());
             let reply = match Reply::from_json(&text) {
                 Ok(reply) => reply,
                 Err(e) => Reply::Failed {
@@ -148,6 +135,24 @@ impl Drop for AnalysisRun {
         self.worker.set_onmessage(None);
         self.worker.set_onerror(None);
         self.worker.terminate();
+    }
+}
+
+/// A worker message: the reply's JSON text, and the numbers that travel beside it as a transferred
+/// `Float64Array` (`{reply, means}`: bootstrap replicates, paired BER replicates, a planner part).
+pub(crate) fn read_message(data: &JsValue) -> (String, Option<Vec<f64>>) {
+    match data.as_string() {
+        Some(text) => (text, None),
+        None => (
+            Reflect::get(data, &JsValue::from_str("reply"))
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default(),
+            Reflect::get(data, &JsValue::from_str("means"))
+                .ok()
+                .and_then(|v| v.dyn_into::<Float64Array>().ok())
+                .map(|a| a.to_vec()),
+        ),
     }
 }
 
