@@ -19,13 +19,16 @@
 //! recognises a format from a file's name and first bytes.
 //!
 //! Readers present in this build: [`inspect`] (Inspect AI `.eval` / `.json`), [`promptfoo`],
-//! [`lmeval`] (lm-evaluation-harness) and [`parquet`] (long tables through the CSV mapping). Problems of a log's structure are [`ImportError::Log`] (Inspect, promptfoo) or
+//! [`lmeval`] (lm-evaluation-harness) and, with the cargo feature `parquet` (on by default and for the
+//! CLI, off for the browser app), `parquet` (long tables through the CSV mapping). Problems of a log's structure are [`ImportError::Log`] (Inspect, promptfoo) or
 //! [`ImportError::Record`] with the line (lm-eval), naming the input, the member or line, and the field.
 
 pub mod inspect;
 pub mod lmeval;
+#[cfg(feature = "parquet")]
 pub mod parquet;
 pub mod promptfoo;
+pub mod ranged;
 
 use serde_json::Value;
 
@@ -343,7 +346,13 @@ pub fn read(
         LogFormat::Promptfoo => {
             promptfoo::read_all(&pairs, options.mapping.clone(), options.limits.clone())
         }
+        #[cfg(feature = "parquet")]
         LogFormat::Parquet => parquet::read(inputs, options),
+        #[cfg(not(feature = "parquet"))]
+        LogFormat::Parquet => {
+            let _ = inputs;
+            Err(ImportError::NoLogReader { format: "parquet" })
+        }
     }
 }
 
@@ -395,6 +404,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "parquet")]
     #[test]
     fn parquet_dispatches_to_its_reader() {
         let err = read(LogFormat::Parquet, &[], &LogOptions::default()).unwrap_err();
