@@ -737,6 +737,43 @@ pub fn preset(name: &str, bytes: &[u8], options: &Options) -> Result<Mapping, Im
     preset_from(&basis, &[name])
 }
 
+/// The [`preset`] of the first log and its first `rows` flat records (an `.eval`: from its summaries;
+/// a `.json`: from its samples), for the app's Import preview.
+///
+/// # Errors
+/// [`ImportError::Log`] for an unreadable log.
+pub fn preview(
+    name: &str,
+    bytes: &[u8],
+    options: &Options,
+    rows: usize,
+) -> Result<(Mapping, Vec<Value>), ImportError> {
+    let mut log = open_log(name, bytes)?;
+    let (basis, summaries) = basis(name, &mut log, options)?;
+    let samples: &[Value] = match &log {
+        Log::Eval(_) => &summaries,
+        Log::Json(doc) => doc
+            .get("samples")
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice),
+    };
+    let records = samples
+        .iter()
+        .take(rows)
+        .enumerate()
+        .map(|(i, s)| {
+            sample_record(
+                name,
+                &format!("samples[{i}]"),
+                &basis.eval,
+                s,
+                basis.scorer.as_deref(),
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((preset_from(&basis, &[name])?, records))
+}
+
 /// Imports several Inspect logs (one per model or task; `.eval` or `.json`, told apart by their bytes)
 /// into one bundle with `mapping`, or the [`preset`] of the first log when `mapping` is `None`.
 ///
