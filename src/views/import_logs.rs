@@ -59,6 +59,11 @@ async fn read_range(file: &File, end: f64) -> Result<Vec<u8>, String> {
 /// # Errors
 /// The read's message.
 pub async fn detect(file: &File) -> Result<Option<LogFormat>, String> {
+    // The magic numbers first: a zip (.eval) or Parquet file is then never read as a whole head.
+    let magic = read_range(file, 4.0).await?;
+    if magic.starts_with(b"PK\x03\x04") || magic.starts_with(b"PAR1") {
+        return Ok(LogFormat::detect(&file.name(), &magic));
+    }
     let head = read_range(file, logs::DETECT_BYTES as f64).await?;
     Ok(LogFormat::detect(&file.name(), &head))
 }
