@@ -114,8 +114,9 @@ try {
           slices.length > 10 && whole.length === 0, `${slices.length} slices, ${whole.length} whole: ${JSON.stringify(whole.slice(0, 3))}`);
         await page.screenshot({ path: join(shots, `inspect-eval-${width}x${height}.png`), fullPage: false });
       }
+      const shown = await bundleId(page);
       await page.click('#import-open');
-      await page.waitForFunction((id) => { const c = document.querySelector('#metadata .bundle-id code'); return c && c.textContent !== id; }, await bundleId(page), { timeout: 30000 });
+      await page.waitForFunction((id) => { const c = document.querySelector('#metadata .bundle-id code'); return c && c.textContent !== id; }, shown, { timeout: 30000 });
       const note = await page.$eval('#shell-notice', (n) => n.textContent).catch(() => '');
       check(`${size} ${c.name}: "Open in the explorer" opens the bundle and counts its responses`, note.includes(`— ${c.want.responses} responses`), note);
     }
