@@ -79,6 +79,7 @@ step "end to end in Chromium" node tests/e2e/e2e.mjs
 step "end to end: number fields typed key by key in Chromium, against atlas reweight" node tests/e2e/typing.mjs
 step "end to end: import of real inputs in Chromium" node tests/e2e/import.mjs
 step "end to end: CrowS-Pairs and TrustWare BBQ through the form-based column mapper in Chromium" node tests/e2e/import_form.mjs
+step "end to end: tool logs (Inspect .eval by Blob.slice, promptfoo, lm-eval; truncated .eval, Parquet) in the Import view in Chromium" node tests/e2e/import_logs.mjs
 step "end to end: dist/ under a sub-path and offline once loaded" node tests/e2e/offline.mjs
 step "end to end: the loading shell of index.html and the default bundle fetched in parallel with the wasm" node tests/e2e/first_paint.mjs
 step "end to end: loads cannot race (a later open wins; a failed ?bundle= leads back to the default)" node tests/e2e/loads.mjs

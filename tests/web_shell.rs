@@ -96,7 +96,15 @@ fn a_dropped_file_is_a_bundle_only_when_its_json_declares_the_format() {
         classify_drop("results.json", "[{\"model\": \"m\"}]"),
         DropKind::Results
     );
-    for name in ["a.csv", "a.TSV", "a.tab", "a.jsonl", "a.ndjson"] {
+    for name in [
+        "a.csv",
+        "a.TSV",
+        "a.tab",
+        "a.jsonl",
+        "a.ndjson",
+        "log.eval",
+        "t.parquet",
+    ] {
         assert_eq!(classify_drop(name, ""), DropKind::Results, "{name}");
     }
     for name in ["notes.pdf", "image.png", "README", "bundle.zip"] {

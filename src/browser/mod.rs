@@ -1,7 +1,8 @@
 //! The browser's capabilities, one per file: bundle bytes into the tab ([`loader`]), `fetch` with a
-//! timeout ([`fetch`]), downloads ([`export`]), the clipboard ([`clipboard`]) and the analysis Web
+//! timeout ([`fetch`]), a file read by byte ranges ([`blob_source`]), downloads ([`export`]), the clipboard ([`clipboard`]) and the analysis Web
 //! Worker ([`worker`]) and the Plan view's pool of planner workers ([`plan_pool`]).
 
+pub mod blob_source;
 pub mod clipboard;
 pub mod export;
 pub mod fetch;

@@ -13,7 +13,8 @@ use leptos::prelude::*;
 pub enum DropKind {
     /// An Audit Atlas bundle (JSON whose start declares `"format": "audit-atlas-bundle"`): opened.
     Bundle,
-    /// A results file for Import (CSV, TSV, JSONL / NDJSON, or JSON that is not a bundle).
+    /// A results file for Import (CSV, TSV, JSONL / NDJSON, JSON that is not a bundle, or a tool log:
+    /// Inspect AI `.eval`, Parquet).
     Results,
     /// Neither: the shell says so ([`unsupported_message`]).
     Unsupported,
@@ -25,13 +26,17 @@ pub const SNIFF_BYTES: f64 = 65_536.0;
 /// Classifies a dropped file by its `name` (extension, case-insensitive) and, for `.json`, the first
 /// [`SNIFF_BYTES`] of its text (`head`): `"format"` followed by `:` and `"audit-atlas-bundle"`
 /// (whitespace allowed between) makes it a bundle, any other JSON is results for Import.
-/// `.csv`, `.tsv`, `.tab`, `.jsonl`, `.ndjson` are results; every other name is unsupported.
+/// `.csv`, `.tsv`, `.tab`, `.jsonl`, `.ndjson` and the tool logs `.eval` (Inspect AI) and `.parquet`
+/// / `.pq` are results (the Import view detects the log format from the bytes); every other name is
+/// unsupported.
 pub fn classify_drop(name: &str, head: &str) -> DropKind {
     let lower = name.to_ascii_lowercase();
     let ext = lower.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
     match ext {
         "json" if declares_bundle(head) => DropKind::Bundle,
-        "json" | "csv" | "tsv" | "tab" | "jsonl" | "ndjson" => DropKind::Results,
+        "json" | "csv" | "tsv" | "tab" | "jsonl" | "ndjson" | "eval" | "parquet" | "pq" => {
+            DropKind::Results
+        }
         _ => DropKind::Unsupported,
     }
 }
@@ -56,7 +61,7 @@ pub fn declares_bundle(head: &str) -> bool {
 pub fn unsupported_message(name: &str) -> String {
     format!(
         "{name} was not opened: drop a bundle (a .json file with \"format\": \"audit-atlas-bundle\") to open it, \
-         or a results file (.csv, .tsv, .jsonl or .json) to import it."
+         or a results file (.csv, .tsv, .jsonl or .json) or a tool log (Inspect AI .eval, lm-evaluation-harness, promptfoo) to import it."
     )
 }
 

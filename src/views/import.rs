@@ -41,6 +41,7 @@ use crate::browser::loader::{for_each_chunk, now_ms};
 use crate::state::AtlasState;
 use crate::ui::format::thousands;
 use crate::ui::table::{key_value_table, sortable_table, Column, TableNames};
+use crate::views::import_logs::{self, LogFiles};
 use atlas_core::tables::SortKey;
 
 /// Bytes read from the start of a file for the preview.
@@ -169,15 +170,55 @@ pub fn ImportPanel() -> impl IntoView {
     // The shell's notice line and navigation (absent only where the panel is mounted alone).
     let shell_notice = use_context::<crate::state::nav::ShellNotice>();
     let navigator = use_context::<crate::state::nav::Navigator>();
+    // Tool logs selected (Inspect, lm-eval, promptfoo, Parquet) and their detected format in words.
+    let logs = RwSignal::new_local(None::<Rc<LogFiles>>);
+    let detected = RwSignal::new(None::<String>);
 
     // A file picked here or dropped on the page (the shell's inbox) is selected the same way.
-    let select = move |picked: File| {
+    let select = move |picked: Vec<File>| {
+        let Some(first) = picked.first().cloned() else {
+            return;
+        };
         status.set(ImportState::Idle);
         preview.set(None);
         texts_shown.set(false);
-        file.set(Some(picked.clone()));
+        detected.set(None);
+        logs.set(None);
+        file.set(Some(first.clone()));
         spawn_local(async move {
-            let result = read_preview(&picked).await.map(Rc::new);
+            let format = match import_logs::detect(&first).await {
+                Ok(f) => f,
+                Err(e) => {
+                    preview.set(Some(Err(e)));
+                    return;
+                }
+            };
+            if let Some(format) = format {
+                detected.set(Some(import_logs::format_name(format).to_string()));
+                match import_logs::preview(format, &picked).await {
+                    Ok(lp) => {
+                        detected.set(Some(lp.label.clone()));
+                        if !keep_mapping.get_untracked() {
+                            let text = serde_json::to_string_pretty(&lp.preset).unwrap_or_default();
+                            on_json(text, doc, mapping_text, json_error);
+                            guessed.set(None);
+                        }
+                        logs.set(Some(Rc::new(LogFiles {
+                            format,
+                            files: picked,
+                        })));
+                        preview.set(Some(Ok(Rc::new(Previewed {
+                            preview: lp.preview,
+                            bytes: lp.bytes,
+                            name: first.name(),
+                            format: Format::Jsonl,
+                        }))));
+                    }
+                    Err(e) => preview.set(Some(Err(e))),
+                }
+                return;
+            }
+            let result = read_preview(&first).await.map(Rc::new);
             if let (Ok(p), false) = (&result, keep_mapping.get_untracked()) {
                 let g = atlas_import::guess(&p.name, &p.preview);
                 set_document(g.document.clone(), doc, mapping_text, json_error);
@@ -189,7 +230,11 @@ pub fn ImportPanel() -> impl IntoView {
     let dropped = RwSignal::new(None::<String>);
     let on_file = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
-        if let Some(picked) = input.files().and_then(|f| f.get(0)) {
+        let picked: Vec<File> = input
+            .files()
+            .map(|list| (0..list.length()).filter_map(|i| list.get(i)).collect())
+            .unwrap_or_default();
+        if !picked.is_empty() {
             dropped.set(None);
             select(picked);
         }
@@ -198,7 +243,7 @@ pub fn ImportPanel() -> impl IntoView {
         Effect::new(move |_| {
             if let Some(picked) = inbox.take() {
                 dropped.set(Some(picked.name()));
-                select(picked);
+                select(vec![picked]);
             }
         });
     }
@@ -238,8 +283,12 @@ pub fn ImportPanel() -> impl IntoView {
                 return;
             }
         };
+        let selected_logs = logs.get_untracked();
         spawn_local(async move {
-            let outcome = run_import(&picked, mapping, status).await;
+            let outcome = match selected_logs {
+                Some(l) => run_log_import(&l, mapping, status).await,
+                None => run_import(&picked, mapping, status).await,
+            };
             match outcome {
                 Ok(done) => {
                     publish(&done);
@@ -263,7 +312,7 @@ pub fn ImportPanel() -> impl IntoView {
                         format!(
                             "Opened {} — {} responses, from {from}",
                             loaded.audit.metadata().title,
-                            crate::ui::format::thousands(done.report.records_imported as usize)
+                            crate::ui::format::thousands(done.report.responses as usize)
                         ),
                         false,
                     );
@@ -281,19 +330,21 @@ pub fn ImportPanel() -> impl IntoView {
 
     view! {
         <section class="import" id="import" aria-labelledby="import-title">
-            <h2 id="import-title">"Import your own results (CSV, TSV, JSONL, JSON)"</h2>
+            <h2 id="import-title">"Import your own results (CSV, TSV, JSONL, JSON, tool logs)"</h2>
             <p>
                 "A results file and a small mapping (which column is the model, the statement, the Selection…; see "
                 <code>"docs/import-mapping.md"</code>
                 " in the repository) become a bundle here, in this tab, with the same code as "
                 <code>"atlas import"</code>
-                ". The file is read in chunks and never leaves your browser."
+                ". The file is read in chunks and never leaves your browser. Logs of evaluation tools open with their reader's preset mapping: Inspect AI ("
+                <code>".eval"</code>", "<code>".json"</code>"), lm-evaluation-harness ("<code>"samples_*.jsonl"</code>" with the run's "<code>"results_*.json"</code>"), promptfoo ("<code>"results.json"</code>"); choose several logs (one per model) for one bundle. Parquet: use "<code>"atlas import"</code>"."
             </p>
             <div class="import-inputs">
                 <label>
                     "Results file: "
-                    <input type="file" id="import-file" accept=".csv,.tsv,.tab,.jsonl,.ndjson,.json,text/csv,application/json" on:change=on_file/>
+                    <input type="file" id="import-file" multiple accept=".csv,.tsv,.tab,.jsonl,.ndjson,.json,.eval,.parquet,.pq,text/csv,application/json" on:change=on_file/>
                 </label>
+                {move || detected.get().map(|label| view! { <p class="status" role="status" id="import-detected">"Detected: " <strong>{label}</strong></p> })}
                 {move || dropped.get().map(|name| view! { <p class="status" role="status" id="import-dropped">"Selected: " <strong>{name}</strong> " (dropped on the page)"</p> })}
                 <label>
                     "Mapping file (optional): "
@@ -312,7 +363,15 @@ pub fn ImportPanel() -> impl IntoView {
                 </Show>
             })}
             {move || preview.get().map(|p| match p {
-                Ok(p) => view! { <PreviewView preview=p.preview.clone() doc=doc texts_shown=texts_shown/> }.into_any(),
+                Ok(p) => {
+                    // A log's flat records have many nested leaf paths: show the columns the mapping reads.
+                    let shown = if logs.with(Option::is_some) {
+                        import_logs::mapped_columns_only(&p.preview, &doc.get())
+                    } else {
+                        p.preview.clone()
+                    };
+                    view! { <PreviewView preview=shown doc=doc texts_shown=texts_shown/> }.into_any()
+                }
                 Err(e) => view! { <p class="error" role="alert" id="import-preview-error">{e}</p> }.into_any(),
             })}
             <MapperForm preview=preview doc=doc mapping_text=mapping_text json_error=json_error guessed=guessed texts_shown=texts_shown/>
@@ -439,6 +498,29 @@ async fn run_import(
     .await?;
     importer.end().map_err(|e| e.to_string())?;
     let imported = importer.finish().map_err(|e| e.to_string())?;
+    let json = imported.to_json().map_err(|e| e.to_string())?;
+    Ok(Done {
+        bundle_id: imported.bundle.metadata.id.clone(),
+        report: imported.report,
+        json: Arc::from(json),
+        input_bytes: total,
+        seconds: (now_ms() - started) / 1000.0,
+    })
+}
+
+/// Imports the selected tool logs with `mapping`, updating `status` after each `.eval` member.
+async fn run_log_import(
+    logs: &LogFiles,
+    mapping: Mapping,
+    status: RwSignal<ImportState, LocalStorage>,
+) -> Result<Done, String> {
+    let started = now_ms();
+    let total: u64 = logs.files.iter().map(|f| f.size() as u64).sum();
+    status.set(ImportState::Running { read: 0, total });
+    let imported = import_logs::import(logs, mapping, |read, all| {
+        status.set(ImportState::Running { read, total: all });
+    })
+    .await?;
     let json = imported.to_json().map_err(|e| e.to_string())?;
     Ok(Done {
         bundle_id: imported.bundle.metadata.id.clone(),

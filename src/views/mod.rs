@@ -23,6 +23,7 @@ pub mod compare;
 pub mod explorer;
 pub mod headline;
 pub mod import;
+pub mod import_logs;
 pub mod inspector;
 pub mod overview;
 pub mod plan;

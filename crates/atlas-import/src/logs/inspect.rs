@@ -265,7 +265,7 @@ fn compression_number(method: zip::CompressionMethod) -> u16 {
         .map_or(u16::MAX, |(_, n)| *n)
 }
 
-fn crc32(bytes: &[u8]) -> u32 {
+pub(crate) fn crc32(bytes: &[u8]) -> u32 {
     let mut h = crc32fast::Hasher::new();
     h.update(bytes);
     h.finalize()
@@ -535,9 +535,9 @@ pub fn sample_record(
 }
 
 /// What a preset is built from: the log's `eval` header, the scorer, and sample metadata objects.
-struct PresetBasis {
-    eval: Map<String, Value>,
-    scorer: Option<String>,
+pub(crate) struct PresetBasis {
+    pub(crate) eval: Map<String, Value>,
+    pub(crate) scorer: Option<String>,
     metadata: Vec<Map<String, Value>>,
 }
 
@@ -563,20 +563,7 @@ fn basis(
         Log::Eval(archive) => {
             let header = archive.header()?;
             let summaries = archive.summaries()?;
-            let eval = eval_spec(name, "member header.json", &header)?.clone();
-            let scorer = options
-                .scorer
-                .clone()
-                .or_else(|| default_scorer(&header, summaries.first()));
-            let metadata = metadata_of(&summaries);
-            Ok((
-                PresetBasis {
-                    eval,
-                    scorer,
-                    metadata,
-                },
-                summaries,
-            ))
+            eval_basis(name, &header, summaries, options)
         }
         Log::Json(doc) => {
             let samples: &[Value] = match doc.get("samples") {
@@ -600,6 +587,38 @@ fn basis(
             ))
         }
     }
+}
+
+/// The preset's basis of an `.eval` log from its `header` and `summaries` (however they were read:
+/// [`EvalArchive`] or [`super::ranged::RangedZip`]), and the summaries.
+pub(crate) fn eval_basis(
+    name: &str,
+    header: &Value,
+    summaries: Vec<Value>,
+    options: &Options,
+) -> Result<(PresetBasis, Vec<Value>), ImportError> {
+    let eval = eval_spec(name, "member header.json", header)?.clone();
+    let scorer = options
+        .scorer
+        .clone()
+        .or_else(|| default_scorer(header, summaries.first()));
+    let metadata = summaries
+        .iter()
+        .map(|s| {
+            s.get("metadata")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect();
+    Ok((
+        PresetBasis {
+            eval,
+            scorer,
+            metadata,
+        },
+        summaries,
+    ))
 }
 
 /// Metadata keys the preset looks for, in order, per role.
@@ -626,7 +645,7 @@ const GROUP_KEYS: [&str; 3] = ["target_group", "group", "demographic"];
 const CONDITION_KEYS: [&str; 3] = ["condition", "variant", "setting"];
 const TEMPLATE_KEYS: [&str; 3] = ["template", "prompt_template", "wording"];
 
-fn preset_from(basis: &PresetBasis, names: &[&str]) -> Result<Mapping, ImportError> {
+pub(crate) fn preset_from(basis: &PresetBasis, names: &[&str]) -> Result<Mapping, ImportError> {
     let md: Vec<&Map<String, Value>> = basis.metadata.iter().collect();
     let meta = |keys: &[&str]| common_key(&md, keys).map(|k| format!("metadata.{k}"));
     let mut statement = match meta(&STATEMENT_KEYS) {
@@ -718,6 +737,43 @@ pub fn preset(name: &str, bytes: &[u8], options: &Options) -> Result<Mapping, Im
     preset_from(&basis, &[name])
 }
 
+/// The [`preset`] of the first log and its first `rows` flat records (an `.eval`: from its summaries;
+/// a `.json`: from its samples), for the app's Import preview.
+///
+/// # Errors
+/// [`ImportError::Log`] for an unreadable log.
+pub fn preview(
+    name: &str,
+    bytes: &[u8],
+    options: &Options,
+    rows: usize,
+) -> Result<(Mapping, Vec<Value>), ImportError> {
+    let mut log = open_log(name, bytes)?;
+    let (basis, summaries) = basis(name, &mut log, options)?;
+    let samples: &[Value] = match &log {
+        Log::Eval(_) => &summaries,
+        Log::Json(doc) => doc
+            .get("samples")
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice),
+    };
+    let records = samples
+        .iter()
+        .take(rows)
+        .enumerate()
+        .map(|(i, s)| {
+            sample_record(
+                name,
+                &format!("samples[{i}]"),
+                &basis.eval,
+                s,
+                basis.scorer.as_deref(),
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((preset_from(&basis, &[name])?, records))
+}
+
 /// Imports several Inspect logs (one per model or task; `.eval` or `.json`, told apart by their bytes)
 /// into one bundle with `mapping`, or the [`preset`] of the first log when `mapping` is `None`.
 ///
@@ -804,6 +860,11 @@ pub fn read_all(
 /// list must be there, else reading it is the error "member missing"), then any member the summaries
 /// do not list, in directory order.
 fn sample_member_order(archive: &EvalArchive<'_>, summaries: &[Value]) -> Vec<String> {
+    sample_order(archive.sample_members(), summaries)
+}
+
+/// [`sample_member_order`] over the archive's `samples/` member names `members` (directory order).
+pub(crate) fn sample_order(members: Vec<String>, summaries: &[Value]) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     for s in summaries {
@@ -815,7 +876,7 @@ fn sample_member_order(archive: &EvalArchive<'_>, summaries: &[Value]) -> Vec<St
             out.push(name);
         }
     }
-    for m in archive.sample_members() {
+    for m in members {
         if seen.insert(m.clone()) {
             out.push(m);
         }

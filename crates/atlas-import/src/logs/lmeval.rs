@@ -524,36 +524,15 @@ fn flatten(
     Ok(Value::Object(rec))
 }
 
-/// Reads lm-eval `samples_*.jsonl` files (and the `results_*.json` of their runs) into one bundle:
-/// see the module documentation for the mapping. Results files are paired with samples files by run
-/// time; a single results file serves every samples file.
-///
-/// # Errors
-/// [`ImportError::Record`] naming the input, line and field of a line that is not a samples object
-/// or lacks `doc_id` / `doc` / `resps`; [`ImportError::Syntax`] for a results file that is not JSON;
-/// an error when no model is named (no results file and no [`LogOptions::model`]); and everything
-/// the [`Importer`] reports.
-///
-/// # Examples
-/// Two CrowS-Pairs lines by hand: line 1 prefers sent_more (−10 > −12), line 2 does not.
-/// ```
-/// use atlas_import::logs::{lmeval, LogInput, LogOptions};
-/// let samples = concat!(
-///   r#"{"doc_id": 0, "doc": {"sent_more": "A", "sent_less": "B", "bias_type": "age"}, "#,
-///   r#""arguments": {"gen_args_0": {"arg_0": "Sentence:", "arg_1": " A"}, "gen_args_1": {"arg_0": "Sentence:", "arg_1": " B"}}, "#,
-///   r#""resps": [[["-10.0", "False"]], [["-12.0", "False"]]], "filtered_resps": [["-10.0", "False"], ["-12.0", "False"]]}"#, "\n",
-///   r#"{"doc_id": 1, "doc": {"sent_more": "C", "sent_less": "D", "bias_type": "age"}, "#,
-///   r#""resps": [[["-9.5", "False"]], [["-7.25", "True"]]]}"#, "\n");
-/// let options = LogOptions { model: Some("m".into()), ..LogOptions::default() };
-/// let input = LogInput { name: "samples_crows_2026-01-01T00-00-00.jsonl", bytes: samples.as_bytes() };
-/// let imported = lmeval::read(&[input], &options)?;
-/// assert_eq!(imported.report.likelihood_readouts, 2);
-/// let l = imported.bundle.responses.likelihood.as_ref().unwrap();
-/// assert_eq!(l.stereotyped, "00");
-/// assert_eq!(l.logprob_sum, [Some(-10.0), Some(-12.0), Some(-9.5), Some(-7.25)]);
-/// # Ok::<(), atlas_import::ImportError>(())
-/// ```
-pub fn read(inputs: &[LogInput<'_>], options: &LogOptions) -> Result<Imported, ImportError> {
+/// The samples inputs of a run with their task and model, and the sorted task names.
+type Prepared<'i, 'a> = (Vec<(&'i LogInput<'a>, String, String)>, Vec<String>);
+
+/// Sorts `inputs` into samples files (with task and the model from the results file or `options`)
+/// and results files.
+fn prepare<'i, 'a>(
+    inputs: &'i [LogInput<'a>],
+    options: &LogOptions,
+) -> Result<Prepared<'i, 'a>, ImportError> {
     let mut results: Vec<(String, Option<String>)> = Vec::new();
     let mut samples: Vec<(&LogInput<'_>, String, String)> = Vec::new();
     for input in inputs {
@@ -592,9 +571,7 @@ pub fn read(inputs: &[LogInput<'_>], options: &LogOptions) -> Result<Imported, I
     let mut tasks: Vec<String> = samples.iter().map(|s| s.1.clone()).collect();
     tasks.sort();
     tasks.dedup();
-    let custom = options.mapping.is_some();
-    let mapping = options.mapping.clone().unwrap_or_else(|| preset(&tasks));
-    let mut importer = Importer::new(mapping, options.limits.clone())?;
+    let mut out = Vec::with_capacity(samples.len());
     for (input, task, time) in samples {
         let model = match &options.model {
             Some(m) => m.clone(),
@@ -620,6 +597,84 @@ pub fn read(inputs: &[LogInput<'_>], options: &LogOptions) -> Result<Imported, I
                 }
             }
         };
+        out.push((input, task, model));
+    }
+    Ok((out, tasks))
+}
+
+/// The [`preset`] and the first `rows` flat records of the first samples file (the records the
+/// bundle is built from), for the app's Import preview.
+///
+/// # Errors
+/// As [`read`], for the inputs and the lines read.
+pub fn preview(
+    inputs: &[LogInput<'_>],
+    options: &LogOptions,
+    rows: usize,
+) -> Result<(Mapping, Vec<Value>), ImportError> {
+    let (samples, tasks) = prepare(inputs, options)?;
+    let mut records = Vec::new();
+    if let Some((input, task, model)) = samples.first() {
+        let text = std::str::from_utf8(input.bytes).map_err(|e| ImportError::Encoding {
+            input: input.name.to_string(),
+            offset: e.valid_up_to() as u64,
+            message: "not UTF-8".to_string(),
+        })?;
+        for (i, raw_line) in text.lines().enumerate() {
+            if records.len() >= rows {
+                break;
+            }
+            let line = i as u64 + 1;
+            let trimmed = raw_line.trim();
+            if trimmed.is_empty() {
+                continue;
+            }
+            let sample = match serde_json::from_str::<Value>(&python_json_to_json(trimmed)) {
+                Ok(Value::Object(o)) => o,
+                Ok(_) => return Err(err(input.name, line, "(line)", "not a JSON object")),
+                Err(e) => return Err(err(input.name, line, "(line)", format!("not JSON: {e}"))),
+            };
+            records.push(flatten(sample, task, model, false, input.name, line)?);
+        }
+    }
+    Ok((preset(&tasks), records))
+}
+
+/// Reads lm-eval `samples_*.jsonl` files (and the `results_*.json` of their runs) into one bundle:
+/// see the module documentation for the mapping. Results files are paired with samples files by run
+/// time; a single results file serves every samples file.
+///
+/// # Errors
+/// [`ImportError::Record`] naming the input, line and field of a line that is not a samples object
+/// or lacks `doc_id` / `doc` / `resps`; [`ImportError::Syntax`] for a results file that is not JSON;
+/// an error when no model is named (no results file and no [`LogOptions::model`]); and everything
+/// the [`Importer`] reports.
+///
+/// # Examples
+/// Two CrowS-Pairs lines by hand: line 1 prefers sent_more (−10 > −12), line 2 does not.
+/// ```
+/// use atlas_import::logs::{lmeval, LogInput, LogOptions};
+/// let samples = concat!(
+///   r#"{"doc_id": 0, "doc": {"sent_more": "A", "sent_less": "B", "bias_type": "age"}, "#,
+///   r#""arguments": {"gen_args_0": {"arg_0": "Sentence:", "arg_1": " A"}, "gen_args_1": {"arg_0": "Sentence:", "arg_1": " B"}}, "#,
+///   r#""resps": [[["-10.0", "False"]], [["-12.0", "False"]]], "filtered_resps": [["-10.0", "False"], ["-12.0", "False"]]}"#, "\n",
+///   r#"{"doc_id": 1, "doc": {"sent_more": "C", "sent_less": "D", "bias_type": "age"}, "#,
+///   r#""resps": [[["-9.5", "False"]], [["-7.25", "True"]]]}"#, "\n");
+/// let options = LogOptions { model: Some("m".into()), ..LogOptions::default() };
+/// let input = LogInput { name: "samples_crows_2026-01-01T00-00-00.jsonl", bytes: samples.as_bytes() };
+/// let imported = lmeval::read(&[input], &options)?;
+/// assert_eq!(imported.report.likelihood_readouts, 2);
+/// let l = imported.bundle.responses.likelihood.as_ref().unwrap();
+/// assert_eq!(l.stereotyped, "00");
+/// assert_eq!(l.logprob_sum, [Some(-10.0), Some(-12.0), Some(-9.5), Some(-7.25)]);
+/// # Ok::<(), atlas_import::ImportError>(())
+/// ```
+pub fn read(inputs: &[LogInput<'_>], options: &LogOptions) -> Result<Imported, ImportError> {
+    let (samples, tasks) = prepare(inputs, options)?;
+    let custom = options.mapping.is_some();
+    let mapping = options.mapping.clone().unwrap_or_else(|| preset(&tasks));
+    let mut importer = Importer::new(mapping, options.limits.clone())?;
+    for (input, task, model) in samples {
         let text = std::str::from_utf8(input.bytes).map_err(|e| ImportError::Encoding {
             input: input.name.to_string(),
             offset: e.valid_up_to() as u64,

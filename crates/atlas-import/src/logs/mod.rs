@@ -19,13 +19,16 @@
 //! recognises a format from a file's name and first bytes.
 //!
 //! Readers present in this build: [`inspect`] (Inspect AI `.eval` / `.json`), [`promptfoo`],
-//! [`lmeval`] (lm-evaluation-harness) and [`parquet`] (long tables through the CSV mapping). Problems of a log's structure are [`ImportError::Log`] (Inspect, promptfoo) or
+//! [`lmeval`] (lm-evaluation-harness) and, with the cargo feature `parquet` (on by default and for the
+//! CLI, off for the browser app), `parquet` (long tables through the CSV mapping). Problems of a log's structure are [`ImportError::Log`] (Inspect, promptfoo) or
 //! [`ImportError::Record`] with the line (lm-eval), naming the input, the member or line, and the field.
 
 pub mod inspect;
 pub mod lmeval;
+#[cfg(feature = "parquet")]
 pub mod parquet;
 pub mod promptfoo;
+pub mod ranged;
 
 use serde_json::Value;
 
@@ -343,8 +346,89 @@ pub fn read(
         LogFormat::Promptfoo => {
             promptfoo::read_all(&pairs, options.mapping.clone(), options.limits.clone())
         }
+        #[cfg(feature = "parquet")]
         LogFormat::Parquet => parquet::read(inputs, options),
+        #[cfg(not(feature = "parquet"))]
+        LogFormat::Parquet => {
+            let _ = inputs;
+            Err(ImportError::NoLogReader { format: "parquet" })
+        }
     }
+}
+
+/// What the Import view shows of tool logs before importing them.
+#[derive(Debug, Clone)]
+pub struct LogPreview {
+    /// The detected format in words, e.g. `Inspect AI log (.eval, 9 members)`,
+    /// `lm-evaluation-harness samples`, `promptfoo results v3`.
+    pub label: String,
+    /// The reader's documented preset mapping (the form mapper starts from it).
+    pub preset: Mapping,
+    /// The first flat records the reader builds (the fields the preset reads).
+    pub records: Vec<Value>,
+}
+
+/// The label, preset and first `rows` records of `inputs` (all of format `format`), read whole; for
+/// large `.eval` files the browser reads [`ranged::preview_eval`] instead.
+///
+/// # Errors
+/// The reader's errors; [`ImportError::NoLogReader`] for Parquet (its preview is the CLI's
+/// `atlas import --preview`).
+pub fn preview(
+    format: LogFormat,
+    inputs: &[LogInput<'_>],
+    options: &LogOptions,
+    rows: usize,
+) -> Result<LogPreview, ImportError> {
+    let pairs: Vec<(&str, &[u8])> = inputs.iter().map(|i| (i.name, i.bytes)).collect();
+    let (label, (preset, records)) = match format {
+        LogFormat::Inspect => {
+            let Some((name, bytes)) = pairs.first() else {
+                return Err(ImportError::NothingImported {
+                    records: 0,
+                    detail: "no Inspect log was given".into(),
+                });
+            };
+            let label = if bytes.starts_with(b"PK") {
+                let n = inspect::EvalArchive::open(name, bytes)?.members().len();
+                format!("Inspect AI log (.eval, {n} members)")
+            } else {
+                "Inspect AI log (.json)".to_string()
+            };
+            let inspect_options = inspect::Options::default();
+            (
+                label,
+                inspect::preview(name, bytes, &inspect_options, rows)?,
+            )
+        }
+        LogFormat::LmEval => {
+            let samples = inputs
+                .iter()
+                .filter(|i| lmeval::samples_name(i.name).is_some())
+                .count();
+            let label = match (samples, inputs.len() - samples) {
+                (_, 0) => "lm-evaluation-harness samples".to_string(),
+                (0, _) => "lm-evaluation-harness results".to_string(),
+                _ => "lm-evaluation-harness samples + results".to_string(),
+            };
+            (label, lmeval::preview(inputs, options, rows)?)
+        }
+        LogFormat::Promptfoo => {
+            let (preset, records, version) = promptfoo::preview(&pairs, rows)?;
+            let label = if version.is_empty() {
+                "promptfoo results".to_string()
+            } else {
+                format!("promptfoo results v{version}")
+            };
+            (label, (preset, records))
+        }
+        LogFormat::Parquet => return Err(ImportError::NoLogReader { format: "parquet" }),
+    };
+    Ok(LogPreview {
+        label,
+        preset,
+        records,
+    })
 }
 
 #[cfg(test)]
@@ -395,6 +479,35 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_preview_of_lm_eval_samples_has_rows_and_the_model_of_the_results_file() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/logs/lm-eval/"
+        );
+        let samples = std::fs::read(format!(
+            "{dir}samples_atlas_crows_pairs_2026-12-02T03-13-24.369283.jsonl"
+        ))
+        .expect("samples");
+        let results = std::fs::read(format!("{dir}results_2026-12-02T03-13-24.369283.json"))
+            .expect("results");
+        let inputs = [
+            LogInput {
+                name: "samples_atlas_crows_pairs_2026-12-02T03-13-24.369283.jsonl",
+                bytes: &samples,
+            },
+            LogInput {
+                name: "results_2026-12-02T03-13-24.369283.json",
+                bytes: &results,
+            },
+        ];
+        let p = preview(LogFormat::LmEval, &inputs, &LogOptions::default(), 8).expect("preview");
+        assert_eq!(p.label, "lm-evaluation-harness samples + results");
+        assert_eq!(p.records.len(), 8);
+        assert!(p.records.iter().all(|r| r["model"].is_string()));
+    }
+
+    #[cfg(feature = "parquet")]
     #[test]
     fn parquet_dispatches_to_its_reader() {
         let err = read(LogFormat::Parquet, &[], &LogOptions::default()).unwrap_err();

@@ -298,6 +298,43 @@ pub fn preset(name: &str, bytes: &[u8]) -> Result<Mapping, ImportError> {
     preset_from(&[name], &version, &eval_id, results)
 }
 
+/// The [`preset`] of the first results file, its first `rows` flat records and its results version
+/// (e.g. `3`), for the app's Import preview.
+///
+/// # Errors
+/// [`ImportError::Log`] for a file that is not promptfoo results.
+pub fn preview(
+    inputs: &[(&str, &[u8])],
+    rows: usize,
+) -> Result<(Mapping, Vec<Value>, String), ImportError> {
+    let Some((name, bytes)) = inputs.first() else {
+        return Err(ImportError::NothingImported {
+            records: 0,
+            detail: "no promptfoo results file was given".into(),
+        });
+    };
+    let doc = parse_json(name, "(file)", bytes)?;
+    let (results, version, eval_id) = results_of(name, &doc)?;
+    let names: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
+    let mapping = preset_from(&names, &version, &eval_id, results)?;
+    let records = results
+        .iter()
+        .take(rows)
+        .enumerate()
+        .map(|(i, r)| {
+            result_record(
+                name,
+                &format!("results.results[{i}]"),
+                &version,
+                &eval_id,
+                r,
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let version = super::scalar_text(&version).unwrap_or_default();
+    Ok((mapping, records, version))
+}
+
 /// Imports several promptfoo results files into one bundle with `mapping`, or the [`preset`] of the
 /// first file when `mapping` is `None`.
 ///

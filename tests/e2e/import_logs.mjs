@@ -1,0 +1,147 @@
+// End-to-end test of tool logs in the Import view on the release build in headless Chromium.
+//
+//   node tests/e2e/import_logs.mjs [DIST]      (after `trunk build --release`; scripts/test.sh runs it)
+//
+// Picks each committed fixture of tests/fixtures/logs/ in the Import view (?view=import): the two
+// Inspect AI .eval logs together (one bundle), the promptfoo results, the lm-evaluation-harness samples
+// with the run's results file. For each: the detected format shown, preview rows, the import through the
+// reader's preset, and the report's counts against the counts the crate tests use, computed
+// independently (tests/fixtures/logs/inspect/expected.json by inspect_ai's own reader,
+// tests/fixtures/logs/promptfoo/expected.json by pandas, tests/import/expected_logs.json by pandas);
+// "Open in the explorer" opens the bundle. The .eval files are read by Blob.slice ranges (an init script
+// counts Blob.prototype.slice calls; no slice covers a whole file). A truncated .eval gives a named
+// error and keeps the bundle loaded; a Parquet file gets the "use atlas import" message.
+// Screenshots (1280×800, 390×844): target/e2e-import-logs/. Ends with "N passed, M failed".
+import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { serveStatic, launchChromium, showView } from './harness.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const dist = resolve(process.argv[2] || join(root, 'dist'));
+const logs = join(root, 'tests/fixtures/logs');
+const shots = join(root, 'target/e2e-import-logs');
+mkdirSync(shots, { recursive: true });
+const tmp = mkdtempSync(join(tmpdir(), 'atlas-import-logs-'));
+
+let passed = 0, failed = 0;
+function check(name, condition, detail = '') {
+  if (condition) { passed++; console.log(`ok   ${name}`); }
+  else { failed++; console.log(`FAIL ${name} ${detail}`); }
+}
+
+const inspectExpected = JSON.parse(readFileSync(join(logs, 'inspect/expected.json'), 'utf8')).combined_eval;
+const promptfooExpected = JSON.parse(readFileSync(join(logs, 'promptfoo/expected.json'), 'utf8'));
+const lmevalExpected = JSON.parse(readFileSync(join(root, 'tests/import/expected_logs.json'), 'utf8')).bundle;
+const evalFiles = inspectExpected.inputs.map((f) => join(logs, 'inspect', f));
+const lmeval = join(logs, 'lm-eval');
+const lmevalFiles = ['samples_atlas_bbq_2026-12-02T03-13-24.369283.jsonl',
+  'samples_atlas_crows_pairs_2026-12-02T03-13-24.369283.jsonl',
+  'results_2026-12-02T03-13-24.369283.json'].map((f) => join(lmeval, f));
+
+const cases = [
+  { name: 'Inspect AI .eval (two logs, one bundle)', files: evalFiles, detected: /^Inspect AI log \(\.eval, \d+ members\), 2 files into one bundle$/,
+    want: { records: inspectExpected.records, cells: inspectExpected.cells, responses: inspectExpected.responses,
+      evidence1: inspectExpected.evidence_1, evidence0: inspectExpected.evidence_0, abstain: inspectExpected.abstain } },
+  { name: 'promptfoo results', files: [join(logs, 'promptfoo/results.json')], detected: /^promptfoo results v3$/,
+    want: { records: promptfooExpected.records, cells: promptfooExpected.cells, responses: promptfooExpected.responses,
+      evidence1: promptfooExpected.evidence_1, evidence0: promptfooExpected.evidence_0, abstain: promptfooExpected.abstain } },
+  { name: 'lm-evaluation-harness samples + results', files: lmevalFiles, detected: /^lm-evaluation-harness samples \+ results, 3 files into one bundle$/,
+    want: { cells: lmevalExpected.cells, responses: lmevalExpected.responses,
+      evidence1: lmevalExpected.evidence_1, evidence0: lmevalExpected.evidence_0, abstain: lmevalExpected.abstain } },
+];
+
+// Counts every Blob.slice (a File is a Blob): start, end and the blob's size.
+const countSlices = () => {
+  window.__slices = [];
+  const slice = Blob.prototype.slice;
+  Blob.prototype.slice = function (start, end, type) {
+    window.__slices.push({ start, end, size: this.size, name: this.name || '' });
+    return slice.call(this, start, end, type);
+  };
+};
+
+const bundleId = (page) => page.$eval('#metadata .bundle-id code', (c) => c.textContent).catch(() => null);
+
+async function choose(page, files) {
+  await showView(page, 'import');
+  await page.setInputFiles('#import-file', files);
+  await page.waitForSelector('#import-preview, #import-preview-error', { timeout: 60000 });
+  await page.waitForSelector('#import-detected', { timeout: 10000 });
+  return page.$eval('#import-detected strong', (e) => e.textContent);
+}
+
+const server = await serveStatic(dist);
+const base = `http://127.0.0.1:${server.address().port}/`;
+const browser = await launchChromium();
+try {
+  for (const [width, height] of [[1280, 800], [390, 844]]) {
+    const size = `${width}×${height}`;
+    const context = await browser.newContext({ viewport: { width, height } });
+    await context.addInitScript(countSlices);
+    const page = await context.newPage();
+    const pageErrors = [];
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    await page.goto(base);
+    await showView(page, 'scores', 120000);
+    await page.waitForSelector('#ber-table td[data-ber]', { timeout: 120000 });
+    const first = await bundleId(page);
+    const full = width === 1280;
+    for (const c of (full ? cases : cases.slice(0, 1))) {
+      await page.evaluate(() => { window.__slices = []; });
+      const label = await choose(page, c.files);
+      check(`${size} ${c.name}: the detected format is shown`, c.detected.test(label), label);
+      const rows = await page.$$eval('#import-preview-table tbody tr', (r) => r.length).catch(() => 0);
+      const headers = await page.$$eval('#import-preview-table thead th', (h) => h.length).catch(() => 0);
+      check(`${size} ${c.name}: the preview shows rows in the preset's mapped columns`, rows > 0 && headers > 0 && headers <= 16, `${rows} rows, ${headers} columns`);
+      if (c.files === evalFiles && !full) {
+        await page.screenshot({ path: join(shots, `inspect-eval-${width}x${height}.png`), fullPage: false });
+        continue;
+      }
+      await page.click('#import-run');
+      await page.waitForSelector('#import-summary, #import-error', { timeout: 120000 });
+      const error = await page.$eval('#import-error', (e) => e.textContent).catch(() => null);
+      if (error) { check(`${size} ${c.name}: the import finishes`, false, error); continue; }
+      const got = await page.$eval('#import-summary', (p) => ({ ...p.dataset }));
+      const diffs = Object.entries(c.want).filter(([k, v]) => Number(got[k]) !== v).map(([k, v]) => `${k}: browser ${got[k]} vs reference ${v}`);
+      check(`${size} ${c.name}: the report's counts equal the reference counts`, diffs.length === 0, diffs.join('; '));
+      if (c.files === evalFiles) {
+        const slices = await page.evaluate(() => window.__slices.filter((s) => s.name.endsWith('.eval')));
+        const whole = slices.filter((s) => (s.start ?? 0) <= 0 && (s.end ?? s.size) >= s.size);
+        check(`${size} ${c.name}: the .eval files were read by Blob.slice ranges, none covering a whole file`,
+          slices.length > 10 && whole.length === 0, `${slices.length} slices, ${whole.length} whole: ${JSON.stringify(whole.slice(0, 3))}`);
+        await page.screenshot({ path: join(shots, `inspect-eval-${width}x${height}.png`), fullPage: false });
+      }
+      const shown = await bundleId(page);
+      await page.click('#import-open');
+      await page.waitForFunction((id) => { const c = document.querySelector('#metadata .bundle-id code'); return c && c.textContent !== id; }, shown, { timeout: 30000 });
+      const note = await page.$eval('#shell-notice', (n) => n.textContent).catch(() => '');
+      check(`${size} ${c.name}: "Open in the explorer" opens the bundle and counts its responses`, note.includes(`— ${c.want.responses} responses`), note);
+    }
+    // A truncated .eval: a named error, the bundle loaded stays.
+    const data = readFileSync(evalFiles[0]);
+    const cut = join(tmp, 'truncated.eval');
+    writeFileSync(cut, data.subarray(0, Math.floor(data.length / 2)));
+    const before = await bundleId(page);
+    await choose(page, [cut]);
+    const message = await page.$eval('#import-preview-error', (e) => e.textContent).catch(() => '');
+    check(`${size}: a truncated .eval gives the reader's named error`, /truncated\.eval/.test(message) && /\(file\)/.test(message) && /truncated/.test(message), message);
+    check(`${size}: after the truncated .eval the bundle loaded is unchanged`, (await bundleId(page)) === before && before !== null, `${before}`);
+    // Parquet: this build says to use the CLI.
+    const label = await choose(page, [join(root, 'tests/fixtures/parquet/pandas_snappy.parquet')]);
+    const pq = await page.$eval('#import-preview-error', (e) => e.textContent).catch(() => '');
+    check(`${size}: a Parquet file is detected and gets "use atlas import"`, label.startsWith('Parquet') && /does not read Parquet/.test(pq) && /atlas import/.test(pq), `${label}: ${pq}`);
+    check(`${size}: after the Parquet file the bundle loaded is unchanged`, (await bundleId(page)) === before, `${before}`);
+    if (full) check(`${size}: the first bundle was replaced by the imports`, before !== first, `${first}`);
+    await page.screenshot({ path: join(shots, `parquet-${width}x${height}.png`), fullPage: false });
+    check(`${size}: no uncaught page errors`, pageErrors.length === 0, pageErrors.join(' | '));
+    await context.close();
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
