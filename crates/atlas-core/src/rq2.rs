@@ -316,12 +316,11 @@ pub struct Rq2Matrix {
 /// sums are the same bit for bit. With more than 255 distinct values the f64 rows are kept.
 #[derive(Debug, Clone)]
 enum PackedCells {
-    /// `codes[cell · models + m]`; `value[c]` / `valid[c]` the code's value (missing = 0.0) and
-    /// valid flag (1.0 / 0.0).
+    /// `codes[cell · models + m]`; `value[c]` the code's value; code 0 is a missing unit (value
+    /// 0.0), every other code a valid one.
     Coded {
         codes: Vec<u8>,
         value: Box<[f64; 256]>,
-        valid: Box<[f64; 256]>,
     },
     /// Per cell `2 · models` numbers: the unit values with missing as 0, then 1 (valid) / 0 (missing)
     /// per model.
@@ -331,7 +330,6 @@ enum PackedCells {
 impl PackedCells {
     fn new(z: &[f64], models: usize) -> Self {
         let mut value = Box::new([0.0f64; 256]);
-        let mut valid = Box::new([0.0f64; 256]);
         let mut seen: std::collections::HashMap<u64, u8> = Default::default();
         let mut codes = Vec::with_capacity(z.len());
         let mut next = 1usize;
@@ -345,7 +343,6 @@ impl PackedCells {
                 None if next < 256 => {
                     let c = next as u8;
                     value[next] = v;
-                    valid[next] = 1.0;
                     seen.insert(v.to_bits(), c);
                     next += 1;
                     c
@@ -354,11 +351,7 @@ impl PackedCells {
             };
             codes.push(code);
         }
-        PackedCells::Coded {
-            codes,
-            value,
-            valid,
-        }
+        PackedCells::Coded { codes, value }
     }
 
     fn rows(z: &[f64], models: usize) -> Self {
@@ -797,18 +790,14 @@ impl Rq2Matrix {
         sc.group_n.iter_mut().for_each(|v| *v = 0);
         for group in &draw.groups {
             sc.sum.iter_mut().for_each(|v| *v = 0.0);
-            sc.n.iter_mut().for_each(|v| *v = 0.0);
+            sc.n.iter_mut().for_each(|v| *v = 0);
             // One gather per cell for all models (`PackedCells`): the cell's record holds every
-            // model's value (missing = 0) and valid flag (1 / 0), so the loop has no branch. Adding
+            // model's value (missing = 0) and whether it is valid, so the loop has no branch. Adding
             // 0.0 for a missing unit leaves the sum bit for bit as skipping it would (the sums start
-            // at +0.0 and the values are not negative), and the count is exact in f64. Cells outside
+            // at +0.0 and the values are not negative), and the valid count is an integer. Cells outside
             // the matrix (only possible in a hand-made draw) are skipped.
             match &self.packed {
-                PackedCells::Coded {
-                    codes,
-                    value,
-                    valid,
-                } => {
+                PackedCells::Coded { codes, value } => {
                     for &cell in group {
                         let start = cell as usize * m_len;
                         let Some(row) = codes.get(start..start + m_len) else {
@@ -816,7 +805,7 @@ impl Rq2Matrix {
                         };
                         for ((sum, n), &c) in sc.sum.iter_mut().zip(sc.n.iter_mut()).zip(row) {
                             *sum += value[c as usize];
-                            *n += valid[c as usize];
+                            *n += u32::from(c != 0);
                         }
                     }
                 }
@@ -836,14 +825,14 @@ impl Rq2Matrix {
                             .zip(values.iter().zip(valid))
                         {
                             *sum += v;
-                            *n += ok;
+                            *n += u32::from(*ok != 0.0);
                         }
                     }
                 }
             }
             for (m, lost) in dropped.iter_mut().enumerate().take(m_len) {
-                if sc.n[m] > 0.0 {
-                    sc.group_sum[m] += sc.sum[m] / sc.n[m];
+                if sc.n[m] > 0 {
+                    sc.group_sum[m] += sc.sum[m] / f64::from(sc.n[m]);
                     sc.group_n[m] += 1;
                 } else {
                     *lost += 1;
@@ -862,8 +851,9 @@ impl Rq2Matrix {
 
 pub(crate) struct Scratch {
     sum: Vec<f64>,
-    /// Valid units per model (an exact integer count kept as f64).
-    n: Vec<f64>,
+    /// Valid units per model (an integer count: the mean divides by it as f64, exactly as before,
+    /// when the count was kept as f64).
+    n: Vec<u32>,
     group_sum: Vec<f64>,
     group_n: Vec<u32>,
 }
@@ -872,7 +862,7 @@ impl Scratch {
     pub(crate) fn new(models: usize) -> Self {
         Scratch {
             sum: vec![0.0; models],
-            n: vec![0.0; models],
+            n: vec![0; models],
             group_sum: vec![0.0; models],
             group_n: vec![0; models],
         }
