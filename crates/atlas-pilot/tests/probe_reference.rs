@@ -62,7 +62,10 @@ fn table_24_of_the_local_model_demo_equals_the_python_reference() {
         .map(|r| read_json(&r.call, &r.status, &r.read))
         .collect();
     assert_eq!(Value::Array(readings), e["readings"]);
-    assert_eq!(serde_json::to_value(s.eligibility).unwrap(), e["eligibility"]);
+    assert_eq!(
+        serde_json::to_value(s.eligibility).unwrap(),
+        e["eligibility"]
+    );
     assert!(
         s.rows.iter().all(|r| r.not_run == 0),
         "the committed demo run is complete"
