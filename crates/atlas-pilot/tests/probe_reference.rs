@@ -74,7 +74,11 @@ fn table_24_of_the_local_model_demo_equals_the_python_reference() {
 
 #[test]
 fn eligibility_and_choice_from_the_paradigm_run_equal_the_python_reference() {
-    let paradigm: Plan = serde_json::from_str(&read(&format!("{DEMO}/plan.json"))).unwrap();
+    // The paradigm plan file carries its paradigm design beside the plan (`atlas paradigms plan`);
+    // the pilot plan is the rest, as `atlas pilot run` reads it.
+    let mut value: Value = serde_json::from_str(&read(&format!("{DEMO}/plan.json"))).unwrap();
+    value.as_object_mut().unwrap().remove("paradigm");
+    let paradigm: Plan = serde_json::from_value(value).unwrap();
     let run = RunState::from_json(&read(&format!("{DEMO}/run.json"))).unwrap();
     let (plan, _) = probe();
     let all = originals(&paradigm, &run).unwrap();
