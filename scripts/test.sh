@@ -67,6 +67,7 @@ step "pandas import counts reference is current" "$PY" tests/import/count_refere
 step "numpy task-paradigm likelihood reference (mean token log-probs of the logged local-model responses, SS/LMS/ICAT/CrowS preference, counterbalanced order) is current" "$PY" tests/reference/paradigm_reference.py --check
 step "the demo's logged teacher-forced log-probabilities equal llama_cpp computed directly in Python (160 texts, the local model)" "$CACHE/llm-venv/bin/python" tests/reference/paradigm_llama_direct.py --check
 step "pandas/numpy across-paradigm reference (scores, ranks, reversals with 1/2-pp tie zones, bootstrap intervals on the hand-worked fixture and the demo) is current" "$PY" tests/reference/paradigm_across_reference.py --check
+step "pandas clarification-probe reference (Table 24: eligibility, exclusions, changed and contradiction per procedure and arm, recomputed from the committed local-model probe demo) is current" "$PY" tests/reference/probe_reference.py --check
 step "pandas lm-eval log reference is current" "$PY" tests/import/logs_reference.py --check
 step "pyarrow reading of the Parquet fixtures is current" "$PY" tests/import/parquet_reference.py --check
 step "JSON Schema checks" "$PY" tests/schema/check_schema.py
