@@ -90,7 +90,7 @@ step "end to end: the Clinical view in Chromium" node tests/e2e/clinical.mjs
 step "end to end: accessibility in Chromium (44-px targets, WCAG AA contrast in both themes, focus rings, glossary popovers, theme switch, print)" node tests/e2e/a11y.mjs
 step "end to end: the Overview headline in Chromium equals atlas overview --json" node tests/e2e/overview.mjs
 step "end to end: the Compare view in Chromium equals atlas compare --json (pair picked by select and key, exports, a weight, the URL, 390 px)" node tests/e2e/compare.mjs
-step "end to end: the Plan view in Chromium (slider by keyboard, typed budget) equals atlas plan-audit --json; URL restore; use this design" node tests/e2e/plan.mjs
+step "end to end: the Plan view in Chromium (slider by keyboard, typed budget) equals atlas plan-audit --json; 1, 2 and 4 planner workers equal the CLI; the drawn curve, the pair target, back/forward, URL restore; use this design" node tests/e2e/plan.mjs
 step "end to end: sortable tables, display units and the main chart panel at 1280×800 and 390×844" node tests/e2e/tables.mjs
 step "end to end: charts follow the theme, fit a 390-px phone with text ≥ 11 px, one-decimal chart tables, atlas panels after their results" node tests/e2e/charts.mjs
 step "end to end: a clinical pilot in Chromium against a scripted provider, then atlas clinical embed" node tests/e2e/clinical_pilot.mjs
