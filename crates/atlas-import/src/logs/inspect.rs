@@ -196,36 +196,16 @@ impl<'a> EvalArchive<'a> {
     /// # Errors
     /// [`ImportError::Log`] when a summaries member is unreadable or not a JSON array.
     pub fn summaries(&mut self) -> Result<Vec<Value>, ImportError> {
-        let names: Vec<String> = if self.has_member("summaries.json") {
-            vec!["summaries.json".to_string()]
-        } else {
-            let mut journal: Vec<(u64, String)> = self
-                .zip
-                .file_names()
-                .filter_map(Result::ok)
-                .filter_map(|n| {
-                    let rest = n
-                        .strip_prefix("_journal/summaries/")?
-                        .strip_suffix(".json")?;
-                    Some((rest.parse().ok()?, n.to_string()))
-                })
-                .collect();
-            journal.sort();
-            journal.into_iter().map(|(_, n)| n).collect()
-        };
+        let names: Vec<String> = self
+            .zip
+            .file_names()
+            .filter_map(Result::ok)
+            .map(|n| n.to_string())
+            .collect();
         let mut out = Vec::new();
-        for name in names {
-            match self.read_json(&name)? {
-                Value::Array(items) => out.extend(items),
-                _ => {
-                    return Err(log_error(
-                        &self.input,
-                        format!("member {name}"),
-                        "(document)",
-                        "expected a JSON array of sample summaries",
-                    ))
-                }
-            }
+        for name in summary_members(names.iter().map(String::as_str)) {
+            let value = self.read_json(&name)?;
+            push_summaries(&self.input, &name, value, &mut out)?;
         }
         Ok(out)
     }
@@ -896,4 +876,49 @@ pub fn read(
     limits: Limits,
 ) -> Result<Imported, ImportError> {
     read_all(&[(name, bytes)], mapping, options, limits)
+}
+
+/// The members holding an `.eval` log's sample summaries, in reading order: `summaries.json`, else
+/// the journal's `_journal/summaries/<n>.json` in numeric order (a log still running), else none.
+/// Shared by [`EvalArchive::summaries`] and the ranged reader ([`crate::logs::ranged`]).
+pub(crate) fn summary_members<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut journal: Vec<(u64, String)> = Vec::new();
+    for n in names {
+        if n == "summaries.json" {
+            return vec![n.to_string()];
+        }
+        if let Some(k) = n
+            .strip_prefix("_journal/summaries/")
+            .and_then(|r| r.strip_suffix(".json"))
+            .and_then(|r| r.parse().ok())
+        {
+            journal.push((k, n.to_string()));
+        }
+    }
+    journal.sort();
+    journal.into_iter().map(|(_, n)| n).collect()
+}
+
+/// Appends the summaries of member `name` (a JSON array) to `out`.
+///
+/// # Errors
+/// [`ImportError::Log`] naming the member when `value` is not an array.
+pub(crate) fn push_summaries(
+    input: &str,
+    name: &str,
+    value: Value,
+    out: &mut Vec<Value>,
+) -> Result<(), ImportError> {
+    match value {
+        Value::Array(items) => {
+            out.extend(items);
+            Ok(())
+        }
+        _ => Err(log_error(
+            input,
+            format!("member {name}"),
+            "(document)",
+            "expected a JSON array of sample summaries",
+        )),
+    }
 }

@@ -345,36 +345,10 @@ impl RangedZip {
     /// # Errors
     /// [`ImportError::Log`] when a summaries member is unreadable or not a JSON array.
     pub async fn summaries<S: RangedSource>(&self, source: &S) -> Result<Vec<Value>, ImportError> {
-        let names: Vec<String> = if self.has_member("summaries.json") {
-            vec!["summaries.json".to_string()]
-        } else {
-            let mut journal: Vec<(u64, String)> = self
-                .entries
-                .iter()
-                .filter_map(|e| {
-                    let rest = e
-                        .name
-                        .strip_prefix("_journal/summaries/")?
-                        .strip_suffix(".json")?;
-                    Some((rest.parse().ok()?, e.name.clone()))
-                })
-                .collect();
-            journal.sort();
-            journal.into_iter().map(|(_, n)| n).collect()
-        };
         let mut out = Vec::new();
-        for name in names {
-            match self.read_json(source, &name).await? {
-                Value::Array(items) => out.extend(items),
-                _ => {
-                    return Err(log_error(
-                        &self.input,
-                        format!("member {name}"),
-                        "(document)",
-                        "expected a JSON array of sample summaries",
-                    ))
-                }
-            }
+        for name in inspect::summary_members(self.entries.iter().map(|e| e.name.as_str())) {
+            let value = self.read_json(source, &name).await?;
+            inspect::push_summaries(&self.input, &name, value, &mut out)?;
         }
         Ok(out)
     }
