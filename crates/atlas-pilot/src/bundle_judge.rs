@@ -751,22 +751,13 @@ impl Job for BundleJudgePlan {
     }
 
     fn check_state(&self, state: &RunState) -> Result<(), RunError> {
-        let same = state.plan_fingerprint == self.fingerprint
-            && state.judge_calls.is_empty()
-            && state.calls.len() == self.calls.len()
-            && state
-                .calls
-                .iter()
-                .zip(&self.calls)
-                .all(|(r, c)| r.id == c.id);
-        if same {
-            Ok(())
-        } else {
-            Err(RunError::PlanMismatch {
+        if !state.judge_calls.is_empty() {
+            return Err(RunError::PlanMismatch {
                 expected: self.fingerprint.clone(),
                 found: state.plan_fingerprint.clone(),
-            })
+            });
         }
+        state.check_calls(&self.fingerprint, self.calls.iter().map(|c| c.id.as_str()))
     }
 }
 

@@ -707,15 +707,25 @@ impl RunState {
     /// # Errors
     /// [`RunError::PlanMismatch`].
     pub fn check_plan(&self, plan: &Plan) -> Result<(), RunError> {
-        let same_calls = self.calls.len() == plan.calls.len()
-            && self
-                .calls
-                .iter()
-                .zip(&plan.calls)
-                .all(|(r, c)| r.id == c.id);
-        if self.plan_fingerprint != plan.fingerprint || !same_calls {
+        self.check_calls(&plan.fingerprint, plan.calls.iter().map(|c| c.id.as_str()))
+    }
+
+    /// Whether this state was made for the plan of `fingerprint` whose calls have the ids `ids`, in
+    /// order — what every job's `check_state` asks ([`RunState::check_plan`], the clinical protocol,
+    /// judge coding, the clarification probe).
+    ///
+    /// # Errors
+    /// [`RunError::PlanMismatch`] naming both fingerprints.
+    pub fn check_calls<'a>(
+        &self,
+        fingerprint: &str,
+        ids: impl ExactSizeIterator<Item = &'a str>,
+    ) -> Result<(), RunError> {
+        let same_calls =
+            self.calls.len() == ids.len() && self.calls.iter().zip(ids).all(|(r, id)| r.id == id);
+        if self.plan_fingerprint != fingerprint || !same_calls {
             return Err(RunError::PlanMismatch {
-                expected: plan.fingerprint.clone(),
+                expected: fingerprint.to_string(),
                 found: self.plan_fingerprint.clone(),
             });
         }
@@ -1020,6 +1030,33 @@ impl RunState {
             )
             .take(limit)
             .collect()
+    }
+
+    /// Up to `limit` ids of audited calls, in plan order, that are pending, past `not_before_ms` at
+    /// `now_ms`, and for which `depends_met(index)` holds: the `Job::ready` of jobs whose calls wait
+    /// for earlier answers (the clinical protocol, the clarification probe).
+    pub fn ready_where(
+        &self,
+        now_ms: u64,
+        limit: usize,
+        depends_met: impl Fn(usize) -> bool,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, record) in self.calls.iter().enumerate() {
+            if out.len() >= limit {
+                break;
+            }
+            let CallStatus::Pending { not_before_ms, .. } = &record.status else {
+                continue;
+            };
+            if not_before_ms.is_some_and(|t| t > now_ms) {
+                continue;
+            }
+            if depends_met(i) {
+                out.push(record.id.clone());
+            }
+        }
+        out
     }
 
     /// The earliest `not_before_ms` among pending calls that are waiting, for the scheduler's timer.

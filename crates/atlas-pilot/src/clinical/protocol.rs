@@ -676,22 +676,9 @@ impl ClinicalPlan {
     /// Up to `limit` ids that can begin at `now_ms`: pending, past their retry time, dependencies
     /// answered; in plan order.
     pub fn ready(&self, state: &RunState, now_ms: u64, limit: usize) -> Vec<String> {
-        let mut out = Vec::new();
-        for (i, record) in state.calls.iter().enumerate() {
-            if out.len() >= limit {
-                break;
-            }
-            let CallStatus::Pending { not_before_ms, .. } = &record.status else {
-                continue;
-            };
-            if not_before_ms.is_some_and(|t| t > now_ms) {
-                continue;
-            }
-            if matches!(self.readiness(state, i), Readiness::Ready(_)) {
-                out.push(record.id.clone());
-            }
-        }
-        out
+        state.ready_where(now_ms, limit, |i| {
+            matches!(self.readiness(state, i), Readiness::Ready(_))
+        })
     }
 
     /// Counts over the plan's calls.

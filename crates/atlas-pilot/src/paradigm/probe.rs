@@ -828,22 +828,9 @@ impl Job for ProbePlan {
     }
 
     fn ready(&self, state: &RunState, now_ms: u64, limit: usize) -> Vec<String> {
-        let mut out = Vec::new();
-        for (i, record) in state.calls.iter().enumerate() {
-            if out.len() >= limit {
-                break;
-            }
-            let CallStatus::Pending { not_before_ms, .. } = &record.status else {
-                continue;
-            };
-            if not_before_ms.is_some_and(|t| t > now_ms) {
-                continue;
-            }
-            if matches!(self.readiness(state, i), Readiness::Ready(_)) {
-                out.push(record.id.clone());
-            }
-        }
-        out
+        state.ready_where(now_ms, limit, |i| {
+            matches!(self.readiness(state, i), Readiness::Ready(_))
+        })
     }
 
     fn finished(&self, state: &RunState) -> bool {
@@ -851,21 +838,7 @@ impl Job for ProbePlan {
     }
 
     fn check_state(&self, state: &RunState) -> Result<(), RunError> {
-        let same = state.plan_fingerprint == self.fingerprint
-            && state.calls.len() == self.calls.len()
-            && state
-                .calls
-                .iter()
-                .zip(&self.calls)
-                .all(|(r, c)| r.id == c.id);
-        if same {
-            Ok(())
-        } else {
-            Err(RunError::PlanMismatch {
-                expected: self.fingerprint.clone(),
-                found: state.plan_fingerprint.clone(),
-            })
-        }
+        state.check_calls(&self.fingerprint, self.calls.iter().map(|c| c.id.as_str()))
     }
 
     fn provider_of<'s>(
