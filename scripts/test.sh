@@ -83,6 +83,7 @@ step "end to end: CrowS-Pairs and TrustWare BBQ through the form-based column ma
 step "end to end: tool logs (Inspect .eval by Blob.slice, promptfoo, lm-eval; truncated .eval, Parquet) in the Import view in Chromium" node tests/e2e/import_logs.mjs
 step "end to end: dist/ under a sub-path and offline once loaded" node tests/e2e/offline.mjs
 step "end to end: the loading shell of index.html and the default bundle fetched in parallel with the wasm" node tests/e2e/first_paint.mjs
+step "end to end: the loading shell's early ranking (computed in the analysis worker) equals atlas overview, and the app takes that worker over" node tests/e2e/early_overview.mjs
 step "end to end: loads cannot race (a later open wins; a failed ?bundle= leads back to the default)" node tests/e2e/loads.mjs
 step "end to end: the app shell in Chromium (navigation by click and keyboard, a URL per view, back/forward, bundle picker, window drop target)" node tests/e2e/shell.mjs
 step "end to end: RQ3 and the case inspector in Chromium" node tests/e2e/inspector.mjs

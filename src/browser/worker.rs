@@ -2,7 +2,8 @@
 //! bytes once it is ready, pass its replies on, and terminate it (cancel, or when the run is over).
 //!
 //! One worker per run: cancelling terminates it, even in the middle of a draw, and the next run starts
-//! a fresh one. The protocol is [`atlas_worker::Reply`] (JSON strings); a bootstrap's replicate means
+//! a fresh one. The first run may take the worker that the loading shell started for the early
+//! Overview (`index.html`, [`atlas_worker::early`]) instead of starting one. The protocol is [`atlas_worker::Reply`] (JSON strings); a bootstrap's replicate means
 //! arrive beside the JSON as a transferred `Float64Array` (`{reply, means}`) and are put back into
 //! [`atlas_worker::Replicates::means`].
 
@@ -59,8 +60,20 @@ impl AnalysisRun {
         bundle: Arc<[u8]>,
         on_event: impl FnMut(WorkerEvent) + 'static,
     ) -> Result<Self, String> {
-        let worker = Worker::new(WORKER_SCRIPT).map_err(|e| js_message(&e))?;
+        // The loading shell's worker, idle after the early Overview, is taken once; it has said
+        // `ready` already, so the job goes out at once.
+        let (worker, adopted) = match take_early_worker() {
+            Some(worker) => (worker, true),
+            None => (
+                Worker::new(WORKER_SCRIPT).map_err(|e| js_message(&e))?,
+                false,
+            ),
+        };
         let request = request.to_json();
+        if adopted {
+            // Its replies arrive as later tasks, after the handlers below are set in this one.
+            post_job(&worker, &request, &bundle).inspect_err(|_| worker.terminate())?;
+        }
         let on_event = Rc::new(RefCell::new(on_event));
 
         let target = worker.clone();
@@ -136,6 +149,18 @@ impl Drop for AnalysisRun {
         self.worker.set_onerror(None);
         self.worker.terminate();
     }
+}
+
+/// The analysis worker that `index.html` started for the loading shell's early Overview
+/// (`window.__atlasEarlyWorker`, set once it has answered and is idle), taken at most once; `None`
+/// when there is none (another bundle or view in the URL, no Worker, or taken already).
+fn take_early_worker() -> Option<Worker> {
+    let window = web_sys::window()?;
+    let key = JsValue::from_str("__atlasEarlyWorker");
+    let value = Reflect::get(&window, &key).ok()?;
+    let worker = value.dyn_into::<Worker>().ok()?;
+    let _ = Reflect::delete_property(&window, &key);
+    Some(worker)
 }
 
 /// A worker message: the reply's JSON text, and the numbers that travel beside it as a transferred

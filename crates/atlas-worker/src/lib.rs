@@ -18,6 +18,9 @@
 //! data of the evidence-atlas panels ([`Charts`]), including RQ2's per-draw values, which the report's
 //! JSON leaves out.
 //!
+//! The loading shell's early Overview is a fifth, separate message ([`early`]): the ranking computed
+//! here while the app's wasm is still downloading.
+//!
 //! Everything here is plain Rust: [`run`] is tested natively; only `src/main.rs` (the worker binary)
 //! touches the browser.
 
@@ -31,6 +34,7 @@ use serde::{Deserialize, Serialize};
 
 pub use atlas_core::tables::{self, Cell, Table};
 
+pub mod early;
 pub mod planner;
 
 /// File the page starts the worker from: Trunk's loader shim for the `atlas-worker` binary

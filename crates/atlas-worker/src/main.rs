@@ -7,7 +7,9 @@
 //! `done` with bootstrap replicates (or a Compare job's paired BER replicates) is posted as `{reply:
 //! "<Reply JSON>", means: Float64Array}`, the array's buffer transferred. The page cancels a run by terminating the worker.
 //! The Plan view's pool keeps its workers instead: they get `{plan: "<PlanJob JSON>", bundle?}`
-//! messages and keep the bundle and planner between jobs (`atlas_worker::planner`). Natively the
+//! messages and keep the bundle and planner between jobs (`atlas_worker::planner`). The loading
+//! shell of `index.html` sends `{early: "<EarlyJob JSON>", bundle}` and gets `{early: "<EarlyOverview
+//! JSON>"}` or `{early_failed: "<message>"}` (`atlas_worker::early`). Natively the
 //! binary only says what it is.
 
 #[cfg(target_arch = "wasm32")]
@@ -28,6 +30,7 @@ fn main() {
 mod web {
     use std::cell::RefCell;
 
+    use atlas_worker::early::{early_overview, EarlyJob};
     use atlas_worker::planner::{PlanJob, PlanWorker};
     use atlas_worker::{run, Reply, Request};
     use js_sys::{Array, Float64Array, Object, Reflect, Uint8Array};
@@ -115,6 +118,31 @@ mod web {
         }
     }
 
+    /// The loading shell's early Overview (`{early, bundle}`): answered with `{early: "<JSON>"}` or
+    /// `{early_failed: "<message>"}`, never with a [`Reply`].
+    fn early_job(scope: &DedicatedWorkerGlobalScope, data: &JsValue, text: &str) {
+        let answer = serde_json::from_str::<EarlyJob>(text)
+            .map_err(|e| format!("the early job is malformed: {e}"))
+            .and_then(|job| {
+                let bundle = Reflect::get(data, &JsValue::from_str("bundle"))
+                    .ok()
+                    .and_then(|v| v.dyn_into::<Uint8Array>().ok())
+                    .ok_or("the message has no bundle bytes")?;
+                early_overview(&bundle.to_vec(), &job)
+            })
+            .and_then(|early| {
+                serde_json::to_string(&early).map_err(|e| format!("could not write the answer: {e}"))
+            });
+        let (key, value) = match answer {
+            Ok(json) => ("early", json),
+            Err(message) => ("early_failed", message),
+        };
+        let message = Object::new();
+        if Reflect::set(&message, &JsValue::from_str(key), &JsValue::from_str(&value)).is_ok() {
+            let _ = scope.post_message(&message);
+        }
+    }
+
     pub fn start() {
         console_error_panic_hook::set_once();
         let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
@@ -127,6 +155,13 @@ mod web {
                 .and_then(|v| v.as_string())
             {
                 plan_job(&replies, &planner, &data, &text);
+                return;
+            }
+            if let Some(text) = Reflect::get(&data, &JsValue::from_str("early"))
+                .ok()
+                .and_then(|v| v.as_string())
+            {
+                early_job(&replies, &data, &text);
                 return;
             }
             let reply = match read(&data) {
