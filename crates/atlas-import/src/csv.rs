@@ -1,4 +1,7 @@
-//! A push-based CSV/TSV record splitter (RFC 4180 with the lenient rules of Python's `csv` module).
+//! A push-based CSV/TSV record splitter (RFC 4180 with the lenient rules of Python's `csv` module):
+//! the `csv-core` state machine (the `csv` crate's parser) splits and unescapes the fields; this file
+//! adds what the importer reports around it — lines, blank lines, the record limit while reading, and
+//! an unclosed quote with the line where it opened, which `csv-core` reads leniently as a last field.
 //!
 //! Defined outcomes (each tested in `tests/readers.rs`):
 //!
@@ -17,19 +20,9 @@
 //!   reader buffer more than the limit.
 //! - Fields are bytes here; UTF-8 is checked per record by the caller.
 
-use crate::error::ImportError;
+use csv_core::{ReadFieldResult, ReadRecordResult, Reader, ReaderBuilder, Terminator};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
-    /// Between records (nothing of the next record read yet).
-    StartRecord,
-    /// At the start of a field inside a record.
-    StartField,
-    Unquoted,
-    Quoted,
-    /// A `"` inside a quoted field: either the first half of `""` or the closing quote.
-    QuoteInQuoted,
-}
+use crate::error::ImportError;
 
 /// A complete record: the field bytes and where each field ends.
 #[derive(Debug, Default)]
@@ -63,21 +56,49 @@ pub(crate) struct CsvSplitter {
     input: String,
     delimiter: u8,
     max_record_bytes: usize,
-    state: State,
-    current: RawRecord,
-    /// Input bytes of the current record so far.
-    record_bytes: usize,
+    reader: Box<Reader>,
+    /// csv-core's output: the unescaped field bytes of the current record (`out[..out_len]`) and
+    /// the field ends (`ends[..ends_len]`); both grow when csv-core says they are full.
+    out: Vec<u8>,
+    out_len: usize,
+    ends: Vec<usize>,
+    ends_len: usize,
+    /// The current record's input bytes from its first byte (bounded by the record limit): read
+    /// again only when the input ends inside a quote, to find the line where that quote opened.
+    raw: Vec<u8>,
+    /// 1-based line of the current record's first byte; `None` between records (before its first
+    /// byte that is not a line break).
+    record_line: Option<u64>,
     /// Records completed so far (the next record's number is `records + 1`, header included).
     records: u64,
     /// 1-based line of the next byte.
     line: u64,
     prev_cr: bool,
-    /// Swallow a `\n` right after a `\r` that ended a record or a blank line.
-    skip_lf: bool,
-    quote_line: u64,
     /// The first record is a header: data records are numbered from the second one (the header is
     /// record 0 in errors).
     header: bool,
+}
+
+fn reader(delimiter: u8) -> Reader {
+    // `\n`, `\r\n` and a lone `\r` end records; `""` is a quote inside a quoted field; no escape
+    // character and no comments (csv-core's defaults besides the delimiter).
+    ReaderBuilder::new()
+        .delimiter(delimiter)
+        .terminator(Terminator::CRLF)
+        .build()
+}
+
+/// Line breaks in `bytes` (`\r\n`, `\n` and a lone `\r` each one), the first byte not after a `\r`.
+fn breaks(bytes: &[u8]) -> u64 {
+    let mut n = 0;
+    let mut prev_cr = false;
+    for &b in bytes {
+        if b == b'\r' || (b == b'\n' && !prev_cr) {
+            n += 1;
+        }
+        prev_cr = b == b'\r';
+    }
+    n
 }
 
 impl CsvSplitter {
@@ -86,14 +107,16 @@ impl CsvSplitter {
             input: input.to_string(),
             delimiter,
             max_record_bytes,
-            state: State::StartRecord,
-            current: RawRecord::default(),
-            record_bytes: 0,
+            reader: Box::new(reader(delimiter)),
+            out: vec![0; 1024],
+            out_len: 0,
+            ends: vec![0; 64],
+            ends_len: 0,
+            raw: Vec::new(),
+            record_line: None,
             records: 0,
             line: 1,
             prev_cr: false,
-            skip_lf: false,
-            quote_line: 1,
             header,
         }
     }
@@ -107,19 +130,91 @@ impl CsvSplitter {
         }
     }
 
-    fn end_field(&mut self) {
-        self.current.ends.push(self.current.bytes.len());
-    }
-
-    fn end_record(
+    /// Bookkeeping of the input bytes csv-core consumed: lines, blank lines (line breaks before a
+    /// record's first byte that do not end the previous record), the record's first line, its input
+    /// bytes and the record limit.
+    fn account(
         &mut self,
+        consumed: &[u8],
         sink: &mut dyn FnMut(CsvEvent) -> Result<(), ImportError>,
     ) -> Result<(), ImportError> {
+        for &b in consumed {
+            let line_of_byte = self.line;
+            let is_break = b == b'\r' || (b == b'\n' && !self.prev_cr);
+            if is_break {
+                self.line += 1;
+            }
+            self.prev_cr = b == b'\r';
+            if self.record_line.is_none() {
+                if b == b'\n' || b == b'\r' {
+                    if is_break {
+                        sink(CsvEvent::BlankLine)?;
+                    }
+                    continue;
+                }
+                self.record_line = Some(line_of_byte);
+            }
+            self.raw.push(b);
+            if self.raw.len() > self.max_record_bytes {
+                return Err(ImportError::RecordTooLarge {
+                    input: self.input.clone(),
+                    record: self.record_number(),
+                    line: self.record_line.unwrap_or(line_of_byte),
+                    limit: self.max_record_bytes,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands the finished record (first byte on `line`) to the sink and resets for the next one.
+    fn emit(
+        &mut self,
+        line: u64,
+        sink: &mut dyn FnMut(CsvEvent) -> Result<(), ImportError>,
+    ) -> Result<(), ImportError> {
+        let record = RawRecord {
+            bytes: self.out[..self.out_len].to_vec(),
+            ends: self.ends[..self.ends_len].to_vec(),
+            line,
+        };
         self.records += 1;
-        self.state = State::StartRecord;
-        self.record_bytes = 0;
-        let record = std::mem::take(&mut self.current);
+        self.out_len = 0;
+        self.ends_len = 0;
+        self.raw.clear();
+        self.record_line = None;
         sink(CsvEvent::Record(record))
+    }
+
+    /// Grows csv-core's output buffers after it said which one is full.
+    fn grow(&mut self, result: ReadRecordResult) {
+        match result {
+            ReadRecordResult::OutputFull => {
+                let grown = self.out.len() * 2;
+                self.out.resize(grown, 0);
+            }
+            ReadRecordResult::OutputEndsFull => {
+                let grown = self.ends.len() * 2;
+                self.ends.resize(grown, 0);
+            }
+            _ => {}
+        }
+    }
+
+    /// Where the last field of the pending record starts in its input bytes: csv-core's field
+    /// reader over [`CsvSplitter::raw`] (a field is never longer than its input).
+    fn open_field_start(&self) -> usize {
+        let mut fields = reader(self.delimiter);
+        let mut out = vec![0u8; self.raw.len() + 1];
+        let (mut at, mut start) = (0, 0);
+        loop {
+            let (result, nin, _) = fields.read_field(&self.raw[at..], &mut out);
+            at += nin;
+            match result {
+                ReadFieldResult::Field { .. } => start = at,
+                _ => return start,
+            }
+        }
     }
 
     /// Splits the next chunk of decoded input into records.
@@ -128,97 +223,30 @@ impl CsvSplitter {
     /// [`ImportError::RecordTooLarge`], or any error the sink returns.
     pub fn push(
         &mut self,
-        bytes: &[u8],
+        mut input: &[u8],
         sink: &mut dyn FnMut(CsvEvent) -> Result<(), ImportError>,
     ) -> Result<(), ImportError> {
-        let delim = self.delimiter;
-        for &b in bytes {
-            let line_of_byte = self.line;
-            // Line counting, independent of the parser state: `\r\n`, `\n` and a lone `\r` are breaks.
-            if b == b'\n' {
-                if !self.prev_cr {
-                    self.line += 1;
-                }
-            } else if b == b'\r' {
-                self.line += 1;
-            }
-            self.prev_cr = b == b'\r';
-            if self.skip_lf {
-                self.skip_lf = false;
-                if b == b'\n' {
-                    continue;
-                }
-            }
-            if self.state == State::StartRecord {
-                if b == b'\n' || b == b'\r' {
-                    self.skip_lf = b == b'\r';
-                    sink(CsvEvent::BlankLine)?;
-                    continue;
-                }
-                self.current.line = line_of_byte;
-                self.state = State::StartField;
-            }
-            self.record_bytes += 1;
-            if self.record_bytes > self.max_record_bytes {
-                return Err(ImportError::RecordTooLarge {
-                    input: self.input.clone(),
-                    record: self.record_number(),
-                    line: self.current.line,
-                    limit: self.max_record_bytes,
-                });
-            }
-            match self.state {
-                State::StartRecord => {}
-                State::StartField => {
-                    if b == b'"' {
-                        self.state = State::Quoted;
-                        self.quote_line = line_of_byte;
-                    } else if b == delim {
-                        self.end_field();
-                    } else if b == b'\n' || b == b'\r' {
-                        self.end_field();
-                        self.skip_lf = b == b'\r';
-                        self.end_record(sink)?;
-                    } else {
-                        self.current.bytes.push(b);
-                        self.state = State::Unquoted;
-                    }
-                }
-                State::Unquoted => {
-                    if b == delim {
-                        self.end_field();
-                        self.state = State::StartField;
-                    } else if b == b'\n' || b == b'\r' {
-                        self.end_field();
-                        self.skip_lf = b == b'\r';
-                        self.end_record(sink)?;
-                    } else {
-                        self.current.bytes.push(b);
-                    }
-                }
-                State::Quoted => {
-                    if b == b'"' {
-                        self.state = State::QuoteInQuoted;
-                    } else {
-                        self.current.bytes.push(b);
-                    }
-                }
-                State::QuoteInQuoted => {
-                    if b == b'"' {
-                        self.current.bytes.push(b'"');
-                        self.state = State::Quoted;
-                    } else if b == delim {
-                        self.end_field();
-                        self.state = State::StartField;
-                    } else if b == b'\n' || b == b'\r' {
-                        self.end_field();
-                        self.skip_lf = b == b'\r';
-                        self.end_record(sink)?;
-                    } else {
-                        self.current.bytes.push(b);
-                        self.state = State::Unquoted;
-                    }
-                }
+        while !input.is_empty() {
+            // Never more than the record limit allows past this record's bytes so far: a single
+            // endless line stops at the limit instead of being buffered first.
+            let room = (self.max_record_bytes + 1)
+                .saturating_sub(self.raw.len())
+                .max(1);
+            let take = input.len().min(room);
+            let (result, nin, nout, nend) = self.reader.read_record(
+                &input[..take],
+                &mut self.out[self.out_len..],
+                &mut self.ends[self.ends_len..],
+            );
+            self.out_len += nout;
+            self.ends_len += nend;
+            self.account(&input[..nin], sink)?;
+            input = &input[nin..];
+            if result == ReadRecordResult::Record {
+                let line = self.record_line.unwrap_or(self.line);
+                self.emit(line, sink)?;
+            } else {
+                self.grow(result);
             }
         }
         Ok(())
@@ -232,18 +260,37 @@ impl CsvSplitter {
         &mut self,
         sink: &mut dyn FnMut(CsvEvent) -> Result<(), ImportError>,
     ) -> Result<(), ImportError> {
-        match self.state {
-            State::StartRecord => Ok(()),
-            State::Quoted => Err(ImportError::UnclosedQuote {
-                input: self.input.clone(),
-                record: self.record_number(),
-                line: self.current.line,
-                quote_line: self.quote_line,
-            }),
-            State::StartField | State::Unquoted | State::QuoteInQuoted => {
-                self.end_field();
-                self.end_record(sink)
+        let Some(record_line) = self.record_line else {
+            return Ok(());
+        };
+        // A line break ends the pending record unless csv-core is inside a quoted field, where it
+        // is one more byte of the field: that is how an open quote shows (csv-core itself would
+        // return the field as if it were closed). The break is not input: no line or limit counts it.
+        let mut pending: &[u8] = b"\n";
+        loop {
+            let (result, nin, nout, nend) = self.reader.read_record(
+                pending,
+                &mut self.out[self.out_len..],
+                &mut self.ends[self.ends_len..],
+            );
+            self.out_len += nout;
+            self.ends_len += nend;
+            pending = &pending[nin..];
+            match result {
+                ReadRecordResult::Record => return self.emit(record_line, sink),
+                ReadRecordResult::OutputFull | ReadRecordResult::OutputEndsFull => {
+                    self.grow(result)
+                }
+                ReadRecordResult::InputEmpty | ReadRecordResult::End if pending.is_empty() => break,
+                ReadRecordResult::InputEmpty | ReadRecordResult::End => {}
             }
         }
+        let start = self.open_field_start();
+        Err(ImportError::UnclosedQuote {
+            input: self.input.clone(),
+            record: self.record_number(),
+            line: record_line,
+            quote_line: record_line + breaks(&self.raw[..start]),
+        })
     }
 }

@@ -168,6 +168,45 @@ fn a_quote_still_open_at_the_end_of_the_input_is_an_error_naming_the_line_where_
     }
 }
 
+/// The quote that stays open is not on the record's first line: the record starts on line 3 (after
+/// the header on line 1 and a blank line 2), its first field is a closed quoted field over lines 3–4
+/// (`"two` on 3, `lines"` on 4), and its third field opens a quote that never closes, on line 4
+/// (`,x,"open`). With `\r\n`, a lone `\r` and `\n` line breaks alike, and whatever the chunk
+/// borders.
+#[test]
+fn an_open_quote_after_a_multi_line_field_names_the_later_line_it_opened_on() {
+    for text in [
+        "a,b,c\n\n\"two\nlines\",x,\"open\nmore\n",
+        "a,b,c\r\n\r\n\"two\r\nlines\",x,\"open\r\nmore\r\n",
+        "a,b,c\r\r\"two\rlines\",x,\"open\rmore\r",
+    ] {
+        for chunk in [1, 2, 3, 7, 4096] {
+            let limits = Limits {
+                chunk_bytes: chunk,
+                ..Limits::default()
+            };
+            match read(Format::Csv, text.as_bytes(), &limits) {
+                Err(ImportError::UnclosedQuote {
+                    record,
+                    line,
+                    quote_line,
+                    ..
+                }) => assert_eq!((record, line, quote_line), (1, 3, 4), "{text:?} chunk {chunk}"),
+                other => panic!("expected UnclosedQuote for {text:?} chunk {chunk}, got {other:?}"),
+            }
+        }
+    }
+}
+
+/// A closed quote at the very end of the input, with no line break after it, is a complete last
+/// record (not an open quote), and `""` before the end is a quote inside the field.
+#[test]
+fn a_quoted_last_field_closed_at_the_end_of_the_input_is_a_record() {
+    let seen = read_default(Format::Csv, b"a,b\n1,\"say \"\"hi\"\"\"").unwrap();
+    assert_eq!(seen.records.len(), 1);
+    assert_eq!(seen.records[0].2, strings(&["1", "say \"hi\""]));
+}
+
 #[test]
 fn a_ragged_row_is_skipped_and_reported_with_its_record_line_and_field_counts_and_the_rest_is_read()
 {
