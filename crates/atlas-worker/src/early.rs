@@ -86,8 +86,9 @@ pub struct EarlyOverview {
 pub fn early_overview(bundle: &[u8], job: &EarlyJob) -> Result<EarlyOverview, String> {
     let policy = match job.policy.as_deref() {
         None => RepeatPolicy::default(),
-        Some(key) => RepeatPolicy::from_key(key)
-            .ok_or_else(|| format!("`{key}` is not a repeat policy"))?,
+        Some(key) => {
+            RepeatPolicy::from_key(key).ok_or_else(|| format!("`{key}` is not a repeat policy"))?
+        }
     };
     let audit = Audit::from_bytes(bundle).map_err(|e| format!("the bundle is invalid: {e}"))?;
     let h = headline(
@@ -121,7 +122,9 @@ pub fn early_overview(bundle: &[u8], job: &EarlyJob) -> Result<EarlyOverview, St
                 label: r.label.clone(),
                 score: r.score,
                 score_text: percent(r.score, 1),
-                rank_text: r.rank.map_or_else(|| NO_VALUE.to_string(), |k| format!("{k}")),
+                rank_text: r
+                    .rank
+                    .map_or_else(|| NO_VALUE.to_string(), |k| format!("{k}")),
                 high_abstain: r.high_abstain,
             })
             .collect(),

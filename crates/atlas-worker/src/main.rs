@@ -131,14 +131,21 @@ mod web {
                 early_overview(&bundle.to_vec(), &job)
             })
             .and_then(|early| {
-                serde_json::to_string(&early).map_err(|e| format!("could not write the answer: {e}"))
+                serde_json::to_string(&early)
+                    .map_err(|e| format!("could not write the answer: {e}"))
             });
         let (key, value) = match answer {
             Ok(json) => ("early", json),
             Err(message) => ("early_failed", message),
         };
         let message = Object::new();
-        if Reflect::set(&message, &JsValue::from_str(key), &JsValue::from_str(&value)).is_ok() {
+        if Reflect::set(
+            &message,
+            &JsValue::from_str(key),
+            &JsValue::from_str(&value),
+        )
+        .is_ok()
+        {
             let _ = scope.post_message(&message);
         }
     }
