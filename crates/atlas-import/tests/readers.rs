@@ -24,6 +24,26 @@ fn a_utf8_byte_order_mark_is_dropped_so_the_first_header_name_is_clean() {
     );
 }
 
+/// Only the input's leading byte-order mark is dropped: a second one right after it is text (here
+/// the start of the first header name), the same for every chunk size — csv-core would drop it when
+/// its first call holds all three bytes (a regression found by the 10⁶-input fuzz run).
+#[test]
+fn a_second_byte_order_mark_is_kept_as_text_whatever_the_chunk_size() {
+    let text = "\u{feff}\u{feff}model,answer\nm1,agree\n";
+    for chunk in [1, 2, 3, 4, 5, 6, 7, 64, 65536] {
+        let limits = Limits {
+            chunk_bytes: chunk,
+            ..Limits::default()
+        };
+        let seen = read(Format::Csv, text.as_bytes(), &limits).unwrap();
+        assert_eq!(
+            seen.header,
+            strings(&["\u{feff}model", "answer"]),
+            "chunk {chunk}"
+        );
+    }
+}
+
 #[test]
 fn utf16_little_and_big_endian_with_a_byte_order_mark_are_decoded_to_the_same_records_as_utf8() {
     // Includes a character outside the BMP (a surrogate pair in UTF-16) and one with a two-byte UTF-8
@@ -191,7 +211,11 @@ fn an_open_quote_after_a_multi_line_field_names_the_later_line_it_opened_on() {
                     line,
                     quote_line,
                     ..
-                }) => assert_eq!((record, line, quote_line), (1, 3, 4), "{text:?} chunk {chunk}"),
+                }) => assert_eq!(
+                    (record, line, quote_line),
+                    (1, 3, 4),
+                    "{text:?} chunk {chunk}"
+                ),
                 other => panic!("expected UnclosedQuote for {text:?} chunk {chunk}, got {other:?}"),
             }
         }
