@@ -96,6 +96,7 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
         .into_any(),
     };
     let l_plan = loaded.clone();
+    let l_likelihood = loaded.clone();
     let (l_overview, l_scores, l_analyses, l_rationale) = (
         loaded.clone(),
         loaded.clone(),
@@ -113,6 +114,7 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
             <BerChart loaded=l_scores summary/>
             <crate::views::explorer::Reweighting/>
             <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Weights/>
+            <crate::views::likelihood::LikelihoodPanel loaded=l_likelihood/>
         </ViewBox>
         <ViewBox view=AppView::Compare>
             <crate::views::compare::CompareView/>

@@ -5,7 +5,7 @@
 //! `views::bundles`.
 #![cfg(target_arch = "wasm32")]
 
-use audit_atlas::state::inbox::{classify_drop, declares_bundle, DropKind};
+use audit_atlas::state::inbox::{classify_drop, declares_bundle, plan_drop, DropKind, DropPlan};
 use audit_atlas::state::url::{with_view, AppView};
 use audit_atlas::views::bundles::{remember, Recent, RECENT_MAX};
 use wasm_bindgen_test::*;
@@ -109,6 +109,56 @@ fn a_dropped_file_is_a_bundle_only_when_its_json_declares_the_format() {
     }
     for name in ["notes.pdf", "image.png", "README", "bundle.zip"] {
         assert_eq!(classify_drop(name, ""), DropKind::Unsupported, "{name}");
+    }
+}
+
+fn kinds(items: &[(&str, DropKind)]) -> Vec<(String, DropKind)> {
+    items.iter().map(|(n, k)| (n.to_string(), *k)).collect()
+}
+
+#[wasm_bindgen_test]
+fn several_dropped_logs_go_to_import_together_in_drop_order_and_unsupported_ones_are_named() {
+    use DropKind::*;
+    let (plan, left) = plan_drop(&kinds(&[
+        ("first.eval", Results),
+        ("x.pdf", Unsupported),
+        ("second.eval", Results),
+    ]));
+    assert_eq!(plan, DropPlan::Import(vec![0, 2]));
+    assert_eq!(left, vec!["x.pdf".to_string()]);
+    // One bundle alone (an unsupported file beside it is named, not opened).
+    let (plan, left) = plan_drop(&kinds(&[("a.png", Unsupported), ("b.json", Bundle)]));
+    assert_eq!(plan, DropPlan::OpenBundle(1));
+    assert_eq!(left, vec!["a.png".to_string()]);
+}
+
+#[wasm_bindgen_test]
+fn a_bundle_dropped_with_results_or_with_another_bundle_opens_nothing_and_says_so() {
+    use DropKind::*;
+    for files in [
+        kinds(&[("b.json", Bundle), ("r.csv", Results)]),
+        kinds(&[("b.json", Bundle), ("c.json", Bundle)]),
+    ] {
+        match plan_drop(&files).0 {
+            DropPlan::Refuse(m) => {
+                assert!(
+                    m.contains("b.json") && m.contains("Drop one bundle alone"),
+                    "{m}"
+                )
+            }
+            other => panic!("expected Refuse, got {other:?}"),
+        }
+    }
+    match plan_drop(&kinds(&[("a.pdf", Unsupported), ("b.png", Unsupported)])).0 {
+        DropPlan::Refuse(m) => assert!(
+            m.contains("None of the 2 files") && m.contains("a.pdf, b.png"),
+            "{m}"
+        ),
+        other => panic!("expected Refuse, got {other:?}"),
+    }
+    match plan_drop(&[]).0 {
+        DropPlan::Refuse(m) => assert!(m.starts_with("Nothing to open was dropped"), "{m}"),
+        other => panic!("expected Refuse, got {other:?}"),
     }
 }
 

@@ -2,9 +2,9 @@
 //! results file to the Import view ([`ImportInbox`], context).
 //!
 //! The app shell ([`crate::views::shell`]) catches every drop on the window: a bundle is opened
-//! ([`crate::state::AtlasState::load_file`]), a results file is put into the inbox and the Import view
-//! is shown, which takes it as if it had been picked in its own file input; anything else gets a
-//! message naming the file and what is accepted.
+//! ([`crate::state::AtlasState::load_file`]), results files are put into the inbox and the Import view
+//! is shown, which takes them as if they had been picked in its own file input; anything else gets a
+//! message naming the file and what is accepted. Several files dropped at once follow [`plan_drop`].
 
 use leptos::prelude::*;
 
@@ -65,10 +65,98 @@ pub fn unsupported_message(name: &str) -> String {
     )
 }
 
-/// A results file waiting for the Import view (context): the shell puts a dropped file here, the
-/// Import view takes it (and shows it as its selected file).
+/// What one drop of several files does ([`plan_drop`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DropPlan {
+    /// Open the bundle at this index (it was dropped alone, or only with unsupported files).
+    OpenBundle(usize),
+    /// Hand these results files / tool logs (indices, in drop order) to Import together — several
+    /// logs of one tool go into one bundle there.
+    Import(Vec<usize>),
+    /// Nothing to open or import: the message says why.
+    Refuse(String),
+}
+
+/// What to do with the files of one drop, classified by [`classify_drop`] (`(name, kind)` in drop
+/// order), and the names left out (unsupported files dropped beside usable ones).
+///
+/// Results files and tool logs go to Import together; one bundle opens. Bundles mixed with results
+/// files, or several bundles, open nothing (the app opens one bundle at a time, and guessing which
+/// file was meant could replace the bundle loaded with the wrong one): the message says to drop them
+/// separately. Nothing the user already has changes unless a bundle opens.
+///
+/// ```
+/// use audit_atlas::state::inbox::{plan_drop, DropKind, DropPlan};
+/// let files = [
+///     ("a.eval".to_string(), DropKind::Results),
+///     ("notes.txt".to_string(), DropKind::Unsupported),
+///     ("b.eval".to_string(), DropKind::Results),
+/// ];
+/// assert_eq!(plan_drop(&files), (DropPlan::Import(vec![0, 2]), vec!["notes.txt".to_string()]));
+/// ```
+pub fn plan_drop(files: &[(String, DropKind)]) -> (DropPlan, Vec<String>) {
+    let of = |kind: DropKind| -> Vec<usize> {
+        files
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, k))| *k == kind)
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let (bundles, results) = (of(DropKind::Bundle), of(DropKind::Results));
+    let left_out: Vec<String> = of(DropKind::Unsupported)
+        .into_iter()
+        .map(|i| files[i].0.clone())
+        .collect();
+    let names = |ix: &[usize]| {
+        ix.iter()
+            .map(|&i| files[i].0.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let plan = match (bundles.as_slice(), results.is_empty()) {
+        ([], true) => {
+            return match files {
+                [] => (
+                    DropPlan::Refuse(
+                        "Nothing to open was dropped: drop a bundle (.json) or a results file (.csv, .tsv, .jsonl, .json)."
+                            .into(),
+                    ),
+                    Vec::new(),
+                ),
+                [(name, _)] => (DropPlan::Refuse(unsupported_message(name)), Vec::new()),
+                _ => (
+                    DropPlan::Refuse(format!(
+                        "None of the {} files dropped can be opened ({}): drop a bundle (.json) to open it, or results                          files / tool logs (.csv, .tsv, .jsonl, .json, .eval) to import them.",
+                        files.len(),
+                        left_out.join(", ")
+                    )),
+                    Vec::new(),
+                ),
+            };
+        }
+        ([one], true) => DropPlan::OpenBundle(*one),
+        ([], false) => DropPlan::Import(results),
+        (several, _) => DropPlan::Refuse(format!(
+            "Nothing was opened: {} {} a bundle{} and {} {}. Drop one bundle alone to open it, or the results              files / tool logs together to import them; the bundle loaded now stays.",
+            names(several),
+            if several.len() == 1 { "is" } else { "are" },
+            if several.len() == 1 { "" } else { "s" },
+            names(&results),
+            if results.is_empty() {
+                "no results file".to_string()
+            } else {
+                format!("{} results file{}", results.len(), if results.len() == 1 { "" } else { "s" })
+            },
+        )),
+    };
+    (plan, left_out)
+}
+
+/// Results files waiting for the Import view (context): the shell puts the files of a drop here, the
+/// Import view takes them (and shows them as its selected files).
 #[derive(Clone, Copy)]
-pub struct ImportInbox(pub RwSignal<Option<web_sys::File>, LocalStorage>);
+pub struct ImportInbox(pub RwSignal<Option<Vec<web_sys::File>>, LocalStorage>);
 
 impl ImportInbox {
     /// An empty inbox.
@@ -76,16 +164,16 @@ impl ImportInbox {
         ImportInbox(RwSignal::new_local(None))
     }
 
-    /// Puts `file` in (replacing one not yet taken).
-    pub fn put(self, file: web_sys::File) {
-        self.0.set(Some(file));
+    /// Puts `files` in (replacing any not yet taken).
+    pub fn put(self, files: Vec<web_sys::File>) {
+        self.0.set(Some(files));
     }
 
-    /// Takes the waiting file, if any (tracked: an effect calling this reruns on the next put).
-    pub fn take(self) -> Option<web_sys::File> {
-        let file = self.0.get()?;
+    /// Takes the waiting files, if any (tracked: an effect calling this reruns on the next put).
+    pub fn take(self) -> Option<Vec<web_sys::File>> {
+        let files = self.0.get()?;
         self.0.set(None);
-        Some(file)
+        Some(files)
     }
 }
 

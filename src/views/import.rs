@@ -173,6 +173,8 @@ pub fn ImportPanel() -> impl IntoView {
     // Tool logs selected (Inspect, lm-eval, promptfoo, Parquet) and their detected format in words.
     let logs = RwSignal::new_local(None::<Rc<LogFiles>>);
     let detected = RwSignal::new(None::<String>);
+    // Several plain results files chosen or dropped: which one is read.
+    let several = RwSignal::new(None::<String>);
 
     // A file picked here or dropped on the page (the shell's inbox) is selected the same way.
     let select = move |picked: Vec<File>| {
@@ -184,6 +186,7 @@ pub fn ImportPanel() -> impl IntoView {
         texts_shown.set(false);
         detected.set(None);
         logs.set(None);
+        several.set(None);
         file.set(Some(first.clone()));
         spawn_local(async move {
             let format = match import_logs::detect(&first).await {
@@ -218,6 +221,15 @@ pub fn ImportPanel() -> impl IntoView {
                 }
                 return;
             }
+            if picked.len() > 1 {
+                let others: Vec<String> = picked[1..].iter().map(|f| f.name()).collect();
+                several.set(Some(format!(
+                    "The Import view reads one results file at a time (several tool logs go into one bundle): {} is selected; not read: {}. \
+                     To combine several results files into one bundle, use atlas import with all of them.",
+                    first.name(),
+                    others.join(", ")
+                )));
+            }
             let result = read_preview(&first).await.map(Rc::new);
             if let (Ok(p), false) = (&result, keep_mapping.get_untracked()) {
                 let g = atlas_import::guess(&p.name, &p.preview);
@@ -242,8 +254,9 @@ pub fn ImportPanel() -> impl IntoView {
     if let Some(inbox) = use_context::<crate::state::inbox::ImportInbox>() {
         Effect::new(move |_| {
             if let Some(picked) = inbox.take() {
-                dropped.set(Some(picked.name()));
-                select(vec![picked]);
+                let names: Vec<String> = picked.iter().map(|f| f.name()).collect();
+                dropped.set(Some(names.join(", ")));
+                select(picked);
             }
         });
     }
@@ -346,6 +359,7 @@ pub fn ImportPanel() -> impl IntoView {
                 </label>
                 {move || detected.get().map(|label| view! { <p class="status" role="status" id="import-detected">"Detected: " <strong>{label}</strong></p> })}
                 {move || dropped.get().map(|name| view! { <p class="status" role="status" id="import-dropped">"Selected: " <strong>{name}</strong> " (dropped on the page)"</p> })}
+                {move || several.get().map(|m| view! { <p class="status" role="status" id="import-several">{m}</p> })}
                 <label>
                     "Mapping file (optional): "
                     <input type="file" id="import-mapping-file" accept=".json,application/json" on:change=on_mapping_file/>

@@ -13,6 +13,7 @@
 //! - [`rq3`]: the RQ3 panel (Tables 3, 18, 19);
 //! - [`inspector`]: the case inspector (filtered virtual list, case view, case links);
 //! - [`clinical`]: the Clinical view of clinical perturbation bundles (seed `001_…`);
+//! - [`likelihood`]: likelihood readouts (stereotyped candidate preferred, §C.2), apart from Selection;
 //! - [`import`]: opening CSV / JSONL logs as a bundle.
 
 pub mod analyses;
@@ -25,6 +26,7 @@ pub mod headline;
 pub mod import;
 pub mod import_logs;
 pub mod inspector;
+pub mod likelihood;
 pub mod overview;
 pub mod plan;
 pub mod rq3;

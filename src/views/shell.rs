@@ -12,7 +12,7 @@ use leptos::task::spawn_local;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::state::inbox::{classify_drop, unsupported_message, DropKind, ImportInbox, SNIFF_BYTES};
+use crate::state::inbox::{classify_drop, plan_drop, DropPlan, ImportInbox, SNIFF_BYTES};
 use crate::state::nav::{Navigator, ShellNotice};
 use crate::state::url::{AppView, ViewState};
 use crate::state::AtlasState;
@@ -206,38 +206,59 @@ pub fn DropTarget() -> impl IntoView {
                 ev.prevent_default();
                 depth.set_value(0);
                 dragging.try_set(false);
-                let Some(file) = ev
+                let files: Vec<web_sys::File> = ev
                     .data_transfer()
                     .and_then(|dt| dt.files())
-                    .and_then(|f| f.get(0))
-                else {
-                    notice.show(
-                        "Nothing to open was dropped: drop a bundle (.json) or a results file (.csv, .tsv, .jsonl, .json).".into(),
-                        true,
-                    );
-                    return;
-                };
+                    .map(|list| (0..list.length()).filter_map(|i| list.get(i)).collect())
+                    .unwrap_or_default();
                 spawn_local(async move {
-                    let name = file.name();
-                    let head = if name.to_ascii_lowercase().ends_with(".json") {
-                        read_head(&file).await
-                    } else {
+                    let mut kinds = Vec::with_capacity(files.len());
+                    for file in &files {
+                        let name = file.name();
+                        let head = if name.to_ascii_lowercase().ends_with(".json") {
+                            read_head(file).await
+                        } else {
+                            String::new()
+                        };
+                        let kind = classify_drop(&name, &head);
+                        kinds.push((name, kind));
+                    }
+                    let (plan, left_out) = plan_drop(&kinds);
+                    let left_out = if left_out.is_empty() {
                         String::new()
+                    } else {
+                        format!(
+                            " Not taken (not a bundle, results file or tool log): {}.",
+                            left_out.join(", ")
+                        )
                     };
-                    match classify_drop(&name, &head) {
-                        DropKind::Bundle => {
+                    match plan {
+                        DropPlan::OpenBundle(i) => {
                             notice.0.set(None);
-                            state.load_file(file);
+                            state.load_file(files[i].clone());
+                            if !left_out.is_empty() {
+                                notice.show(left_out.trim_start().to_string(), true);
+                            }
                         }
-                        DropKind::Results => {
-                            inbox.put(file);
+                        DropPlan::Import(ix) => {
+                            let names: Vec<String> =
+                                ix.iter().map(|&i| kinds[i].0.clone()).collect();
+                            inbox.put(ix.iter().map(|&i| files[i].clone()).collect());
                             nav.go(AppView::Import, true);
+                            let what = match names.as_slice() {
+                                [one] => format!("{one} is selected in Import"),
+                                _ => format!(
+                                    "{} files are selected in Import ({})",
+                                    names.len(),
+                                    names.join(", ")
+                                ),
+                            };
                             notice.show(
-                                format!("{name} is selected in Import: check the column mapping, then import it."),
-                                false,
+                                format!("{what}: check the column mapping, then import.{left_out}"),
+                                !left_out.is_empty(),
                             );
                         }
-                        DropKind::Unsupported => notice.show(unsupported_message(&name), true),
+                        DropPlan::Refuse(message) => notice.show(message, true),
                     }
                 });
             }),

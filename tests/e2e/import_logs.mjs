@@ -10,7 +10,10 @@
 // tests/fixtures/logs/promptfoo/expected.json by pandas, tests/import/expected_logs.json by pandas);
 // "Open in the explorer" opens the bundle. The .eval files are read by Blob.slice ranges (an init script
 // counts Blob.prototype.slice calls; no slice covers a whole file). A truncated .eval gives a named
-// error and keeps the bundle loaded; a Parquet file gets the "use atlas import" message.
+// error and keeps the bundle loaded; a Parquet file gets the "use atlas import" message. Several files
+// dropped on the window at once: the two .eval logs (and a text file, named as not taken) go to Import
+// together and import with the combined counts; a bundle dropped beside a results file opens nothing;
+// two CSVs dropped: Import names the one it reads and the one it does not.
 // Screenshots (1280×800, 390×844): target/e2e-import-logs/. Ends with "N passed, M failed".
 import { readFileSync, writeFileSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
@@ -119,6 +122,59 @@ try {
       await page.waitForFunction((id) => { const c = document.querySelector('#metadata .bundle-id code'); return c && c.textContent !== id; }, shown, { timeout: 30000 });
       const note = await page.$eval('#shell-notice', (n) => n.textContent).catch(() => '');
       check(`${size} ${c.name}: "Open in the explorer" opens the bundle and counts its responses`, note.includes(`— ${c.want.responses} responses`), note);
+    }
+    // Several files dropped on the window at once (issue 16, several logs into one bundle): the two
+    // .eval logs and a text file go to Import together, the text file named as not taken, and the
+    // import gives the combined reference counts; a bundle dropped with a results file opens nothing.
+    {
+      const dropFiles = (files) => page.evaluate(async (items) => {
+        const dt = new DataTransfer();
+        for (const { name, b64 } of items) {
+          const bytes = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+          dt.items.add(new File([bytes], name));
+        }
+        const target = document.querySelector('footer') || document.body;
+        target.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        target.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        target.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      }, files.map(([name, bytes]) => ({ name, b64: Buffer.from(bytes).toString('base64') })));
+      const names = evalFiles.map((f) => f.split('/').pop());
+      await showView(page, 'scores');
+      await dropFiles([...evalFiles.map((f, i) => [names[i], readFileSync(f)]), ['notes.txt', Buffer.from('not a log')]]);
+      await page.waitForSelector('#import-detected', { timeout: 60000 });
+      await page.waitForFunction(() => /2 files into one bundle/.test(document.querySelector('#import-detected')?.textContent || ''), null, { timeout: 60000 }).catch(() => {});
+      const got = await page.evaluate(() => ({
+        url: location.search,
+        detected: document.querySelector('#import-detected strong')?.textContent || '',
+        dropped: document.querySelector('#import-dropped')?.textContent || '',
+        notice: document.querySelector('#shell-notice')?.textContent || '',
+      }));
+      check(`${size} drop of two .eval logs and a text file: the Import view takes both logs as one bundle`,
+        /view=import/.test(got.url) && /^Inspect AI log \(\.eval, \d+ members\), 2 files into one bundle$/.test(got.detected)
+        && names.every((n) => got.dropped.includes(n)), JSON.stringify(got));
+      check(`${size} drop of two .eval logs and a text file: the notice says 2 files are selected and names the one not taken`,
+        got.notice.includes('2 files are selected in Import') && got.notice.includes('Not taken') && got.notice.includes('notes.txt'), got.notice);
+      if (full) {
+        await page.click('#import-run');
+        await page.waitForSelector('#import-summary, #import-error', { timeout: 120000 });
+        const sum = await page.$eval('#import-summary', (p) => ({ ...p.dataset })).catch(() => ({}));
+        const want = cases[0].want;
+        const diffs = Object.entries(want).filter(([k, v]) => Number(sum[k]) !== v).map(([k, v]) => `${k}: ${sum[k]} vs ${v}`);
+        check(`${size} the dropped logs import with the combined reference counts`, diffs.length === 0, diffs.join('; ') || JSON.stringify(sum));
+        await page.screenshot({ path: join(shots, `drop-two-logs-${width}x${height}.png`), fullPage: false });
+      }
+      const held = await bundleId(page);
+      const bundleBytes = readFileSync(join(root, 'tests/fixtures/tiny-bundle.json'));
+      await dropFiles([['tiny.json', bundleBytes], ['r.csv', Buffer.from('model,answer\nm,agree\n')]]);
+      await page.waitForFunction(() => /Nothing was opened/.test(document.querySelector('#shell-notice')?.textContent || ''), null, { timeout: 30000 }).catch(() => {});
+      const refused = await page.$eval('#shell-notice', (n) => n.textContent).catch(() => '');
+      check(`${size} a bundle dropped with a results file opens nothing, says so, and the bundle loaded stays`,
+        /Nothing was opened/.test(refused) && refused.includes('tiny.json') && (await bundleId(page)) === held, `${refused} (${held})`);
+      await dropFiles([['a.csv', Buffer.from('model,answer\nm,agree\n')], ['b.csv', Buffer.from('model,answer\nm,disagree\n')]]);
+      await page.waitForSelector('#import-several', { timeout: 30000 }).catch(() => {});
+      const several = await page.$eval('#import-several', (n) => n.textContent).catch(() => '');
+      check(`${size} two CSV files dropped: Import says it reads a.csv and names b.csv as not read`,
+        several.includes('a.csv is selected') && several.includes('not read: b.csv'), several);
     }
     // A truncated .eval: a named error, the bundle loaded stays.
     const data = readFileSync(evalFiles[0]);
