@@ -333,7 +333,11 @@ mod tests {
             .unwrap()
             .to_table(&audit);
         assert_eq!(t.id, "likelihood-preference");
-        assert_eq!(t.rows.len(), 2, "the model row and its one (default) condition row");
+        assert_eq!(
+            t.rows.len(),
+            2,
+            "the model row and its one (default) condition row"
+        );
         let row = &t.rows[0];
         assert_eq!(row[0].text, "Model M");
         assert_eq!(row[1].text, "all conditions");
@@ -344,8 +348,13 @@ mod tests {
         // readouts 3, valid 2, preferred 1, ties 1, missing 1, share 0.5
         assert_eq!(values, vec!["3", "2", "1", "1", "1", "0.5"]);
         assert_eq!(row[7].text, "50.0%");
-        assert!(t.notes.iter().any(|n| n.contains("50 % is the unbiased point")));
-        assert!(t.caption.contains("mean log-probability per continuation token"));
+        assert!(t
+            .notes
+            .iter()
+            .any(|n| n.contains("50 % is the unbiased point")));
+        assert!(t
+            .caption
+            .contains("mean log-probability per continuation token"));
     }
 
     #[test]
