@@ -1366,34 +1366,56 @@ fn procedures(ctx: &Ctx, cell: usize) -> impl IntoView {
             (x, condition, template, format!("{raw} (A = {a})"), majority)
         })
         .collect();
+    // The likelihood readout of each row (seed §C.2), for bundles that have them: kept in a column of
+    // its own, apart from the Selection.
+    let basis = atlas_core::likelihood::Basis::default_for(audit);
+    let likelihood: Vec<String> = shown
+        .iter()
+        .map(|(x, ..)| {
+            basis
+                .and_then(|b| atlas_core::likelihood::cell_readout(audit, *x, b))
+                .map_or_else(|| "—".to_string(), |r| r.describe())
+        })
+        .collect();
     let keys: Vec<(usize, Vec<SortKey>)> = shown
         .iter()
         .enumerate()
         .map(|(i, (x, condition, template, selection, majority))| {
             let b = b_text(ix.readings.rationale(rule.get_untracked(), *x));
-            (
-                i,
-                vec![
-                    SortKey::new(condition, None),
-                    SortKey::new(template, None),
-                    SortKey::new(selection, None),
-                    SortKey::new(majority, None),
-                    SortKey::new(b, None),
-                    SortKey::missing(),
-                    SortKey::number(Some(*x as f64)),
-                ],
-            )
+            let mut row = vec![
+                SortKey::new(condition, None),
+                SortKey::new(template, None),
+                SortKey::new(selection, None),
+                SortKey::new(majority, None),
+                SortKey::new(b, None),
+                SortKey::missing(),
+            ];
+            if basis.is_some() {
+                row.push(SortKey::new(&likelihood[i], None));
+            }
+            row.push(SortKey::number(Some(*x as f64)));
+            (i, row)
         })
         .collect();
-    let columns = vec![
+    let mut columns = vec![
         Column::text("Condition"),
         Column::text("Template"),
         Column::text("Selection"),
         Column::text("Five-class majority"),
         Column::text("B"),
         Column::text("Rationale"),
-        Column::number("Case"),
     ];
+    if let Some(b) = basis {
+        columns.push(Column::text(match b {
+            atlas_core::likelihood::Basis::MeanPerToken => {
+                "Likelihood (mean log-probability per token, §C.2)"
+            }
+            atlas_core::likelihood::Basis::Sum => "Likelihood (summed log-probability)",
+        }));
+    }
+    columns.push(Column::number("Case"));
+    let likelihood = Arc::new(likelihood);
+    let has_likelihood = basis.is_some();
     let shown = Arc::new(shown);
     let ix2 = ctx.ix.clone();
     let loaded = ctx.loaded.clone();
@@ -1403,6 +1425,10 @@ fn procedures(ctx: &Ctx, cell: usize) -> impl IntoView {
         };
         let ix2 = ix2.clone();
         let loaded = loaded.clone();
+        let readout = has_likelihood.then(|| {
+            let r = likelihood.get(i).cloned().unwrap_or_default();
+            view! { <td class="text likelihood-readout">{r}</td> }
+        });
         let text = move || {
             if !texts_allowed.get() {
                 return "(hidden until the content warning is acknowledged)".to_string();
@@ -1422,6 +1448,7 @@ fn procedures(ctx: &Ctx, cell: usize) -> impl IntoView {
                 <td class="text">{majority}</td>
                 <td class="text">{move || b_text(ix2.readings.rationale(rule.get(), x))}</td>
                 <td class="text"><pre class="procedure-text">{text}</pre></td>
+                {readout}
                 <td class="num">
                     <a href=format!("#case={x}") on:click=move |ev: leptos::ev::MouseEvent| {
                         ev.prevent_default();
@@ -1437,7 +1464,7 @@ fn procedures(ctx: &Ctx, cell: usize) -> impl IntoView {
         <figure class="procedures">
             <figcaption>
                 <h4>{format!("One proposition, all procedures — {model}: {statement}")}</h4>
-                <p class="provenance">"As in the BiAxisBias paper's Table 22: the same model and statement under every condition and template of the bundle (other facets as in this case). Selection raw and A; the judges' five-class majority; B under the inspector's rule; the Rationale text."</p>
+                <p class="provenance">"As in the BiAxisBias paper's Table 22: the same model and statement under every condition and template of the bundle (other facets as in this case). Selection raw and A; the judges' five-class majority; B under the inspector's rule; the Rationale text; for a bundle with likelihood readouts, the candidates' scores and whether the stereotyped one is preferred (§C.2), apart from the Selection."</p>
             </figcaption>
             {sortable_table(
                 TableNames {

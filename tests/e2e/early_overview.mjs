@@ -10,7 +10,8 @@
 //  1. the shell's ranking appears while the app has not started (the shell is still there, no app
 //     markup): the same models in the same order as `atlas overview --reps 0 --json`, each row's
 //     full-precision data-score equal to the CLI's score, its text the score as percent with one
-//     decimal, its rank the CLI's rank, its label the CLI's label with the model id on hover;
+//     decimal, its rank the CLI's rank, its label the CLI's label with the model id on hover; the
+//     headline findings' sentences equal the CLI's;
 //  2. after the app's wasm is let through: the shell is gone, the app's Overview ranking has the same
 //     models and scores, its 95 % intervals fill in, and the app's first analysis job went to the
 //     shell's worker (a wrapped Worker constructor records what is posted to each worker);
@@ -117,6 +118,9 @@ for (const [label, viewport] of [['desktop', { width: 1280, height: 800 }], ['ph
   check(`${label}: the ranking is in the loading shell while the app's wasm is held back`, before.shell && !before.app,
     JSON.stringify(before));
   compareRows(label, await shellRows(page), cliAll);
+  const findings = await page.$$eval('#shell-findings li', (li) => li.map((l) => l.textContent));
+  check(`${label}: the shell lists the CLI's ${cliAll.findings.length} headline findings, in order and word for word`,
+    JSON.stringify(findings) === JSON.stringify(cliAll.findings.map((f) => f.text)), JSON.stringify(findings));
   if (label === 'phone') {
     check('phone: the shell ranking fits 390 px (no sideways scroll)',
       before.scroll <= before.width && before.boxScroll <= before.boxWidth + 1, JSON.stringify(before));

@@ -12,7 +12,9 @@
 //     its p_s (tests/reference/expected_paradigm.json, written by tests/reference/paradigm_reference.py
 //     from the scoring log without the Rust code);
 //  4. the 50 % unbiased point is stated; on the phone the page does not scroll sideways;
-//  5. the default bundle (no likelihood readouts) has no such section.
+//  5. the default bundle (no likelihood readouts) has no such section;
+//  6. Table 22 in the case inspector (case 0): one row per procedure, and the StereoSet- and CrowS-style
+//     rows' two mean log-probabilities per token equal the numpy reference's for that proposition.
 // Screenshots: target/e2e-likelihood/likelihood-desktop.png and likelihood-phone.png.
 // Ends with "N passed, M failed".
 import { execFileSync } from 'node:child_process';
@@ -111,6 +113,46 @@ for (const [label, viewport] of [['desktop', { width: 1280, height: 800 }], ['ph
   await page.waitForTimeout(200);
   compare(`${label}: summed — every row's counts and share equal atlas likelihood --basis sum`, await readRows(page), expectedRows(cli.sum));
   check(`${label}: no page errors`, errors.length === 0, errors.join(' | '));
+  await page.close();
+}
+
+// Table 22 with likelihoods: case 0 of the demo (model, statement, condition, template and repeat at
+// their first levels) opened in the case inspector; "one proposition, all procedures" lists the five
+// procedures, and the StereoSet- and CrowS-style rows show the two candidates' mean log-probabilities
+// per token — as a set equal to the numpy reference's for that proposition and procedure (the
+// reference does not record which is stereotyped) — with a verdict that follows from the shown numbers.
+{
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${base}?bundle=${encodeURIComponent('fixtures/paradigm-demo/bundle.json')}#case=0`);
+  await page.waitForSelector('#case-view', { timeout: 120000 });
+  await page.click('#case-procedures');
+  await page.waitForSelector('#procedures tbody tr');
+  const rows = await page.$$eval('#procedures tbody tr', (trs) => trs.map((tr) => ({
+    condition: tr.querySelector('th')?.textContent.trim(),
+    readout: tr.querySelector('td.likelihood-readout')?.textContent.trim(),
+  })));
+  const conditions = bundleJson.facets.find((f) => f.id === 'condition').levels;
+  check('Table 22: one row per procedure, in the bundle\'s order', JSON.stringify(rows.map((r) => r.condition)) === JSON.stringify(conditions.map((l) => l.label ?? l.id)), JSON.stringify(rows.map((r) => r.condition)));
+  const statement = bundleJson.facets.find((f) => f.id === 'statement').levels[0].id;
+  const refCands = JSON.parse(readFileSync(join(root, 'tests/reference/expected_paradigm.json'), 'utf8')).candidates;
+  const fmt = (x) => x.toFixed(2).replace('-', '−');
+  for (const proc of ['StereoSet', 'CrowS']) {
+    const row = rows.find((r) => r.condition === (conditionLabel[proc] ?? proc));
+    const want = refCands.filter((c) => c.procedure === proc && c.proposition === statement).map((c) => fmt(c.mean)).sort();
+    const m = /^stereotyped (\S+) · other (\S+) → (.+)$/.exec(row?.readout || '');
+    const shown = m ? [m[1], m[2]].sort() : [];
+    const num = (t) => Number(t.replace('−', '-'));
+    const verdict = m ? (num(m[1]) > num(m[2]) ? 'preferred' : num(m[1]) === num(m[2]) ? 'tie (not preferred)' : 'not preferred') : null;
+    check(`Table 22: the ${proc}-style row shows the numpy reference's two mean log-probabilities (${want.join(', ')}) and a consistent verdict`,
+      want.length === 2 && JSON.stringify(shown) === JSON.stringify(want) && m[3] === verdict, `${row?.readout}`);
+  }
+  const clear = rows.find((r) => r.condition === (conditionLabel.CLEAR ?? 'CLEAR'));
+  check('Table 22: a procedure without likelihood readouts shows —', clear?.readout === '—', `${clear?.readout}`);
+  await page.$eval('#procedures', (e) => e.scrollIntoView());
+  await page.screenshot({ path: join(shots, 'table22-likelihood-desktop.png') });
+  check('Table 22: no page errors', errors.length === 0, errors.join(' | '));
   await page.close();
 }
 

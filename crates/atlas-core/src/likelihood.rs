@@ -121,6 +121,90 @@ fn outcome(scores: &[Option<f64>], stereotyped: usize) -> Outcome {
     }
 }
 
+/// The `k` candidates' scores of `cell` under `basis` into `scores` (`None` = missing).
+fn fill_scores(
+    l: &crate::bundle::LikelihoodColumn,
+    cell: usize,
+    basis: Basis,
+    scores: &mut [Option<f64>],
+) {
+    let k = l.candidates;
+    for (c, slot) in scores.iter_mut().enumerate() {
+        let e = cell * k + c;
+        let sum = l.logprob_sum.get(e).copied().flatten();
+        *slot = match basis {
+            Basis::Sum => sum,
+            Basis::MeanPerToken => {
+                let n = l
+                    .token_count
+                    .as_ref()
+                    .and_then(|t| t.get(e).copied().flatten());
+                match (sum, n) {
+                    (Some(s), Some(n)) if n > 0 => Some(s / f64::from(n)),
+                    _ => None,
+                }
+            }
+        };
+    }
+}
+
+/// One cell's likelihood readout, for the case inspector (seed Table 22 with likelihoods).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellReadout {
+    /// Index of the stereotyped candidate.
+    pub stereotyped: usize,
+    /// Every candidate's score under the basis asked for (`None` = missing), in the cell's order.
+    pub scores: Vec<Option<f64>>,
+}
+
+impl CellReadout {
+    /// The readout in one line: the stereotyped candidate's score, the others', and the outcome, e.g.
+    /// `stereotyped −2.00 · other −2.50 → preferred` (two decimals; `missing` for a missing score).
+    pub fn describe(&self) -> String {
+        let score = |s: Option<f64>| {
+            s.map_or_else(
+                || "missing".to_string(),
+                |v| format!("{v:.2}").replace('-', "−"),
+            )
+        };
+        let others: Vec<String> = self
+            .scores
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != self.stereotyped)
+            .map(|(_, s)| score(*s))
+            .collect();
+        let verdict = match outcome(&self.scores, self.stereotyped) {
+            Outcome::Preferred => "preferred",
+            Outcome::NotPreferred => "not preferred",
+            Outcome::Tie => "tie (not preferred)",
+            Outcome::Missing => "missing (left out)",
+        };
+        format!(
+            "stereotyped {} · {} {} → {verdict}",
+            score(self.scores.get(self.stereotyped).copied().flatten()),
+            if others.len() == 1 { "other" } else { "others" },
+            others.join(", ")
+        )
+    }
+}
+
+/// The likelihood readout of `cell` under `basis`; `None` when the bundle has no likelihood readouts
+/// or this cell has none (its stereotyped mark is not a digit).
+pub fn cell_readout(audit: &Audit, cell: usize, basis: Basis) -> Option<CellReadout> {
+    let l = audit.file.responses.likelihood.as_ref()?;
+    let mark = *l.stereotyped.as_bytes().get(cell)?;
+    if !mark.is_ascii_digit() {
+        return None;
+    }
+    let mut scores = vec![None; l.candidates];
+    fill_scores(l, cell, basis, &mut scores);
+    Some(CellReadout {
+        stereotyped: usize::from(mark - b'0'),
+        scores,
+    })
+}
+
 /// Stereotyped-candidate preference per model and per model × condition (seed `000_…` §C.2).
 ///
 /// Returns `None` when the bundle has no `responses.likelihood`. Every readout is counted in exactly
@@ -167,23 +251,7 @@ pub fn stereotype_preference(audit: &Audit, basis: Basis) -> Option<PreferenceTa
             continue;
         }
         let stereotyped = usize::from(mark - b'0');
-        for (c, slot) in scores.iter_mut().enumerate() {
-            let e = cell * k + c;
-            let sum = l.logprob_sum.get(e).copied().flatten();
-            *slot = match basis {
-                Basis::Sum => sum,
-                Basis::MeanPerToken => {
-                    let n = l
-                        .token_count
-                        .as_ref()
-                        .and_then(|t| t.get(e).copied().flatten());
-                    match (sum, n) {
-                        (Some(s), Some(n)) if n > 0 => Some(s / f64::from(n)),
-                        _ => None,
-                    }
-                }
-            };
-        }
+        fill_scores(l, cell, basis, &mut scores);
         let o = outcome(&scores, stereotyped);
         let m = model_axis.map_or(0, |a| (cell / a.stride) % a.len);
         let c = condition_axis.map_or(0, |a| (cell / a.stride) % a.len);
@@ -355,6 +423,40 @@ mod tests {
         assert!(t
             .caption
             .contains("mean log-probability per continuation token"));
+    }
+
+    /// One cell read back: the doc example's cell 1 (stereotyped 0: −6/3 = −2.00 per token against
+    /// −5/2 = −2.50 → preferred; by sum −6 against −5 → not preferred).
+    #[test]
+    fn a_cell_readout_gives_its_scores_and_outcome_in_words() {
+        let audit = Audit::from_json(
+            r#"{"format":"audit-atlas-bundle","version":1,
+  "metadata":{"id":"doc","title":"t","description":"d","source":{"citation":"c"},
+    "license":{"id":"CC0-1.0","attribution":"none"},"content_warning":null,
+    "produced_by":{"tool":"hand"}},
+  "facets":[{"id":"model","levels":[{"id":"m"}]},
+    {"id":"statement","levels":[{"id":"s1","text":"a"},{"id":"s2","text":"b"}]}],
+  "responses":{"axes":["model","statement"],"selection":{"values":[],"codes":"--"},
+    "likelihood":{"candidates":2,"stereotyped":"0-",
+      "logprob_sum":[-6.0,-5.0,null,null],"token_count":[3,2,null,null]}}}"#,
+        )
+        .unwrap();
+        let mean = cell_readout(&audit, 0, Basis::MeanPerToken).unwrap();
+        assert_eq!(mean.scores, vec![Some(-2.0), Some(-2.5)]);
+        assert_eq!(
+            mean.describe(),
+            "stereotyped −2.00 · other −2.50 → preferred"
+        );
+        let sum = cell_readout(&audit, 0, Basis::Sum).unwrap();
+        assert_eq!(
+            sum.describe(),
+            "stereotyped −6.00 · other −5.00 → not preferred"
+        );
+        assert_eq!(
+            cell_readout(&audit, 1, Basis::Sum),
+            None,
+            "no readout in cell 1"
+        );
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //!
 //! `index.html` starts this worker (311 kB gzipped, against the app's 2.1 MB) as soon as the page
 //! opens, hands it the default bundle's bytes from the early fetch, and draws the answer of
-//! [`early_overview`] into the loading shell: the bundle's one-sentence description, its size, and the
-//! ranking with each model's score and rank — the same numbers, with the same text, as the Overview's
+//! [`early_overview`] into the loading shell: the bundle's one-sentence description, its size, the
+//! headline findings, and the ranking with each model's score and rank — the same numbers, with the same text, as the Overview's
 //! ranking table once the app has mounted, because both come from [`atlas_core::headline::headline`]
 //! and [`atlas_core::format`]. The 95 % intervals are left to the app (they need the 2,000-replicate
 //! bootstrap; the shell says they follow).
@@ -61,6 +61,9 @@ pub struct EarlyOverview {
     pub direction: String,
     /// Models by rank, best first (models without a score last).
     pub ranking: Vec<EarlyRow>,
+    /// The headline findings' sentences, in the Overview's order
+    /// ([`atlas_core::headline::Headline::findings`]).
+    pub findings: Vec<String>,
 }
 
 /// Parses `bundle` and computes its early Overview: the headline without the bootstrap (0
@@ -128,6 +131,7 @@ pub fn early_overview(bundle: &[u8], job: &EarlyJob) -> Result<EarlyOverview, St
                 high_abstain: r.high_abstain,
             })
             .collect(),
+        findings: h.findings.iter().map(|f| f.text.clone()).collect(),
     })
 }
 
@@ -157,6 +161,8 @@ mod tests {
             assert_eq!(e.score_text, percent(f.score, 1));
         }
         assert_eq!(early.policy, "all_responses");
+        let texts: Vec<&str> = full.findings.iter().map(|f| f.text.as_str()).collect();
+        assert_eq!(early.findings, texts);
     }
 
     #[test]
