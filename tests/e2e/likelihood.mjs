@@ -6,10 +6,10 @@
 // readouts for its StereoSet- and CrowS-style cells) in the Scores view at 1280×800 and 390×844 and checks:
 //  1. the section is there, after the Selection results, and says it is kept apart from them;
 //  2. every row (model over all conditions, model × condition): readouts, valid, preferred, ties,
-//     missing and the share equal `atlas likelihood --json` (ATLAS_BIN or cargo run), for the mean
+//     missing, the share, SS, LMS and ICAT equal `atlas likelihood --json` (ATLAS_BIN or cargo run), for the mean
 //     per-token score and, after switching the select, for the summed score;
-//  3. the CrowS-style share equals the numpy reference's CrowS preference and the StereoSet-style share
-//     its p_s (tests/reference/expected_paradigm.json, written by tests/reference/paradigm_reference.py
+//  3. the CrowS-style share equals the numpy reference's CrowS preference, the StereoSet-style share
+//     its p_s and the StereoSet-style SS, LMS, ICAT its ss, lms, icat (tests/reference/expected_paradigm.json, written by tests/reference/paradigm_reference.py
 //     from the scoring log without the Rust code);
 //  4. the 50 % unbiased point is stated; on the phone the page does not scroll sideways;
 //  5. the default bundle (no likelihood readouts) has no such section;
@@ -75,6 +75,10 @@ function compare(name, got, want) {
     for (const k of keys) if (Number(g[k]) !== w[k]) bad.push(`row ${i} ${k}: ${g[k]} vs ${w[k]}`);
     const share = g.share === '' || g.share === undefined ? null : Number(g.share);
     if (share !== w.share) bad.push(`row ${i} share: ${g.share} vs ${w.share}`);
+    for (const k of ['ss', 'lms', 'icat']) {
+      const v = g[k] === '' || g[k] === undefined ? null : Number(g[k]);
+      if (v !== (w[k] ?? null)) bad.push(`row ${i} ${k}: ${g[k]} vs ${w[k]}`);
+    }
     if (w.condition !== 'all conditions' && g.condition !== w.condition) bad.push(`row ${i} condition: ${g.condition} vs ${w.condition}`);
   });
   check(name, bad.length === 0, bad.slice(0, 4).join('; '));
@@ -106,6 +110,9 @@ for (const [label, viewport] of [['desktop', { width: 1280, height: 800 }], ['ph
   const ref = numpy['smollm2-135m-instruct'];
   check(`${label}: the CrowS-style share equals the numpy CrowS preference (${ref.crows.preference} %)`, Math.abs(100 * share('CrowS') - ref.crows.preference) < 1e-9, `${share('CrowS')}`);
   check(`${label}: the StereoSet-style share equals the numpy p_s (${ref.stereoset.p_s})`, Math.abs(share('StereoSet') - ref.stereoset.p_s) < 1e-9, `${share('StereoSet')}`);
+  const st = rows.find((r) => r.condition === (conditionLabel.StereoSet ?? 'StereoSet')) || {};
+  check(`${label}: the StereoSet-style SS, LMS, ICAT equal the numpy reference's (${ref.stereoset.ss}, ${ref.stereoset.lms}, ${ref.stereoset.icat})`,
+    ['ss', 'lms', 'icat'].every((k) => Math.abs(Number(st[k]) - ref.stereoset[k]) < 1e-9), JSON.stringify(st));
   if (label === 'phone') check('phone: the page does not scroll sideways', layout.scroll <= layout.width, `${layout.scroll} > ${layout.width}`);
   await page.$eval('#likelihood', (s) => s.scrollIntoView());
   await page.screenshot({ path: join(shots, `likelihood-${label}.png`) });

@@ -28,12 +28,21 @@ fn share(p: &Preference) -> String {
         .map_or_else(|| "–".to_string(), |s| format!("{:.1} %", 100.0 * s))
 }
 
-fn counts_json(p: &Preference) -> serde_json::Value {
-    serde_json::json!({
+/// The counts and share; with two candidates also StereoSet's SS, LMS, ICAT (percentages,
+/// [`Preference::stereoset`]; `null` when undefined).
+fn counts_json(p: &Preference, two: bool) -> serde_json::Value {
+    let mut v = serde_json::json!({
         "readouts": p.readouts, "valid": p.valid(), "preferred": p.preferred,
         "not_preferred": p.not_preferred, "ties": p.ties, "missing": p.missing,
         "share": p.share(),
-    })
+    });
+    if two {
+        let s = p.stereoset();
+        v["ss"] = serde_json::json!(s.map(|s| s.0));
+        v["lms"] = serde_json::json!(s.map(|s| s.1));
+        v["icat"] = serde_json::json!(s.map(|s| s.2));
+    }
+    v
 }
 
 pub fn run(args: &LikelihoodArgs) -> Result<ExitCode> {
@@ -57,18 +66,19 @@ pub fn run(args: &LikelihoodArgs) -> Result<ExitCode> {
         return Err(anyhow!("no likelihood readouts"));
     };
     if args.json {
+        let two = table.candidates == 2;
         let out = serde_json::json!({
             "bundle": table.bundle,
             "statistic": "stereotyped candidate preferred (seed 000 §C.2; CrowS preference); 0.5 = no preference between two candidates",
             "basis": basis.key(),
             "candidates": table.candidates,
             "models": table.models.iter().map(|(m, p)| {
-                let mut v = counts_json(p);
+                let mut v = counts_json(p, two);
                 v["model"] = serde_json::json!(m);
                 v
             }).collect::<Vec<_>>(),
             "by_condition": table.by_condition.iter().map(|(m, c, p)| {
-                let mut v = counts_json(p);
+                let mut v = counts_json(p, two);
                 v["model"] = serde_json::json!(m);
                 v["condition"] = serde_json::json!(c);
                 v
