@@ -224,7 +224,7 @@ fn body(
                     data-lo=r.interval.map_or_else(String::new, |[lo, _]| lo.to_string())
                     data-hi=r.interval.map_or_else(String::new, |[_, hi]| hi.to_string())
                 >
-                    <td class="num rank">{r.rank.map_or_else(|| NO_VALUE.to_string(), |k| format!("{k}"))}</td>
+                    <td class="num rank">{r.rank_text()}</td>
                     <th scope="row" class="model" title=r.model.clone()>{r.label.clone()}{flag}</th>
                     <td class="num score">{percent(r.score, 1)}</td>
                     <td class="num interval">{interval}</td>

@@ -137,6 +137,15 @@ pub struct Ranked {
     pub high_abstain: bool,
 }
 
+impl Ranked {
+    /// The rank as the Overview shows it: the average rank (`3`, or `3.5` for a tie), `—` without a
+    /// score.
+    pub fn rank_text(&self) -> String {
+        self.rank
+            .map_or_else(|| crate::format::NO_VALUE.to_string(), |k| format!("{k}"))
+    }
+}
+
 /// How the ranking's intervals were computed.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct IntervalSettings {

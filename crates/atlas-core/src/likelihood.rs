@@ -416,24 +416,35 @@ impl PreferenceTable {
 mod tests {
     use super::*;
 
+    /// A bundle of one model (label `Model M`) and one statement per character of `stereotyped`, two
+    /// candidates per cell, with these summed log-probabilities and token counts (JSON list items).
+    fn two_candidate_bundle(stereotyped: &str, logprob_sum: &str, token_count: &str) -> Audit {
+        let statements: Vec<String> = (1..=stereotyped.len())
+            .map(|i| format!(r#"{{"id":"s{i}","text":"t{i}"}}"#))
+            .collect();
+        Audit::from_json(&format!(
+            r#"{{"format":"audit-atlas-bundle","version":1,
+  "metadata":{{"id":"doc","title":"t","description":"d","source":{{"citation":"c"}},
+    "license":{{"id":"CC0-1.0","attribution":"none"}},"content_warning":null,
+    "produced_by":{{"tool":"hand"}}}},
+  "facets":[{{"id":"model","levels":[{{"id":"m","label":"Model M"}}]}},
+    {{"id":"statement","levels":[{statements}]}}],
+  "responses":{{"axes":["model","statement"],"selection":{{"values":[],"codes":"{codes}"}},
+    "likelihood":{{"candidates":2,"stereotyped":"{stereotyped}",
+      "logprob_sum":[{logprob_sum}],"token_count":[{token_count}]}}}}}}"#,
+            statements = statements.join(","),
+            codes = "-".repeat(stereotyped.len()),
+        ))
+        .unwrap()
+    }
+
     /// The doc example's two cells (hand-worked there: mean per token, one preferred, one tie), plus
     /// a third with a missing token count, as the app's table: one model row over all conditions with
     /// every count and the share 1 / 2 (the missing readout counted, not in the share), and the
     /// unbiased point stated for two candidates.
     #[test]
     fn the_table_counts_every_readout_and_states_the_unbiased_point() {
-        let audit = Audit::from_json(
-            r#"{"format":"audit-atlas-bundle","version":1,
-  "metadata":{"id":"doc","title":"t","description":"d","source":{"citation":"c"},
-    "license":{"id":"CC0-1.0","attribution":"none"},"content_warning":null,
-    "produced_by":{"tool":"hand"}},
-  "facets":[{"id":"model","levels":[{"id":"m","label":"Model M"}]},
-    {"id":"statement","levels":[{"id":"s1","text":"a"},{"id":"s2","text":"b"},{"id":"s3","text":"c"}]}],
-  "responses":{"axes":["model","statement"],"selection":{"values":[],"codes":"---"},
-    "likelihood":{"candidates":2,"stereotyped":"000",
-      "logprob_sum":[-6.0,-5.0,-4.0,-2.0,-1.0,-3.0],"token_count":[3,2,2,1,null,1]}}}"#,
-        )
-        .unwrap();
+        let audit = two_candidate_bundle("000", "-6.0,-5.0,-4.0,-2.0,-1.0,-3.0", "3,2,2,1,null,1");
         let t = stereotype_preference(&audit, Basis::MeanPerToken)
             .unwrap()
             .to_table(&audit);
@@ -474,18 +485,7 @@ mod tests {
     /// −5/2 = −2.50 → preferred; by sum −6 against −5 → not preferred).
     #[test]
     fn a_cell_readout_gives_its_scores_and_outcome_in_words() {
-        let audit = Audit::from_json(
-            r#"{"format":"audit-atlas-bundle","version":1,
-  "metadata":{"id":"doc","title":"t","description":"d","source":{"citation":"c"},
-    "license":{"id":"CC0-1.0","attribution":"none"},"content_warning":null,
-    "produced_by":{"tool":"hand"}},
-  "facets":[{"id":"model","levels":[{"id":"m"}]},
-    {"id":"statement","levels":[{"id":"s1","text":"a"},{"id":"s2","text":"b"}]}],
-  "responses":{"axes":["model","statement"],"selection":{"values":[],"codes":"--"},
-    "likelihood":{"candidates":2,"stereotyped":"0-",
-      "logprob_sum":[-6.0,-5.0,null,null],"token_count":[3,2,null,null]}}}"#,
-        )
-        .unwrap();
+        let audit = two_candidate_bundle("0-", "-6.0,-5.0,null,null", "3,2,null,null");
         let mean = cell_readout(&audit, 0, Basis::MeanPerToken).unwrap();
         assert_eq!(mean.scores, vec![Some(-2.0), Some(-2.5)]);
         assert_eq!(

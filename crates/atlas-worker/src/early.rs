@@ -13,7 +13,7 @@
 //! `{early: "<EarlyOverview JSON>"}` or `{early_failed: "<message>"}` — kept apart from [`crate::Reply`]
 //! so that a page that adopts the worker afterwards reads only analysis replies.
 
-use atlas_core::format::{percent, thousands, NO_VALUE};
+use atlas_core::format::{percent, thousands};
 use atlas_core::headline::{headline, HeadlineOptions};
 use atlas_core::{Audit, RepeatPolicy};
 use serde::{Deserialize, Serialize};
@@ -125,9 +125,7 @@ pub fn early_overview(bundle: &[u8], job: &EarlyJob) -> Result<EarlyOverview, St
                 label: r.label.clone(),
                 score: r.score,
                 score_text: percent(r.score, 1),
-                rank_text: r
-                    .rank
-                    .map_or_else(|| NO_VALUE.to_string(), |k| format!("{k}")),
+                rank_text: r.rank_text(),
                 high_abstain: r.high_abstain,
             })
             .collect(),
