@@ -20,11 +20,10 @@
 //  5. at 390×844 the shell's ranking fits the width (no sideways scroll).
 // Screenshots: target/e2e-early-overview/shell-desktop.png and shell-phone.png.
 // Ends with "N passed, M failed".
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchChromium } from './harness.mjs';
+import { serveStatic, launchChromium, atlasJson } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -33,10 +32,7 @@ const shots = join(root, 'target/e2e-early-overview');
 mkdirSync(shots, { recursive: true });
 const BUNDLE = 'static/bundles/decodingtrust-stereotype/bundle.json';
 
-const atlas = (args) => JSON.parse(process.env.ATLAS_BIN
-  ? execFileSync(process.env.ATLAS_BIN, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 })
-  : execFileSync('cargo', ['run', '-q', '--release', '-p', 'atlas-cli', '--bin', 'atlas', '--', ...args],
-    { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 }));
+const atlas = (args) => atlasJson(args);
 const cliAll = atlas(['overview', BUNDLE, '--reps', '0', '--json']);
 const cliFirst = atlas(['overview', BUNDLE, '--reps', '0', '--policy', 'first-repeat', '--json']);
 

@@ -1,5 +1,6 @@
 // Shared by the end-to-end test (tests/e2e/e2e.mjs) and the benchmarks (bench/): a static file server
 // for dist/ on 127.0.0.1 with correct MIME types, and headless Chromium (Debian's) via playwright-core.
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
@@ -83,4 +84,14 @@ export async function showView(page, id, timeout = 60000) {
     const boxes = [...document.querySelectorAll(`[data-shell-view="${v}"]`)];
     return boxes.length > 0 && boxes.every((b) => !b.hidden);
   }, id, { timeout });
+}
+
+// Runs the `atlas` CLI with `args` in the repository root and parses its standard output as JSON: the
+// built binary when ATLAS_BIN names it (scripts/test.sh sets it), else `cargo run -q --release`.
+export function atlasJson(args, maxBuffer = 1 << 28) {
+  const root = new URL('../..', import.meta.url).pathname;
+  const options = { cwd: root, encoding: 'utf8', maxBuffer };
+  return JSON.parse(process.env.ATLAS_BIN
+    ? execFileSync(process.env.ATLAS_BIN, args, options)
+    : execFileSync('cargo', ['run', '-q', '--release', '-p', 'atlas-cli', '--bin', 'atlas', '--', ...args], options));
 }

@@ -17,11 +17,10 @@
 //     rows' two mean log-probabilities per token equal the numpy reference's for that proposition.
 // Screenshots: target/e2e-likelihood/likelihood-desktop.png and likelihood-phone.png.
 // Ends with "N passed, M failed".
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchChromium } from './harness.mjs';
+import { serveStatic, launchChromium, atlasJson } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -30,10 +29,7 @@ const shots = join(root, 'target/e2e-likelihood');
 mkdirSync(shots, { recursive: true });
 const BUNDLE = 'tests/fixtures/paradigm-demo/bundle.json';
 
-const atlas = (args) => JSON.parse(process.env.ATLAS_BIN
-  ? execFileSync(process.env.ATLAS_BIN, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 })
-  : execFileSync('cargo', ['run', '-q', '--release', '-p', 'atlas-cli', '--bin', 'atlas', '--', ...args],
-    { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 }));
+const atlas = (args) => atlasJson(args);
 const cli = { mean: atlas(['likelihood', BUNDLE, '--basis', 'mean', '--json']), sum: atlas(['likelihood', BUNDLE, '--basis', 'sum', '--json']) };
 // Condition labels as the page shows them (a level's label, else its id), from the bundle itself.
 const bundleJson = JSON.parse(readFileSync(join(root, BUNDLE), 'utf8'));

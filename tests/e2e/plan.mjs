@@ -32,11 +32,10 @@
 //     labels are at least 44 px high. Screenshots of both sizes in the light and the dark theme in
 //     target/e2e-plan/.
 // Ends with "N passed, M failed".
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchChromium } from './harness.mjs';
+import { serveStatic, launchChromium, atlasJson } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -45,10 +44,7 @@ const shots = join(root, 'target/e2e-plan');
 mkdirSync(shots, { recursive: true });
 const BUNDLE = 'static/bundles/decodingtrust-stereotype/bundle.json';
 
-const atlas = (args) => JSON.parse(process.env.ATLAS_BIN
-  ? execFileSync(process.env.ATLAS_BIN, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 })
-  : execFileSync('cargo', ['run', '-q', '--release', '-p', 'atlas-cli', '--bin', 'atlas', '--', ...args],
-    { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 }));
+const atlas = (args) => atlasJson(args);
 const DESIGNS = ['concentrated', 'srs', 'stratified'];
 const at = {};
 for (const b of [200, 205, 150]) at[b] = atlas(['plan-audit', BUNDLE, '--budget', String(b), '--json']);
