@@ -82,6 +82,7 @@ step "end to end: import of real inputs in Chromium" node tests/e2e/import.mjs
 step "end to end: CrowS-Pairs and TrustWare BBQ through the form-based column mapper in Chromium" node tests/e2e/import_form.mjs
 step "end to end: tool logs (Inspect .eval by Blob.slice, promptfoo, lm-eval; truncated .eval, Parquet; several logs dropped at once) in the Import view in Chromium" node tests/e2e/import_logs.mjs
 step "end to end: the likelihood section (stereotyped candidate preferred) equals atlas likelihood and the numpy paradigm reference" node tests/e2e/likelihood.mjs
+step "end to end: the across-paradigm panel (Table 11 with the procedures as conditions) equals atlas paradigms across and the numpy reference; panels (c), (d) across procedures" node tests/e2e/paradigms.mjs
 step "end to end: dist/ under a sub-path and offline once loaded" node tests/e2e/offline.mjs
 step "end to end: the loading shell of index.html and the default bundle fetched in parallel with the wasm" node tests/e2e/first_paint.mjs
 step "end to end: the loading shell's early ranking (computed in the analysis worker) equals atlas overview, and the app takes that worker over" node tests/e2e/early_overview.mjs

@@ -125,6 +125,7 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
                 loaded=l_analyses
                 rq1_atlas=|| view! { <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Rq1/> }
                 rq2_atlas=|| view! { <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Rq2/> }
+                across_atlas=|| view! { <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Across/> }
             />
         </ViewBox>
         <ViewBox view=AppView::Plan>

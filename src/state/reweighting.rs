@@ -51,6 +51,8 @@ pub struct AnalysisResults {
     pub rq1: RwSignal<Option<Finished>>,
     /// The last finished RQ2 run.
     pub rq2: RwSignal<Option<Finished>>,
+    /// The last finished comparison across task paradigms ([`Request::Across`]).
+    pub across: RwSignal<Option<Finished>>,
 }
 
 impl AnalysisResults {
@@ -59,10 +61,12 @@ impl AnalysisResults {
         AnalysisResults {
             rq1: RwSignal::new(None),
             rq2: RwSignal::new(None),
+            across: RwSignal::new(None),
         }
     }
 
-    /// Records a finished run (RQ1 or RQ2 by its request; other requests are ignored).
+    /// Records a finished run (RQ1, RQ2 or across paradigms by its request; other requests are
+    /// ignored).
     pub fn publish(&self, request: Request, outcome: Arc<Outcome>) {
         let finished = Some(Finished { request, outcome });
         match request {
@@ -70,6 +74,7 @@ impl AnalysisResults {
             Request::Rq2(_) => self.rq2.set(finished),
             Request::Reweight(_) => {}
             Request::Compare(_) => {}
+            Request::Across(_) => self.across.set(finished),
         }
     }
 }

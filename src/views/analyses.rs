@@ -5,11 +5,18 @@
 //! out like the CLI's text ([`atlas_worker::tables`]). The evidence-atlas panels that draw a run — (a), (b)
 //! for RQ1, (e), (f) and the coverage curve for RQ2 — come right after that run's results
 //! (`rq1_atlas`, `rq2_atlas`: the app composes them, `crate::views::atlas`).
+//!
+//! A task-paradigm bundle ([`atlas_core::across::is_paradigm_bundle`]: its conditions are the
+//! procedures of seed Table 10) gets a third panel first, "Does the task format reorder models?"
+//! (§5.2, Table 11 with the procedures as conditions; [`atlas_worker::Request::Across`], the same code
+//! as `atlas paradigms across`), with the atlas panels (c) and (d) across procedures after its results
+//! (`across_atlas`).
 
 use crate::ui::table::table_view;
 use std::sync::Arc;
 
 use crate::ui::glossary::Term;
+use atlas_core::across::AcrossOptions;
 use atlas_core::number::WholeRule;
 use atlas_worker::{Outcome, Request, Rq1Settings, Rq2Settings};
 use leptos::prelude::*;
@@ -28,6 +35,9 @@ pub enum Analysis {
     Rq1,
     /// RQ2: equal-budget audits (Tables 13, 14, 15).
     Rq2,
+    /// Across task paradigms (§5.2, Table 11 with the procedures as conditions); only for a
+    /// task-paradigm bundle ([`atlas_core::across::is_paradigm_bundle`]).
+    Across,
 }
 
 impl Analysis {
@@ -36,6 +46,7 @@ impl Analysis {
         match self {
             Analysis::Rq1 => "rq1",
             Analysis::Rq2 => "rq2",
+            Analysis::Across => "across",
         }
     }
 }
@@ -116,7 +127,12 @@ pub fn Analyses(
     loaded: Arc<Loaded>,
     #[prop(optional, into)] rq1_atlas: Option<ViewFn>,
     #[prop(optional, into)] rq2_atlas: Option<ViewFn>,
+    #[prop(optional, into)] across_atlas: Option<ViewFn>,
 ) -> impl IntoView {
+    // A task-paradigm bundle (its conditions are the procedures of seed Table 10) gets the
+    // across-paradigm comparison first: it is what such a bundle is for.
+    let across = atlas_core::across::is_paradigm_bundle(&loaded.audit)
+        .then(|| view! { <AnalysisPanel analysis=Analysis::Across loaded=loaded.clone() charts=across_atlas/> });
     view! {
         <section class="analyses" id="analyses" aria-labelledby="analyses-title">
             <h2 id="analyses-title">"Does the score depend on how you ask? "<Term id="template">"Wording"</Term>" and "<Term id="audit-design">"audit size"</Term>" "<span class="paper-ref">"RQ1 and RQ2 · BiAxisBias paper §3.4–3.5"</span></h2>
@@ -126,6 +142,7 @@ pub fn Analyses(
                 ": the same bundle, random seed and settings give the same numbers. The page stays usable while they run. "
                 "Repeat policy: the one chosen above."
             </p>
+            {across}
             <AnalysisPanel analysis=Analysis::Rq1 loaded=loaded.clone() charts=rq1_atlas/>
             <AnalysisPanel analysis=Analysis::Rq2 loaded charts=rq2_atlas/>
         </section>
@@ -160,6 +177,25 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>, charts: Option<ViewFn>
                     "intervals over statements, Tables 8 and 11 (the paper uses 10,000)",
                     COUNT,
                     d.cluster_bootstrap_reps,
+                ),
+            ]
+        }
+        Analysis::Across => {
+            let d = AcrossOptions::default();
+            vec![
+                Field::new(
+                    "seed",
+                    "Random seed",
+                    "fixes every bootstrap draw",
+                    WholeRule::any(),
+                    d.seed,
+                ),
+                Field::new(
+                    "draws",
+                    "Statement-cluster draws",
+                    "paired bootstrap over the propositions, one interval per pair and procedure (the paper's Table 11 uses 10,000)",
+                    COUNT,
+                    d.draws,
                 ),
             ]
         }
@@ -216,6 +252,11 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>, charts: Option<ViewFn>
                     policy,
                     unit_bootstrap_reps: field(1)?.count()?,
                     cluster_bootstrap_reps: field(2)?.count()?,
+                }),
+                Analysis::Across => Request::Across(AcrossOptions {
+                    seed,
+                    policy,
+                    draws: field(1)?.count()?,
                 }),
                 Analysis::Rq2 => Request::Rq2(Rq2Settings {
                     seed,
@@ -290,6 +331,11 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>, charts: Option<ViewFn>
             "Does wording change the answer?",
             "RQ1 · BiAxisBias paper §3.4, §5.1–5.2, Tables 8, 9, 11",
             "How much answers and scores move when only the wording changes (Table 8), model scores and ranks across wordings (Table 9), and model pairs whose order reverses across conditions (Table 11), with unit and statement-cluster bootstrap intervals.",
+        ),
+        Analysis::Across => (
+            "Does the task format reorder models?",
+            "Task paradigms · BiAxisBias paper §5.2, C.2, Tables 10 and 11",
+            "This bundle asks the same propositions in several task formats (procedures: CLEAR-, BBQ-, StereoSet- and CrowS-style). Per procedure: each model's score (share of valid Selections choosing the stereotyped option, one value per proposition) and rank; then every model pair, with the difference under each procedure and a paired 95% interval over propositions, and whether the pair's order reverses — also beyond 1- and 2-percentage-point tie zones (Table 11). The same code as atlas paradigms across.",
         ),
         Analysis::Rq2 => (
             "Equal-budget audits: how wrong is a small audit?",

@@ -8,6 +8,7 @@
 //! | (a) score per wording, (b) score ranges | the last RQ1 run (Analyses, right after the RQ1 results) |
 //! | (c) rank paths across conditions | the re-weighting basis (condition means), Eq. 4 and the chosen weights |
 //! | (d) pair flips | the pairs the chosen weights invert against equal weights |
+//! | (c) / (d) across task paradigms | the last "Does the task format reorder models?" run (a task-paradigm bundle's Analyses, right after its results) |
 //! | (e) / (f) per-draw error and inversions per design, coverage curve | the last RQ2 run (right after the RQ2 results) |
 //! | (g) Selection vs Rationale BER, (h) Rationale composition | the bundle's first judge column on the RQ3 responses and pairs (`atlas_core::rq3::judge_by_model`), when it has one |
 
@@ -15,6 +16,7 @@ use std::sync::Arc;
 
 use atlas_charts::atlas::{CoverageCurve, DesignDistributions, DEFAULT_STRIP_POINTS};
 use atlas_charts::panels;
+use atlas_core::across::AcrossOptions;
 use atlas_core::rq1::WordingRankStability;
 use atlas_core::rq3::judge_by_model;
 use atlas_worker::{Charts, Request};
@@ -45,6 +47,9 @@ pub enum AtlasGroup {
     Rq2,
     /// (g), (h): Selection vs Rationale (`rationale` view).
     Rationale,
+    /// (c), (d) across task paradigms: the last across-paradigm run, right after its results in the
+    /// Analyses view (`#atlas-across`).
+    Across,
 }
 
 /// One atlas section holding the panels of `group`: a `<section>` of its own for the weights and the
@@ -180,6 +185,45 @@ pub fn EvidenceAtlas(group: AtlasGroup) -> impl IntoView {
             ),
         }))
     });
+    const NEEDS_ACROSS: &str =
+        "Run the comparison above to draw this panel (it shows the last run).";
+    let across = move || -> Result<(AcrossOptions, atlas_core::across::AcrossReport), String> {
+        let f = model.results.across.get().ok_or(NEEDS_ACROSS.to_string())?;
+        match (&f.outcome.charts, f.request) {
+            (Some(Charts::Across(r)), Request::Across(o)) => Ok((o, r.clone())),
+            _ => Err("The run carried no chart data.".into()),
+        }
+    };
+    let across_caption = |o: &AcrossOptions, r: &atlas_core::across::AcrossReport| {
+        format!(
+            "{} · random seed {}, {} draws, {}",
+            r.bundle,
+            o.seed,
+            o.draws,
+            o.policy.key()
+        )
+    };
+    let panel_c_across: Spec = Memo::new(move |_| {
+        let (o, r) = across()?;
+        let shown = model.shown_models.get();
+        Ok(panels::across_rank_paths(
+            &r,
+            format!("(c) ranks per procedure · {}", across_caption(&o, &r)),
+            &shown,
+        ))
+    });
+    let panel_d_across: Spec = Memo::new(move |_| {
+        let (o, r) = across()?;
+        let shown = model.shown_models.get();
+        Ok(panels::across_pair_flips(
+            &r,
+            format!(
+                "(d) pairs whose order reverses across procedures · {}",
+                across_caption(&o, &r)
+            ),
+            &shown,
+        ))
+    });
     // (g) and (h): the first judge column, computed once per bundle.
     let judge = loaded
         .audit
@@ -212,6 +256,7 @@ pub fn EvidenceAtlas(group: AtlasGroup) -> impl IntoView {
         AtlasGroup::Weights => ("atlas", "Evidence atlas: how the weights move the ranking", "Panels (c) and (d) of the BiAxisBias paper's Figure 4, live on this bundle: they follow the weights above."),
         AtlasGroup::Rq1 => ("atlas-analyses", "Charts of this RQ1 run: score per wording and score ranges", "Panels (a) and (b) of the BiAxisBias paper's Figure 4: they show the last RQ1 run above."),
         AtlasGroup::Rq2 => ("atlas-rq2", "Charts of this RQ2 run: error and inversions per audit design, coverage", "Panels (e) and (f) of the BiAxisBias paper's Figure 4 and the coverage curve (Table 14): they show the last RQ2 run above."),
+        AtlasGroup::Across => ("atlas-across", "Charts of this comparison: ranks per procedure, pairs that reverse", "Panels (c) and (d) of the BiAxisBias paper's Figure 4 with the task formats (procedures) as the steps: they show the last comparison above."),
         AtlasGroup::Rationale => ("atlas-rationale", "Evidence atlas: Selection vs Rationale panels", "Panels (g) and (h) of the BiAxisBias paper's Figure 4: they need the bundle's judge Rationale labels."),
     };
     let (title_id, labelled_by) = (format!("{id}-title"), format!("{id}-title"));
@@ -229,13 +274,20 @@ pub fn EvidenceAtlas(group: AtlasGroup) -> impl IntoView {
                 <ChartPanel panel="atlas-f" title="(f) Ranking inversions per draw, by audit design (RQ2)" what="Box plots with a strip of draws: the share of model pairs inverted against the reference, per design." spec=panel_f/>
                 <ChartPanel panel="atlas-coverage" title="Coverage curve: error against conditions covered (Table 14)" what="Line chart of the score MAE (pp) of a fixed-budget audit against the number of conditions it covers, with 2.5–97.5% ranges." spec=panel_k/>
         }.into_any(),
+        AtlasGroup::Across => view! {
+                <ChartPanel panel="atlas-c-across" title="(c) Rank paths across task formats" what="Line chart: each model's rank under each procedure (CLEAR-, BBQ-, StereoSet-, CrowS-style)." spec=panel_c_across/>
+                <ChartPanel panel="atlas-d-across" title="(d) Model pairs whose order reverses across task formats" what="Triangle matrix of model pairs: coloured cells are pairs whose order reverses between two procedures, darker beyond the 1- and 2-pp tie zones; a dot marks interval support." spec=panel_d_across/>
+        }.into_any(),
         AtlasGroup::Rationale => view! {
                 <ChartPanel panel="atlas-g" title="(g) Selection vs Rationale BER per model" what="Scatter plot of each model's Selection BER (x) against its Rationale BER (y), with the equality diagonal." spec=panel_g/>
                 <ChartPanel panel="atlas-h" title="(h) Rationale composition per model" what="Stacked bars: each model's judge labels by class (E endorses, QE endorses with qualifications, N neutral, D denies, R refuses), as shares." spec=panel_h/>
         }.into_any(),
     };
     const HOW: &str = " Point at a mark (or focus a chart and use the arrow keys) to read its value; every chart has its table below it.";
-    if matches!(group, AtlasGroup::Rq1 | AtlasGroup::Rq2) {
+    if matches!(
+        group,
+        AtlasGroup::Rq1 | AtlasGroup::Rq2 | AtlasGroup::Across
+    ) {
         return view! {
             <div class="atlas atlas-inline" id=id data-view=id aria-labelledby=labelled_by>
                 <h4 id=title_id>{title}" "<span class="paper-ref">"BiAxisBias paper Figure 4"</span></h4>

@@ -949,6 +949,28 @@ impl RankPaths {
     }
 }
 
+impl RankPaths {
+    /// Panel (c) across task paradigms (seed Fig. 4c, Table 11; [`atlas_core::across`]): each model's
+    /// rank under each procedure of an across-paradigm report, one step per procedure (its id, e.g.
+    /// `BBQ-ambig`: short enough for the axis; the labels are longer), no pooled step and no Abstain
+    /// flags (the report's scores already leave Abstain out).
+    pub fn across_procedures(
+        models: &[String],
+        r: &atlas_core::across::AcrossReport,
+        caption: String,
+    ) -> Self {
+        RankPaths {
+            models: models.to_vec(),
+            steps: r.procedures.iter().map(|c| c.procedure.clone()).collect(),
+            ranks: r.procedures.iter().map(|c| c.ranks.clone()).collect(),
+            flags: Vec::new(),
+            flag_note: String::new(),
+            rank_axis: rank_axis(r.direction),
+            caption,
+        }
+    }
+}
+
 /// Draws panel (c): x = step, y = rank with rank 1 at the top; per model one polyline through each run
 /// of consecutive ranked steps (a missing rank breaks the path) and one filled circle per (step, model)
 /// rank, in the model's colour; model labels right of the last step; [`FLAG`] right of a flagged rank
@@ -1149,6 +1171,48 @@ impl PairFlips {
                         rev.negative.condition_id,
                         rev.positive.delta_pp,
                         rev.positive.condition_id
+                    ),
+                })
+            })
+            .collect();
+        PairFlips {
+            models: models.to_vec(),
+            pairs,
+            caption,
+        }
+    }
+
+    /// Panel (d) across task paradigms: every pair of an across-paradigm report
+    /// ([`atlas_core::across::AcrossReport`]) that reverses across procedures, with its strongest
+    /// tie-zone status (1 and 2 pp, Table 11) and interval support; `models` are the labels of the
+    /// report's models in its order (the report names pairs by id).
+    pub fn from_across(
+        models: &[String],
+        r: &atlas_core::across::AcrossReport,
+        caption: String,
+    ) -> Self {
+        let index = |id: &str| r.models.iter().position(|m| m == id);
+        let pairs = r
+            .pairs
+            .iter()
+            .filter(|p| p.reverses)
+            .filter_map(|p| {
+                let status = if p.reverses_2pp {
+                    FlipStatus::Survives2pp
+                } else if p.reverses_1pp {
+                    FlipStatus::Survives1pp
+                } else {
+                    FlipStatus::Reverses
+                };
+                let (neg, pos) = (p.negative.as_ref()?, p.positive.as_ref()?);
+                Some(PairFlip {
+                    a: index(&p.model_a)?,
+                    b: index(&p.model_b)?,
+                    status,
+                    ci_supported: p.ci_supported,
+                    detail: format!(
+                        "δ {:+.2} pp under {}, {:+.2} pp under {}",
+                        neg.delta_pp, neg.condition_id, pos.delta_pp, pos.condition_id
                     ),
                 })
             })

@@ -5,6 +5,7 @@
 //!
 //! `shown[i]` says whether entry `i` is shown; an entry past the end of `shown` is shown.
 
+use atlas_core::across::AcrossReport;
 use atlas_core::reweight::{ConditionWeights, ReweightBasis, Reweighted, WeightPreset};
 use atlas_core::rq1::WordingRankStability;
 use atlas_core::rq3::JudgeByModel;
@@ -133,6 +134,12 @@ pub fn pair_flips(
         .map(|m| shorten(m, PAIR_FLIP_LABEL_CHARS))
         .collect();
     let d = PairFlips::from_reweighted(&short, result, caption);
+    shown_pairs(d, basis.models(), shown)
+}
+
+/// A pair-flip matrix of the shown models only: the pairs re-indexed among them, and their full ids
+/// (`ids`, one per model of `d`) with the spec for its table.
+fn shown_pairs(d: PairFlips, ids: &[String], shown: &[bool]) -> ChartSpec {
     let index: Vec<Option<usize>> = {
         let mut next = 0;
         (0..d.models.len())
@@ -160,8 +167,29 @@ pub fn pair_flips(
             pairs,
             caption: d.caption,
         },
-        keep(basis.models(), shown),
+        keep(ids, shown),
     )
+}
+
+/// Panel (c) across task paradigms ([`RankPaths::across_procedures`]): each shown model's rank under
+/// each procedure of an across-paradigm report (ranks stay among all models).
+pub fn across_rank_paths(r: &AcrossReport, caption: String, shown: &[bool]) -> ChartSpec {
+    let mut d = RankPaths::across_procedures(&r.models, r, caption);
+    d.ranks = d.ranks.iter().map(|x| keep(x, shown)).collect();
+    d.models = keep(&d.models, shown);
+    ChartSpec::RankPaths(d)
+}
+
+/// Panel (d) across task paradigms ([`PairFlips::from_across`]): the pairs whose order reverses
+/// across procedures, coloured by their strongest tie zone (1 and 2 pp), among the shown models;
+/// labels are the ids cut to [`PAIR_FLIP_LABEL_CHARS`] characters, the table keeps the full ids.
+pub fn across_pair_flips(r: &AcrossReport, caption: String, shown: &[bool]) -> ChartSpec {
+    let short: Vec<String> = r
+        .models
+        .iter()
+        .map(|m| shorten(m, PAIR_FLIP_LABEL_CHARS))
+        .collect();
+    shown_pairs(PairFlips::from_across(&short, r, caption), &r.models, shown)
 }
 
 /// Panel (g), each shown model's Selection BER against its Rationale BER on the same pairs of one judge

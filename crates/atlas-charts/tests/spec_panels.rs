@@ -377,3 +377,82 @@ fn a_chart_table_reads_in_display_units_and_its_csv_keeps_unrounded_values_and_f
     );
     assert!(stacked.table().to_csv().ends_with("\nm,28162,1,28163\n"));
 }
+
+/// Panels (c) and (d) across task paradigms on `tests/fixtures/paradigm-across/bundle.json` against
+/// the pandas/numpy reference (`tests/reference/expected_paradigm_across.json`, written by
+/// `~/.cache/audit-atlas/venv/bin/python tests/reference/paradigm_across_reference.py`): one rank step
+/// per procedure with the reference's ranks, and one matrix cell per pair the reference says reverses,
+/// coloured by its strongest tie zone.
+#[test]
+fn across_paradigm_panels_draw_the_reference_ranks_and_reversing_pairs() {
+    use atlas_charts::atlas::{PairFlips, RankPaths};
+    use atlas_core::across::{across_procedures, AcrossOptions};
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../");
+    let audit = Audit::from_json(
+        &std::fs::read_to_string(format!("{root}tests/fixtures/paradigm-across/bundle.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let reference: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{root}tests/reference/expected_paradigm_across.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let fixture = &reference["bundles"]["fixture"];
+    let r = across_procedures(
+        &audit,
+        AcrossOptions {
+            draws: 200,
+            ..AcrossOptions::default()
+        },
+    )
+    .unwrap();
+    let labels: Vec<String> = ["A", "B", "C", "D"].map(String::from).to_vec();
+    let c = RankPaths::across_procedures(&labels, &r, "c".into());
+    let procedures = fixture["procedures"].as_array().unwrap();
+    assert_eq!(c.steps.len(), procedures.len());
+    assert_eq!(c.steps[0], "CLEAR");
+    for (step, p) in c.ranks.iter().zip(procedures) {
+        let want: Vec<Option<f64>> = p["ranks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(serde_json::Value::as_f64)
+            .collect();
+        assert_eq!(step, &want, "{}", p["procedure"]);
+    }
+    assert!(c.flags.is_empty());
+    let d = PairFlips::from_across(&labels, &r, "d".into());
+    let models: Vec<&str> = fixture["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    let mut want = Vec::new();
+    for p in fixture["pairs"].as_array().unwrap() {
+        if !p["reverses"].as_bool().unwrap() {
+            continue;
+        }
+        let at = |k: &str| {
+            models
+                .iter()
+                .position(|m| *m == p[k].as_str().unwrap())
+                .unwrap()
+        };
+        let status = if p["reverses_2pp"].as_bool().unwrap() {
+            FlipStatus::Survives2pp
+        } else if p["reverses_1pp"].as_bool().unwrap() {
+            FlipStatus::Survives1pp
+        } else {
+            FlipStatus::Reverses
+        };
+        want.push((at("model_a"), at("model_b"), status));
+    }
+    let got: Vec<_> = d.pairs.iter().map(|p| (p.a, p.b, p.status)).collect();
+    assert_eq!(got, want);
+    assert_eq!(want.len(), 3, "the fixture has three reversing pairs");
+    assert_eq!(d.models, labels);
+}

@@ -25,7 +25,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
-use atlas_core::across::{across_procedures, AcrossOptions, AcrossReport};
+use atlas_core::across::{across_procedures, AcrossOptions};
 use atlas_core::Audit;
 use atlas_pilot::paradigm::likelihood::{
     attach, check_alignment, continuation_score, crows_preference, echo_alignment, items,
@@ -232,89 +232,10 @@ fn across(a: &AcrossArgs) -> Result<ExitCode> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else {
-        print!("{}", across_text(&r));
+        let (summary, tables) = atlas_core::tables::paradigms::across(&audit, &r);
+        print!("{}", atlas_core::tables::render_text(&summary, &tables));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The text layout of `atlas paradigms across`: scores and ranks per procedure, then Table 11's rows.
-fn across_text(r: &AcrossReport) -> String {
-    use std::fmt::Write as _;
-    let mut o = String::new();
-    let pct = |x: Option<f64>| x.map_or_else(|| "—".to_string(), |v| format!("{:.1} %", 100.0 * v));
-    let _ = writeln!(
-        o,
-        "Across task paradigms (seed 000 §5.2, Table 11) — bundle {}; repeat policy {}; {}; bootstrap {} draws, seed {}",
-        r.bundle,
-        r.options.policy.key(),
-        r.direction.direction.rule(),
-        r.options.draws,
-        r.options.seed
-    );
-    let _ = writeln!(o, "\nScore (share of valid Selections choosing the stereotyped candidate) and rank per procedure:");
-    let _ = write!(o, "{:<28}", "model");
-    for c in &r.procedures {
-        let _ = write!(o, " {:>18}", c.procedure);
-    }
-    let _ = writeln!(o, " {:>12}", "range (pp)");
-    for (m, id) in r.models.iter().enumerate() {
-        let _ = write!(o, "{id:<28}");
-        for c in &r.procedures {
-            let cell = format!(
-                "{} (#{})",
-                pct(c.scores[m]),
-                c.ranks[m].map_or_else(|| "—".to_string(), |v| format!("{v}"))
-            );
-            let _ = write!(o, " {cell:>18}");
-        }
-        let _ = writeln!(
-            o,
-            " {:>12}",
-            r.score_range_pp[m].map_or_else(|| "—".to_string(), |v| format!("{v:.1}"))
-        );
-    }
-    let _ = write!(o, "{:<28}", "propositions (model 1)");
-    for c in &r.procedures {
-        let _ = write!(o, " {:>18}", c.propositions.first().copied().unwrap_or(0));
-    }
-    let _ = writeln!(o);
-    let _ = writeln!(o, "\n{}", r.note);
-    if !r.pairs.is_empty() {
-        let _ = writeln!(o, "\nModel pairs (δ = 100·(a − b) pp per procedure, [95 % paired statement-cluster bootstrap]):");
-        for p in &r.pairs {
-            let flag = if p.reverses_2pp {
-                "REVERSES beyond the 2-pp tie zone"
-            } else if p.reverses_1pp {
-                "reverses beyond 1 pp, a tie within 2 pp"
-            } else if p.reverses {
-                "reverses, but a tie within 1 pp"
-            } else {
-                "same order under every procedure"
-            };
-            let _ = writeln!(
-                o,
-                "  {} vs {}: {flag}{}",
-                p.model_a,
-                p.model_b,
-                if p.ci_supported {
-                    "; interval-supported"
-                } else {
-                    ""
-                }
-            );
-            for d in &p.deltas {
-                let _ = writeln!(
-                    o,
-                    "    {:<14} δ {:+7.2} pp {}",
-                    d.condition_id,
-                    d.delta_pp,
-                    d.ci_pp
-                        .map_or_else(String::new, |(lo, hi)| format!("[{lo:+.2}, {hi:+.2}]"))
-                );
-            }
-        }
-    }
-    o
 }
 
 fn parse_design(v: Value, path: &Path) -> Result<ParadigmDesign> {

@@ -47,7 +47,7 @@
 //! assert_eq!((r.reversing, r.reversing_1pp, r.reversing_2pp), (3, 2, 1));
 //! ```
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bundle::Audit;
 use crate::direction::ScoreDirection;
@@ -58,6 +58,27 @@ use crate::stats::{unit_counts, RepeatPolicy, UnitCounts};
 /// Stream id of the paired statement-cluster bootstrap (RQ1 uses 1–3, re-weighting 5).
 pub const ACROSS_STREAM: u64 = 6;
 
+/// The `sweep` of a task-paradigm bundle's conditions (the procedures; `atlas_pilot::paradigm` writes
+/// it): what marks a bundle as one whose conditions are task paradigms.
+pub const PARADIGM_SWEEP: &str = "Task paradigm";
+
+/// Whether `audit` is a task-paradigm bundle: at least two Selection conditions of the
+/// [`PARADIGM_SWEEP`] sweep (the app shows the across-paradigm panel only for such bundles).
+///
+/// ```
+/// # use atlas_core::Audit;
+/// let tiny = Audit::from_json(include_str!("../../../tests/fixtures/tiny-bundle.json")).unwrap();
+/// assert!(!atlas_core::across::is_paradigm_bundle(&tiny));
+/// ```
+pub fn is_paradigm_bundle(audit: &Audit) -> bool {
+    audit
+        .conditions
+        .iter()
+        .filter(|c| c.has_selection && c.sweep.as_deref() == Some(PARADIGM_SWEEP))
+        .count()
+        >= 2
+}
+
 /// The tie zones of Table 11, percentage points.
 pub const TIE_ZONES_PP: [f64; 2] = [1.0, 2.0];
 
@@ -65,7 +86,7 @@ pub const TIE_ZONES_PP: [f64; 2] = [1.0, 2.0];
 pub const TIE_TOLERANCE_PP: f64 = 1e-9;
 
 /// Settings of [`across_procedures`].
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct AcrossOptions {
     /// Bootstrap replicates per interval (Table 11: 10,000).
     pub draws: usize,
@@ -86,7 +107,7 @@ impl Default for AcrossOptions {
 }
 
 /// One procedure (condition) column: every model's score and rank.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProcedureColumn {
     /// Condition level id (e.g. `BBQ-ambig`).
     pub procedure: String,
@@ -101,7 +122,7 @@ pub struct ProcedureColumn {
 }
 
 /// One unordered model pair across the procedures (a Table 11 row, reversing or not).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairAcross {
     /// Model id, before `model_b` alphabetically ignoring case.
     pub model_a: String,
@@ -124,7 +145,7 @@ pub struct PairAcross {
 }
 
 /// What [`across_procedures`] computes (the JSON of `atlas paradigms across --json`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AcrossReport {
     /// Bundle id.
     pub bundle: String,

@@ -31,7 +31,7 @@
 //! default). All rates are fractions; fields named `_pp` are percentage
 //! points.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::abstain::{reference_abstain, ScoreAbstain};
 use crate::bundle::{Audit, NO_RESPONSE_CODE};
@@ -663,7 +663,7 @@ fn statement_mean(
 }
 
 /// One procedure's (condition's) paired difference for a model pair.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairDelta {
     /// Condition index and id.
     pub condition: usize,

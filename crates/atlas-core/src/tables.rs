@@ -18,6 +18,7 @@ use crate::bundle::Audit;
 use crate::format::NO_VALUE;
 
 pub mod clinical;
+pub mod paradigms;
 
 /// One table cell: the text shown, and for a number its unrounded value and a stable key
 /// (e.g. `srs/mae_pp`, `stratified/mae_pp/gpt-4-0314`).

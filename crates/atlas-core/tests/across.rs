@@ -278,3 +278,90 @@ fn scores_ranks_reversals_and_intervals_equal_the_pandas_numpy_reference() {
         }
     }
 }
+
+/// The tables the CLI prints and the app shows (`atlas_core::tables::paradigms`) carry the numbers of
+/// the pandas/numpy reference (`tests/reference/expected_paradigm_across.json`) in their cell values:
+/// every score, proposition count and δ, keyed by model, procedure and pair; the exclusions note counts
+/// the two model × procedure units without a valid Selection (the reference's counts: 5 × 4 × 12 − sum).
+#[test]
+fn the_across_tables_carry_the_reference_scores_counts_and_deltas() {
+    use atlas_core::tables::paradigms;
+    let a = audit(FIXTURE);
+    let r = report(FIXTURE, 200, 20_260_716);
+    let (summary, tables) = paradigms::across(&a, &r);
+    assert!(
+        summary[1].starts_with("3 of 6 model pairs reverse"),
+        "{summary:?}"
+    );
+    let value = |key: &str| -> f64 {
+        tables
+            .iter()
+            .flat_map(|t| t.rows.iter().flatten())
+            .find(|c| c.key.as_deref() == Some(key))
+            .and_then(|c| c.value.as_deref())
+            .unwrap_or_else(|| panic!("no cell {key}"))
+            .parse()
+            .unwrap()
+    };
+    let reference: Value = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{ROOT}/tests/reference/expected_paradigm_across.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let f = &reference["bundles"]["fixture"];
+    let models: Vec<&str> = f["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    let mut counted = 0.0;
+    for p in f["procedures"].as_array().unwrap() {
+        let proc = p["procedure"].as_str().unwrap();
+        for (m, id) in models.iter().enumerate() {
+            let want = p["scores"][m].as_f64().unwrap();
+            assert!(
+                (value(&format!("score/{id}/{proc}")) - want).abs() < 1e-12,
+                "{id} {proc}"
+            );
+            let n = p["propositions"][m].as_f64().unwrap();
+            assert_eq!(value(&format!("propositions/{id}/{proc}")), n);
+            counted += n;
+        }
+    }
+    for p in f["pairs"].as_array().unwrap() {
+        let pair = format!(
+            "{}–{}",
+            p["model_a"].as_str().unwrap(),
+            p["model_b"].as_str().unwrap()
+        );
+        for (proc, d) in p["deltas"].as_object().unwrap() {
+            let want = d["delta_pp"].as_f64().unwrap();
+            assert!(
+                (value(&format!("delta_pp/{pair}/{proc}")) - want).abs() < 1e-9,
+                "{pair} {proc}"
+            );
+        }
+    }
+    let excluded = 5.0 * 4.0 * 12.0 - counted;
+    assert_eq!(excluded, 2.0);
+    let note = &tables[1].notes[0];
+    assert!(
+        note.contains("Of 12 propositions; 2 model × procedure × proposition units are excluded"),
+        "{note}"
+    );
+}
+
+/// Both paradigm bundles (the fixture and the local-model demo) are recognised as such; an ordinary
+/// bundle (the tiny one, one condition without a sweep) is not.
+#[test]
+fn paradigm_bundles_are_recognised_by_their_task_paradigm_sweep() {
+    use atlas_core::across::is_paradigm_bundle;
+    assert!(is_paradigm_bundle(&audit(FIXTURE)));
+    assert!(is_paradigm_bundle(&audit(DEMO)));
+    assert!(!is_paradigm_bundle(&audit(
+        "tests/fixtures/tiny-bundle.json"
+    )));
+}

@@ -18,7 +18,11 @@
 //! data of the evidence-atlas panels ([`Charts`]), including RQ2's per-draw values, which the report's
 //! JSON leaves out.
 //!
-//! The loading shell's early Overview is a fifth, separate message ([`early`]): the ranking computed
+//! A fifth job, [`Request::Across`], compares models across the task-paradigm procedures of a
+//! paradigm bundle ([`atlas_core::across::across_procedures`], seed Table 11), as `atlas paradigms
+//! across` does.
+//!
+//! The loading shell's early Overview is a separate message ([`early`]): the ranking computed
 //! here while the app's wasm is still downloading.
 //!
 //! Everything here is plain Rust: [`run`] is tested natively; only `src/main.rs` (the worker binary)
@@ -26,6 +30,7 @@
 
 #![warn(missing_docs)]
 
+use atlas_core::across::{across_procedures, AcrossOptions, AcrossReport};
 use atlas_core::reweight::{ReweightBootstrap, DEFAULT_BOOTSTRAP_REPS};
 use atlas_core::rq1::{analyze_rq1_with_progress, Rq1Options, Rq1Report, WordingRankStability};
 use atlas_core::rq2::{analyze_rq2_with_progress, Metric, Rq2Options, Rq2Report};
@@ -171,6 +176,11 @@ pub enum Request {
     /// The Compare view's matched units and paired BER replicates (issue 17): answered with
     /// [`Outcome::paired`].
     Compare(CompareSettings),
+    /// Across task paradigms (seed `000_…` §5.2, C.2, Table 11, [`atlas_core::across`]): per-model
+    /// scores and ranks per procedure and the model pairs whose order reverses, answered with the
+    /// tables of [`atlas_core::tables::paradigms`] and [`Charts::Across`] (panels (c) and (d) across
+    /// procedures). The same code as `atlas paradigms across`.
+    Across(AcrossOptions),
 }
 
 impl Request {
@@ -253,6 +263,9 @@ pub enum Charts {
     Rq1(Rq1Charts),
     /// Panels (e), (f) and the coverage curve.
     Rq2(Rq2Charts),
+    /// Panels (c) and (d) across procedures: the whole report (it is small: models × procedures
+    /// scores and ranks, pairs × procedures differences).
+    Across(AcrossReport),
 }
 
 /// Panels (a) and (b): RQ1's per-wording scores and ranks ([`atlas_core::rq1::WordingRankStability`]).
@@ -562,6 +575,27 @@ pub fn run(
                 paired: Some(paired),
             })
         }
+        Request::Across(options) => {
+            progress(
+                0,
+                1,
+                "paired statement-cluster bootstrap over the propositions",
+            );
+            let report = across_procedures(&audit, *options).map_err(|e| {
+                format!("the comparison across procedures cannot run on this bundle: {e}")
+            })?;
+            progress(1, 1, "done");
+            let (summary, tables) = tables::paradigms::across(&audit, &report);
+            Ok(Outcome {
+                analysis: "across".into(),
+                summary,
+                tables,
+                report: serde_json::to_string(&report).map_err(encode)?,
+                replicates: None,
+                charts: Some(Charts::Across(report)),
+                paired: None,
+            })
+        }
     }
 }
 
@@ -632,6 +666,75 @@ mod tests {
             assert!(t.caption.contains("all_responses"), "{}", t.caption);
             assert!(t.caption.contains("equal (Eq. 4)"), "{}", t.caption);
         }
+    }
+
+    #[test]
+    fn across_job_answers_the_cli_report_and_its_chart_data_survive_the_json_message() {
+        let text = include_str!("../../../tests/fixtures/paradigm-across/bundle.json");
+        let options = AcrossOptions {
+            draws: 300,
+            ..AcrossOptions::default()
+        };
+        let outcome = run(
+            text.as_bytes(),
+            &Request::Across(options),
+            &mut |_, _, _| {},
+        )
+        .unwrap();
+        let audit = Audit::from_json(text).unwrap();
+        let expected = across_procedures(&audit, options).unwrap();
+        assert_eq!(outcome.report, serde_json::to_string(&expected).unwrap());
+        let ids: Vec<&str> = outcome.tables.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["across-scores", "across-propositions", "across-pairs"]
+        );
+        for t in &outcome.tables {
+            assert!(
+                t.caption.contains("paradigm-across-fixture"),
+                "{}",
+                t.caption
+            );
+            assert!(
+                t.caption.contains("300 draws, random seed 20260716"),
+                "{}",
+                t.caption
+            );
+        }
+        // What the page receives: the outcome as JSON, read back.
+        // (serde_json's default float parser may be one ulp off: what the panels draw — ranks, the
+        // reversal flags, δ to 1e-9 pp — must come through.)
+        let back: Outcome =
+            serde_json::from_str(&serde_json::to_string(&outcome).unwrap()).unwrap();
+        let Some(Charts::Across(got)) = back.charts else {
+            panic!("no chart data")
+        };
+        assert_eq!(got.models, expected.models);
+        for (g, e) in got.procedures.iter().zip(&expected.procedures) {
+            assert_eq!((&g.procedure, &g.ranks), (&e.procedure, &e.ranks));
+        }
+        assert_eq!(got.pairs.len(), expected.pairs.len());
+        for (g, e) in got.pairs.iter().zip(&expected.pairs) {
+            let flags = |p: &atlas_core::across::PairAcross| {
+                (p.reverses, p.reverses_1pp, p.reverses_2pp, p.ci_supported)
+            };
+            assert_eq!(flags(g), flags(e));
+            for (a, b) in g.deltas.iter().zip(&e.deltas) {
+                assert!((a.delta_pp - b.delta_pp).abs() < 1e-9, "{a:?} {b:?}");
+            }
+        }
+        assert_eq!(
+            serde_json::from_str::<Request>(&Request::Across(options).to_json()).unwrap(),
+            Request::Across(options)
+        );
+        // The tiny bundle has one condition: one procedure, no pair can reverse, and no panic.
+        let one = run(
+            TINY.as_bytes(),
+            &Request::Across(options),
+            &mut |_, _, _| {},
+        )
+        .unwrap();
+        assert!(one.tables.iter().any(|t| t.id == "across-pairs"));
     }
 
     #[test]

@@ -497,7 +497,7 @@ fn pilot_design(d: &ParadigmDesign) -> PilotDesign {
             Condition {
                 id: proc.id().into(),
                 label: Some(proc.label().into()),
-                sweep: Some("Task paradigm".into()),
+                sweep: Some(atlas_core::across::PARADIGM_SWEEP.into()),
                 level: Some(proc.label().into()),
                 definition: Some(format!(
                     "Seed Table 10: {task}; forced Selection space: {space}; bias evidence = {mapping}. Options shown as A/B, order counterbalanced per cell (template)."
