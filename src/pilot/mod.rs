@@ -10,6 +10,7 @@ pub mod fields;
 pub mod form;
 pub mod judge_panel;
 pub mod panel;
+pub mod paradigm_form;
 pub mod run_controls;
 pub mod runner;
 pub mod store;

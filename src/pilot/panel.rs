@@ -8,7 +8,7 @@
 //! Model text is always put in the page as text nodes, never as HTML.
 
 use crate::pilot::fields::{number_field, row_list, text_field, RowButtons};
-use crate::pilot::form::{design, rules, settings, FormState, Rows};
+use crate::pilot::form::{plan_of, rules, settings, FormState, Rows, PARADIGM_FAMILY};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -59,7 +59,17 @@ pub fn PilotPanel() -> impl IntoView {
                 if let Ok(f) = serde_json::from_value::<FormState>(saved.form.clone()) {
                     form.set(f);
                 }
-                let plan = build_plan(saved.design.clone()).map_err(|e| e.to_string())?;
+                // A task-paradigm run is rebuilt from its saved form (propositions and wordings are
+                // in it); any other from its saved design.
+                let paradigm =
+                    saved.form.get("family").and_then(|v| v.as_str()) == Some(PARADIGM_FAMILY);
+                let plan = if paradigm {
+                    let f = serde_json::from_value::<FormState>(saved.form.clone())
+                        .map_err(|e| e.to_string())?;
+                    plan_of(&f, None)?
+                } else {
+                    build_plan(saved.design.clone()).map_err(|e| e.to_string())?
+                };
                 let st = RunState::from_json(&saved.state).map_err(|e| e.to_string())?;
                 st.check_plan(&plan).map_err(|e| e.to_string())?;
                 let unfinished = !st.finished() && !saved.cancelled;
@@ -98,10 +108,8 @@ pub fn PilotPanel() -> impl IntoView {
         bundle_bytes.set(None);
         let loaded = loaded_audit();
         let f = form.get_untracked();
-        let result = design(&f, loaded.as_ref().map(|l| &l.audit))
-            .map_err(String::from)
-            .and_then(|d| build_plan(d).map_err(|e| e.to_string()))
-            .map(|plan| PlanSummary::new(&plan, &f));
+        let result =
+            plan_of(&f, loaded.as_ref().map(|l| &l.audit)).map(|plan| PlanSummary::new(&plan, &f));
         plan_view.set(Some(result));
     };
     let do_run = move |_| {
@@ -112,8 +120,7 @@ pub fn PilotPanel() -> impl IntoView {
         let loaded = loaded_audit();
         let setup = (|| -> Result<RunSetup, String> {
             let settings = settings(&f)?;
-            let d = design(&f, loaded.as_ref().map(|l| &l.audit))?;
-            let plan = build_plan(d).map_err(|e| e.to_string())?;
+            let plan = plan_of(&f, loaded.as_ref().map(|l| &l.audit))?;
             plan_view.set(Some(Ok(PlanSummary::new(&plan, &f))));
             Ok(RunSetup {
                 state: RunState::new(&plan),
@@ -295,9 +302,14 @@ fn ProvidersForm(form: RwSignal<FormState>, keys: Keys) -> impl IntoView {
 #[component]
 fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl IntoView {
     let n_conditions = Memo::new(move |_| form.with(|f| f.conditions.len()));
+    // The task-paradigm family replaces statements, templates, conditions and sampling.
+    // A memo: the fields below re-render only when the family changes, not on every keystroke.
+    let paradigm_memo = Memo::new(move |_| form.with(|f| f.family == PARADIGM_FAMILY));
+    let paradigm = move || paradigm_memo.get();
     view! {
         <fieldset class="pilot-design">
             <legend>"Design"</legend>
+            <div id="pilot-statements-fields" hidden=paradigm>
             <label>"Statements "
                 <select id="pilot-statements-source" prop:value=move || form.with(|f| f.statements_source.clone())
                     on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| f.statements_source = v); }>
@@ -317,14 +329,18 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
                 <textarea id="pilot-pasted" rows="3" cols="80" prop:value=move || form.with(|f| f.pasted.clone())
                     on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| f.pasted = v); }></textarea>
             </label>
+            </div>
             <label>"Prompt family "
                 <select id="pilot-family" prop:value=move || form.with(|f| f.family.clone())
                     on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| f.family = v); }>
                     <option value="table7">"the five agreement wordings of the BiAxisBias paper's Table 7 (Selection: / Rationale: contract)"</option>
                     <option value="bundle">"the loaded bundle's templates"</option>
                     <option value="custom">"my templates (below)"</option>
+                    <option value="paradigm">"task paradigms: each proposition as CLEAR-, BBQ-, StereoSet- and CrowS-style questions (the BiAxisBias paper's Table 10)"</option>
                 </select>
             </label>
+            {move || paradigm().then(|| view! { <crate::pilot::paradigm_form::ParadigmFields form/> })}
+            <div id="pilot-agreement-fields" hidden=paradigm>
             <label class="block">"My templates (each with {statement}; separate templates by a line ---)"
                 <textarea id="pilot-custom-templates" rows="6" cols="80" prop:value=move || form.with(|f| f.custom_templates.clone())
                     on:input=move |ev| { let v = event_target_value(&ev); form.update(|f| f.custom_templates = v); }></textarea>
@@ -348,13 +364,14 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
                     }
                 }).collect_view()}
             </details>
+            </div>
             <div>
                 {number_field(form, "pilot-repeats", "repeats", Rule::Whole(rules::REPEATS), (|f| f.repeats.clone(), |f, v| f.repeats = v))}" "
                 {number_field(form, "pilot-temperature", "temperature", Rule::Decimal(rules::TEMPERATURE), (|f| f.temperature.clone(), |f, v| f.temperature = v))}" "
                 {number_field(form, "pilot-max-tokens", "max tokens", Rule::Whole(rules::MAX_TOKENS), (|f| f.max_tokens.clone(), |f, v| f.max_tokens = v))}" "
                 {number_field(form, "pilot-seed", "seed", Rule::Whole(rules::SEED), (|f| f.seed.clone(), |f, v| f.seed = v))}
             </div>
-            <div>
+            <div hidden=paradigm>
                 <label>"Sampling design "
                     <select id="pilot-sampling" prop:value=move || form.with(|f| f.sampling.clone())
                         on:change=move |ev| { let v = event_target_value(&ev); form.update(|f| f.sampling = v); }>
@@ -376,7 +393,7 @@ fn DesignForm(form: RwSignal<FormState>, categories: Memo<Vec<String>>) -> impl 
                 {number_field(form, "pilot-max-cost", "cost (empty = none)", Rule::Decimal(rules::MAX_COST), (|f| f.max_cost.clone(), |f, v| f.max_cost = v))}" "
                 {number_field(form, "pilot-concurrency", "calls at a time", Rule::Whole(rules::CONCURRENCY), (|f| f.concurrency.clone(), |f, v| f.concurrency = v))}" "
                 {number_field(form, "pilot-timeout", "timeout per call (s)", Rule::Decimal(rules::TIMEOUT_S), (|f| f.timeout_s.clone(), |f, v| f.timeout_s = v))}" "
-                {text_field(form, "pilot-title", "bundle title", |f| f.title.clone(), |f, v| f.title = v)}
+                {text_field(form, "pilot-bundle-title", "bundle title", |f| f.title.clone(), |f, v| f.title = v)}
             </div>
             <div>
                 {number_field(form, "pilot-max-wait", "longest server wait (Retry-After, s; longer pauses the run)", Rule::Whole(rules::MAX_WAIT_S), (|f| f.max_wait_s.clone(), |f, v| f.max_wait_s = v))}

@@ -635,3 +635,70 @@ pub fn sample(props: &[Proposition], limit: usize, seed: u64) -> Vec<Proposition
         .filter_map(|i| props.get(i as usize).cloned())
         .collect()
 }
+
+/// A picked file as propositions, whatever of the three kinds it is: a CrowS-Pairs CSV (a `.csv`
+/// name or a `sent_more` header; [`from_crows_csv`]) or a BBQ JSON Lines file (a first record with
+/// `context_condition`; [`from_bbq_jsonl`]) converted and drawn down to `limit` with `seed`
+/// ([`sample`]); anything else read as a propositions file ([`parse_propositions`]), kept whole.
+/// Returns the propositions and a sentence saying what was read, skipped and drawn.
+///
+/// ```
+/// let text = concat!(
+///     r#"{"id": "p1", "target_group": "women", "counter_group": "men", "#,
+///     r#""stereotyped": "Women are bad drivers.", "counter": "Men are bad drivers.", "#,
+///     r#""frame": "_____ are bad drivers.", "category": "gender"}"#
+/// );
+/// let (props, note) = atlas_pilot::proposition::read_file("mine.jsonl", text, 5, 1).unwrap();
+/// assert_eq!(props.len(), 1);
+/// assert_eq!(note, "mine.jsonl: 1 propositions.");
+/// ```
+///
+/// # Errors
+/// The converter's or reader's message, prefixed with `name` and naming the record, line or member.
+pub fn read_file(
+    name: &str,
+    text: &str,
+    limit: usize,
+    seed: u64,
+) -> Result<(Vec<Proposition>, String), String> {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let converted = if name.to_ascii_lowercase().ends_with(".csv") || first.contains("sent_more") {
+        Some(("CrowS-Pairs", from_crows_csv(text)))
+    } else if first.contains("\"context_condition\"") {
+        Some(("BBQ", from_bbq_jsonl(text)))
+    } else {
+        None
+    };
+    match converted {
+        Some((source, result)) => {
+            let c = result.map_err(|e| format!("{name}: {e}"))?;
+            let all = c.propositions.len();
+            let skipped: usize = c.skipped.values().sum();
+            let drawn = sample(&c.propositions, limit, seed);
+            let note = format!(
+                "{name}: {all} {source} propositions read{}; {} drawn with seed {seed}.",
+                if skipped > 0 {
+                    format!(" ({skipped} records skipped)")
+                } else {
+                    String::new()
+                },
+                drawn.len()
+            );
+            Ok((drawn, note))
+        }
+        None => {
+            let props = parse_propositions(text).map_err(|e| format!("{name}: {e}"))?;
+            let note = format!("{name}: {} propositions.", props.len());
+            Ok((props, note))
+        }
+    }
+}
+
+/// Propositions as JSON Lines, one object per line ([`parse_propositions`] reads them back).
+pub fn to_jsonl(props: &[Proposition]) -> String {
+    props
+        .iter()
+        .filter_map(|p| serde_json::to_string(p).ok())
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -631,3 +631,51 @@ fn a_teacher_forced_echo_response_is_judged_aligned_and_accepted() {
     four[0] = shifted;
     assert!(check_alignment(&four).is_err());
 }
+
+/// The pilot panel's "Read a file": a CrowS-Pairs CSV (recognised by its `sent_more` header even
+/// under another name) and a BBQ JSON Lines file are converted and drawn down with the seed — the
+/// same draw for the same seed, a subset in input order — and a propositions file is kept whole.
+#[test]
+fn read_file_converts_crows_and_bbq_and_draws_them_down_with_the_seed() {
+    use atlas_pilot::proposition::{read_file, to_jsonl};
+    let all = crows_props();
+    assert_eq!(all.len(), 3);
+    let (two, note) = read_file("pairs.txt", CROWS, 2, 11).unwrap();
+    assert_eq!(two.len(), 2);
+    assert_eq!(
+        note,
+        "pairs.txt: 3 CrowS-Pairs propositions read; 2 drawn with seed 11."
+    );
+    assert_eq!(
+        read_file("pairs.txt", CROWS, 2, 11).unwrap().0,
+        two,
+        "same seed, same draw"
+    );
+    let positions: Vec<usize> = two
+        .iter()
+        .map(|p| all.iter().position(|q| q == p).unwrap())
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{positions:?}");
+    let (bbq, note) = read_file("Age.jsonl", BBQ, 20, 11).unwrap();
+    assert_eq!(bbq, vec![bbq_prop()]);
+    assert!(
+        note.starts_with("Age.jsonl: 1 BBQ propositions read"),
+        "{note}"
+    );
+    // A propositions file (here: the CrowS ones as JSON Lines) is read as is, whatever the limit.
+    let text = to_jsonl(&all);
+    let (back, note) = read_file("mine.jsonl", &text, 1, 11).unwrap();
+    assert_eq!(back, all);
+    assert_eq!(note, "mine.jsonl: 3 propositions.");
+}
+
+#[test]
+fn read_file_names_the_file_and_the_line_of_a_bad_record() {
+    use atlas_pilot::proposition::read_file;
+    let err = read_file("mine.jsonl", "{\"id\": \"a\"}\n", 3, 1).unwrap_err();
+    assert!(err.starts_with("mine.jsonl: "), "{err}");
+    assert!(err.contains("line 1"), "{err}");
+    let err = read_file("pairs.csv", "sent_more,bias_type\nx,y\n", 3, 1).unwrap_err();
+    assert!(err.starts_with("pairs.csv: "), "{err}");
+    assert!(err.contains("sent_less"), "{err}");
+}

@@ -3,8 +3,10 @@
 //! settings, limits and a design (errors: [`FormError`]).
 
 pub mod error;
+pub mod paradigm;
 
 pub use error::FormError;
+pub use paradigm::{paradigm_design, plan_of, ParadigmForm, PARADIGM_FAMILY};
 
 use atlas_core::Audit;
 use atlas_pilot::judge::{Rubric, DEFAULT_RUBRIC_SYSTEM, DEFAULT_RUBRIC_USER};
@@ -173,6 +175,9 @@ pub struct FormState {
     /// The longest server wait (`Retry-After`) honoured without pausing, seconds.
     #[serde(default = "default_max_wait_s")]
     pub max_wait_s: String,
+    /// The task-paradigm design (read when `family` is [`PARADIGM_FAMILY`]).
+    #[serde(default)]
+    pub paradigm: ParadigmForm,
 }
 
 /// The default `K` of the coverage design: 2 conditions.
@@ -258,6 +263,7 @@ impl Default for FormState {
             timeout_s: "60".into(),
             title: "My pilot audit".into(),
             max_wait_s: default_max_wait_s(),
+            paradigm: ParadigmForm::default(),
         }
     }
 }
@@ -463,17 +469,7 @@ pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, Fo
             Some(c)
         })
         .collect();
-    let models = form
-        .models
-        .iter()
-        .map(|row| {
-            Ok(ModelTarget {
-                id: row.id.clone(),
-                provider: row.provider()?,
-                prices: row.prices()?,
-            })
-        })
-        .collect::<Result<Vec<_>, FormError>>()?;
+    let models = models_of(form)?;
     let judges = form
         .judges
         .iter()
@@ -515,6 +511,23 @@ pub fn design(form: &FormState, audit: Option<&Audit>) -> Result<PilotDesign, Fo
         judges,
         limits,
     })
+}
+
+/// The audited models of a form's provider rows.
+///
+/// # Errors
+/// A row's provider or prices do not read (naming the row).
+pub(crate) fn models_of(form: &FormState) -> Result<Vec<ModelTarget>, FormError> {
+    form.models
+        .iter()
+        .map(|row| {
+            Ok(ModelTarget {
+                id: row.id.clone(),
+                provider: row.provider()?,
+                prices: row.prices()?,
+            })
+        })
+        .collect()
 }
 
 /// Which provider rows a [`provider_row`] edits: the pilot's models or judges, or the judges of a judge
