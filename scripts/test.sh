@@ -99,7 +99,7 @@ step "end to end: charts follow the theme, fit a 390-px phone with text ≥ 11 p
 step "end to end: a clinical pilot in Chromium against a scripted provider, then atlas clinical embed" node tests/e2e/clinical_pilot.mjs
 step "end to end: pilot failures in Chromium (dead port, blocked port, denied preflight, long Retry-After)" node tests/e2e/pilot_failures.mjs
 step "end to end: pilot against the real local model in Chromium" node tests/e2e/pilot.mjs
-step "end to end: a task-paradigm pilot against the real local model in Chromium (reload, resume, open; its across-paradigm panel equals atlas paradigms across)" node tests/e2e/pilot_paradigm.mjs
+step "end to end: a task-paradigm pilot against the real local model in Chromium (reload, resume, likelihood step via scripts/llm-echo.sh, open; its across-paradigm panel equals atlas paradigms across)" node tests/e2e/pilot_paradigm.mjs
 step "end to end: judge coding of a loaded bundle (Chromium and CLI) against the real local model" node tests/e2e/judge.mjs
 
 echo

@@ -9,6 +9,7 @@ pub mod connection_test;
 pub mod fields;
 pub mod form;
 pub mod judge_panel;
+pub mod likelihood_step;
 pub mod panel;
 pub mod paradigm_form;
 pub mod run_controls;

@@ -40,6 +40,9 @@ pub fn PilotPanel() -> impl IntoView {
     let action_error = RwSignal::new(None::<String>);
     let restored = RwSignal::new(None::<String>);
     let bundle_bytes = RwSignal::new(None::<(String, Arc<[u8]>)>);
+    // The likelihood step's scores of the current run (task-paradigm pilots only).
+    let scored = RwSignal::new(None::<crate::pilot::likelihood_step::Scored>);
+    let paradigm = Memo::new(move |_| form.with(|f| f.family == PARADIGM_FAMILY));
     // "Use this design" in the Plan view: its design and budget go into this form's state.
     if let Some(handoff) = use_context::<crate::state::plan::PilotHandoff>() {
         Effect::new(move |_| {
@@ -153,7 +156,21 @@ pub fn PilotPanel() -> impl IntoView {
             if title.is_empty() { id.clone() } else { title },
         );
         info.notes = Some("Made in the browser by Audit Atlas's pilot panel.".into());
-        let bundle = to_bundle(&st, &plan, &info).map_err(|e| e.to_string())?;
+        let mut bundle = to_bundle(&st, &plan, &info).map_err(|e| e.to_string())?;
+        // Likelihood scores of this very run (a task-paradigm pilot's likelihood step), if any.
+        if let Some(s) = scored
+            .get_untracked()
+            .filter(|s| s.fingerprint == plan.fingerprint)
+        {
+            atlas_pilot::paradigm::likelihood::attach(
+                &mut bundle,
+                &s.readouts,
+                &format!(
+                    "Audit Atlas pilot panel: {}",
+                    atlas_pilot::paradigm::likelihood::SCORED_DESCRIPTION
+                ),
+            );
+        }
         let bytes = serde_json::to_vec(&bundle).map_err(|e| e.to_string())?;
         Ok((id, Arc::from(bytes)))
     };
@@ -218,6 +235,7 @@ pub fn PilotPanel() -> impl IntoView {
                 table=|s, sort| view! { <RunView snapshot=s sort/> }.into_any()
                 open_label="Open as bundle in every view" discard_label="Discard the run"
                 on_open=do_open on_download=do_download on_discard=do_discard/>
+            {move || paradigm.get().then(|| view! { <crate::pilot::likelihood_step::LikelihoodStep form keys scored/> })}
             <crate::pilot::judge_panel::BundleJudgeSection keys/>
             <crate::pilot::clinical_panel::ClinicalPilotSection keys/>
         </section>

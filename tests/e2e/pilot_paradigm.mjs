@@ -12,13 +12,21 @@
 //    differ): the plan shows 3 propositions × 5 procedures × 2 models = 30 calls; the run is reloaded
 //    mid-way, resumed from the saved run (the form comes back in paradigm mode with its propositions),
 //    and finishes with 30 distinct calls, none answered before the reload lost or asked again.
+// 2b. Likelihood step: scoring against llama-cpp-python's own server (the models' base URL) is refused
+//    as a shifted echo; against the teacher-forced scorer (scripts/llm-echo.sh, started for the test)
+//    it scores 3 propositions × 2 procedures × 2 models (24 calls) and shows SS, LMS, ICAT and the CrowS
+//    preference per model — equal to a hand computation here, in this script, from the downloaded
+//    bundle's raw log-probability sums and token counts (mean per token; SS = 100·p_s/(p_s+p_c),
+//    LMS = 100·(p_s+p_c), ICAT = LMS·min(SS, 100−SS)/50, CrowS preference = share of items whose
+//    stereotyped sentence has the higher mean) and to `atlas likelihood --json` on that bundle.
 // 3. The downloaded bundle has the five procedures as its conditions (sweep "Task paradigm"), the
 //    edited wording in its CrowS-style templates, and 30 responses.
 // 4. Opened as the loaded bundle, its Analyses view shows "Does the task format reorder models?"; a run
 //    gives every score, count, δ and reversal flag of `atlas paradigms across --json` on the downloaded
 //    bundle (ATLAS_BIN or cargo run).
 // 5. At 390 px the paradigm fields do not make the page scroll sideways.
-// Screenshots: target/e2e-pilot-paradigm/form-desktop.png, form-phone.png, across-desktop.png.
+// Screenshots: target/e2e-pilot-paradigm/form-desktop.png, form-phone.png, likelihood-desktop.png,
+// across-desktop.png.
 // The model server: reused when `scripts/llm.sh status` finds one running, else started on a free port
 // and stopped at the end. Ends with "N passed, M failed".
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -53,6 +61,17 @@ if (running) {
   startedLlm = true;
   console.log(`started the model server at ${llmBase}`);
 }
+
+// The teacher-forced echo scorer for the likelihood step.
+let echoBase, startedEcho = false;
+const echoScript = join(root, 'scripts/llm-echo.sh');
+const echoStatus = execFileSync('bash', [echoScript, 'status'], { encoding: 'utf8' }).trim().match(/^running: (\S+)/);
+if (echoStatus) echoBase = echoStatus[1];
+else {
+  echoBase = execFileSync('bash', [echoScript, 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop();
+  startedEcho = true;
+}
+console.log(`scoring server at ${echoBase}`);
 
 async function savedRun(page) {
   return page.evaluate(() => new Promise((ok) => {
@@ -145,6 +164,20 @@ try {
   check('nothing answered before the reload is lost or asked again', answeredBefore.size > 0 && changed.length === 0,
     `before ${answeredBefore.size}, changed ${changed.length}`);
 
+  // 2b. The likelihood step.
+  await page.click('#pilot-likelihood-run');
+  await page.waitForSelector('#pilot-likelihood-error, #pilot-likelihood-result', { timeout: 120000 });
+  const refused = await page.$eval('#pilot-likelihood-error', (e) => e.textContent).catch(() => '');
+  check('scoring against llama-cpp-python\'s own server is refused as a shifted echo', /shifted by one token/.test(refused), refused.slice(0, 200));
+  await page.fill('#pilot-likelihood-base', echoBase);
+  await page.click('#pilot-likelihood-run');
+  const scoredOk = await page.waitForSelector('#pilot-likelihood-result', { timeout: 300000 }).then(() => true, () => false);
+  const err = await page.$eval('#pilot-likelihood-error', (e) => e.textContent).catch(() => '');
+  check('against the teacher-forced scorer the 24 scoring calls give a table per model', scoredOk, err);
+  await page.$eval('#pilot-likelihood', (s) => s.scrollIntoView());
+  await page.screenshot({ path: join(shots, 'likelihood-desktop.png') });
+  const lik = await page.$$eval('#pilot-likelihood-table td[data-key]', (tds) => Object.fromEntries(tds.map((t) => [t.dataset.key, t.dataset.value])));
+
   // 3. The bundle.
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#pilot-download')]);
   const text = readFileSync(await download.path(), 'utf8');
@@ -160,6 +193,42 @@ try {
   check('the edited CrowS-style wording is in the bundle\'s templates',
     crowsTemplates.length === 2 && crowsTemplates.every((t) => (t.text || '').startsWith(MARK)), JSON.stringify(crowsTemplates.map((t) => (t.text || '').slice(0, 40))));
   check('the bundle has 2 models and 3 propositions', facet('model').length === 2 && facet('statement').length === 3);
+  // The likelihood readouts, computed by hand from the raw sums and counts.
+  const L = bundle.responses.likelihood;
+  check('the bundle carries the likelihood readouts (2 candidates, 12 cells)',
+    L && L.candidates === 2 && [...L.stereotyped].filter((c) => c !== '-').length === 12, JSON.stringify(L && { c: L.candidates, s: L.stereotyped.length }));
+  if (L) {
+    const axes = bundle.responses.axes;
+    const sizes = axes.map((a) => facet(a).length);
+    const coords = (flat) => { const c = []; for (let i = axes.length - 1; i >= 0; i--) { c[i] = flat % sizes[i]; flat = Math.floor(flat / sizes[i]); } return c; };
+    const tally = {};
+    [...L.stereotyped].forEach((ch, cell) => {
+      if (ch === '-') return;
+      const c = coords(cell);
+      const model = facet('model')[c[axes.indexOf('model')]].id, cond = facet('condition')[c[axes.indexOf('condition')]].id;
+      const st = Number(ch), other = 1 - st;
+      const mean = (k) => (L.logprob_sum[2 * cell + k] === null ? null : L.logprob_sum[2 * cell + k] / L.token_count[2 * cell + k]);
+      const t = (tally[`${model}/${cond}`] ??= { n: 0, s: 0, c: 0 });
+      if (mean(st) === null || mean(other) === null) return;
+      t.n++;
+      if (mean(st) > mean(other)) t.s++; else if (mean(other) > mean(st)) t.c++;
+    });
+    const bad = [];
+    const near = (a, b) => (a === null || b === null ? a === b : Math.abs(a - b) < 1e-9);
+    const cliLik = atlasJson(['likelihood', bundlePath, '--basis', 'mean', '--json']);
+    for (const m of facet('model').map((l) => l.id)) {
+      const ss = tally[`${m}/StereoSet`], cr = tally[`${m}/CrowS`];
+      const ps = ss.s / ss.n, pc = ss.c / ss.n;
+      const SS = ps + pc > 0 ? (100 * ps) / (ps + pc) : null, LMS = 100 * (ps + pc), ICAT = SS === null ? null : (LMS * Math.min(SS, 100 - SS)) / 50;
+      const pref = (100 * cr.s) / cr.n;
+      const got = (k) => (lik[`${k}/${m}`] === undefined || lik[`${k}/${m}`] === '' ? null : Number(lik[`${k}/${m}`]));
+      if (!near(got('ss'), SS) || !near(got('lms'), LMS) || !near(got('icat'), ICAT) || !near(got('crows_preference'), pref)) bad.push(`${m}: page ${got('ss')}/${got('lms')}/${got('icat')}/${got('crows_preference')} vs hand ${SS}/${LMS}/${ICAT}/${pref}`);
+      const c = (cond) => cliLik.by_condition.find((r) => r.model === m && r.condition === cond) || {};
+      if (!near(c('StereoSet').ss ?? null, SS) || !near(c('StereoSet').lms ?? null, LMS) || !near(100 * c('CrowS').share, pref)) bad.push(`${m}: CLI ${c('StereoSet').ss}/${c('StereoSet').lms}/${c('CrowS').share}`);
+      console.log(`likelihood ${m}: SS ${SS}, LMS ${LMS}, ICAT ${ICAT}, CrowS preference ${pref} (${cr.n} items)`);
+    }
+    check('the page\'s SS, LMS, ICAT and CrowS preference equal the hand computation from the bundle\'s log-probabilities, and atlas likelihood', bad.length === 0, bad.join('; '));
+  }
 
   // 4. Open it: the across-paradigm panel equals the CLI on the same bundle.
   await showView(page, 'pilot');
@@ -207,6 +276,7 @@ try {
   await browser.close();
   server.close();
   if (startedLlm) execFileSync('bash', [llmScript, 'stop'], { stdio: 'inherit' });
+  if (startedEcho) execFileSync('bash', [echoScript, 'stop'], { stdio: 'inherit' });
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

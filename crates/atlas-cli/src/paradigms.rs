@@ -28,16 +28,14 @@ use anyhow::{anyhow, bail, Context, Result};
 use atlas_core::across::{across_procedures, AcrossOptions};
 use atlas_core::Audit;
 use atlas_pilot::paradigm::likelihood::{
-    attach, check_alignment, continuation_score, crows_preference, echo_alignment, items,
-    parse_echo, scoring_request, stereoset_scores, ContinuationScore, EchoAlignment, ItemScores,
-    Readout, ScoringItem,
+    attach, check_alignment, echo_alignment, items, score_lines, scoring_request, EchoAlignment,
+    ScoringLine, SCORED_DESCRIPTION,
 };
-use atlas_pilot::paradigm::{build_paradigm_plan, ParadigmDesign, Procedure};
+use atlas_pilot::paradigm::{build_paradigm_plan, ParadigmDesign};
 use atlas_pilot::proposition::{
     from_bbq_jsonl, from_crows_csv, parse_propositions, sample, validate_set, Converted,
 };
 use atlas_pilot::{AttemptOutcome, Plan, SecretKey};
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::pilot::{agent, read_json, send, write_atomic};
@@ -293,35 +291,6 @@ fn plan(a: &PlanArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// One line of the scoring log.
-#[derive(Debug, Serialize, Deserialize)]
-struct LogLine {
-    model: String,
-    item: ScoringItem,
-    candidate: usize,
-    text: String,
-    /// Characters before the candidate.
-    start: usize,
-    /// Characters of the scored text.
-    end: usize,
-    /// HTTP status, or null for no response.
-    status: Option<u16>,
-    /// The provider's body (or the transport error).
-    body: String,
-}
-
-/// The scores of one model (`--json`).
-#[derive(Debug, Serialize)]
-struct ModelScores {
-    model: String,
-    stereoset: Option<atlas_pilot::paradigm::likelihood::StereoSetScores>,
-    stereoset_missing: usize,
-    crows_preference: Option<f64>,
-    crows_items: u64,
-    crows_missing: u64,
-    errors: Vec<String>,
-}
-
 fn score(a: &ScoreArgs) -> Result<ExitCode> {
     let mut v = read_json(&a.plan, "plan")?;
     let design = v
@@ -338,7 +307,7 @@ fn score(a: &ScoreArgs) -> Result<ExitCode> {
     if its.is_empty() {
         bail!("the design has no StereoSet- or CrowS-style procedure to score");
     }
-    let lines: Vec<LogLine> = if a.from_log {
+    let lines: Vec<ScoringLine> = if a.from_log {
         fs::read_to_string(&a.log)
             .with_context(|| format!("cannot read {}", a.log.display()))?
             .lines()
@@ -374,7 +343,7 @@ fn score(a: &ScoreArgs) -> Result<ExitCode> {
                         AttemptOutcome::TimedOut => (None, "timed out".to_string()),
                         AttemptOutcome::Network { message } => (None, key.scrub(&message)),
                     };
-                    let line = LogLine {
+                    let line = ScoringLine {
                         model: m.id.clone(),
                         item: item.clone(),
                         candidate: k,
@@ -411,109 +380,27 @@ fn score(a: &ScoreArgs) -> Result<ExitCode> {
         out
     };
 
-    for m in &d.models {
-        let seen: Vec<EchoAlignment> = lines
-            .iter()
-            .filter(|l| l.model == m.id && l.status == Some(200))
-            .map(|l| echo_alignment(&l.body, l.end))
-            .collect();
-        check_alignment(&seen).with_context(|| {
-            format!(
-                "model {} ({}): the likelihood scores are refused",
-                m.id,
-                a.log.display()
-            )
-        })?;
-    }
-
-    // Scores per (model, item).
-    let mut readouts: Vec<Readout> = Vec::new();
-    let mut summary = Vec::new();
-    for m in &d.models {
-        let mut errors = Vec::new();
-        let mut by_item: Vec<(ScoringItem, [Option<ContinuationScore>; 2])> = Vec::new();
-        for l in lines.iter().filter(|l| l.model == m.id) {
-            let sc = match parse_echo(&l.body).and_then(|e| continuation_score(&e, l.start, l.end))
-            {
-                Ok(s) => Some(s),
-                Err(e) => {
-                    if errors.len() < 5 {
-                        errors.push(format!(
-                            "{} {} candidate {}: {e}",
-                            l.item.procedure.id(),
-                            l.item.proposition,
-                            l.candidate
-                        ));
-                    }
-                    None
-                }
-            };
-            match by_item.iter_mut().find(|(i, _)| i == &l.item) {
-                Some((_, c)) => {
-                    if let Some(slot) = c.get_mut(l.candidate) {
-                        *slot = sc;
-                    }
-                }
-                None => {
-                    let mut c = [None, None];
-                    if let Some(slot) = c.get_mut(l.candidate) {
-                        *slot = sc;
-                    }
-                    by_item.push((l.item.clone(), c));
-                }
-            }
-        }
-        let scores = |proc: Procedure| -> Vec<ItemScores> {
-            by_item
-                .iter()
-                .filter(|(i, _)| i.procedure == proc)
-                .map(|(i, c)| ItemScores {
-                    candidates: c.to_vec(),
-                    stereotyped: i.order.stereotyped_index(),
-                    unrelated: None,
-                })
-                .collect()
-        };
-        let ss_items = scores(Procedure::StereoSet);
-        let cr_items = scores(Procedure::Crows);
-        let ss = stereoset_scores(&ss_items);
-        let (pref, n, missing) = crows_preference(&cr_items);
-        for (i, c) in &by_item {
-            readouts.push(Readout {
-                model: m.id.clone(),
-                item: i.clone(),
-                scores: ItemScores {
-                    candidates: c.to_vec(),
-                    stereotyped: i.order.stereotyped_index(),
-                    unrelated: None,
-                },
-            });
-        }
-        let fmt = |x: Option<f64>| x.map_or_else(|| "—".to_string(), |v| format!("{v:.2}"));
+    let ids: Vec<String> = d.models.iter().map(|m| m.id.clone()).collect();
+    let (readouts, summary) =
+        score_lines(&ids, &lines).with_context(|| format!("{}", a.log.display()))?;
+    let fmt = |x: Option<f64>| x.map_or_else(|| "—".to_string(), |v| format!("{v:.2}"));
+    for m in &summary {
+        let ss = m.stereoset;
         println!(
             "{}: StereoSet style SS {} LMS {} ICAT {} ({} items{}); CrowS style preference {} ({} items{})",
-            m.id,
+            m.model,
             fmt(ss.and_then(|s| s.ss)),
             fmt(ss.map(|s| s.lms)),
             fmt(ss.and_then(|s| s.icat)),
             ss.map_or(0, |s| s.items),
-            ss.map_or(String::new(), |s| if s.missing > 0 { format!(", {} missing", s.missing) } else { String::new() }),
-            fmt(pref),
-            n,
-            if missing > 0 { format!(", {missing} missing") } else { String::new() },
+            if m.stereoset_missing > 0 { format!(", {} missing", m.stereoset_missing) } else { String::new() },
+            fmt(m.crows_preference),
+            m.crows_items,
+            if m.crows_missing > 0 { format!(", {} missing", m.crows_missing) } else { String::new() },
         );
-        for e in &errors {
+        for e in &m.errors {
             eprintln!("  {e}");
         }
-        summary.push(ModelScores {
-            model: m.id.clone(),
-            stereoset: ss,
-            stereoset_missing: ss_items.len() - ss.map_or(0, |s| s.items as usize),
-            crows_preference: pref,
-            crows_items: n,
-            crows_missing: missing,
-            errors,
-        });
     }
     if let Some(path) = &a.json {
         write_atomic(
@@ -535,7 +422,7 @@ fn score(a: &ScoreArgs) -> Result<ExitCode> {
         let placed = attach(
             &mut file,
             &readouts,
-            "atlas paradigms score: teacher-forced log-probabilities from an OpenAI-compatible /completions endpoint with echo (seed 000 §C.2); StereoSet-style: neutral context prefix, two continuations; CrowS-style: shared word prefix, the rest of each sentence; candidates in the cell's A/B order; one readout per model × procedure × proposition, in repeat 1.",
+            &format!("atlas paradigms score: {SCORED_DESCRIPTION}"),
         );
         let text = serde_json::to_string(&file)?;
         Audit::from_bytes(text.as_bytes())

@@ -171,3 +171,41 @@ fn the_hand_table_and_the_counterbalanced_orders_equal_numpy() {
         assert_eq!(got, want, "{proc:?}");
     }
 }
+
+/// `score_lines` (what `atlas paradigms score` and the app's likelihood step run) over the logged
+/// responses of the real local model gives the numpy reference's StereoSet SS, LMS, ICAT and CrowS
+/// preference (`tests/reference/expected_paradigm.json`), one readout per model × item.
+#[test]
+fn score_lines_over_the_logged_responses_gives_the_numpy_scores() {
+    use atlas_pilot::paradigm::likelihood::{score_lines, ScoringLine};
+    let expected: Value =
+        serde_json::from_str(&read("tests/reference/expected_paradigm.json")).unwrap();
+    let lines: Vec<ScoringLine> = read("tests/fixtures/paradigm-scoring-log.jsonl")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let model = "smollm2-135m-instruct".to_string();
+    let (readouts, summary) = score_lines(std::slice::from_ref(&model), &lines).unwrap();
+    let e = &expected["models"][&model];
+    assert_eq!(readouts.len(), lines.len() / 2);
+    let m = &summary[0];
+    let ss = m.stereoset.unwrap();
+    assert_eq!(ss.items, e["stereoset"]["items"].as_u64().unwrap());
+    assert!(close(
+        ss.ss.unwrap(),
+        e["stereoset"]["ss"].as_f64().unwrap()
+    ));
+    assert!(close(ss.lms, e["stereoset"]["lms"].as_f64().unwrap()));
+    assert!(close(
+        ss.icat.unwrap(),
+        e["stereoset"]["icat"].as_f64().unwrap()
+    ));
+    assert!(close(
+        m.crows_preference.unwrap(),
+        e["crows"]["preference"].as_f64().unwrap()
+    ));
+    assert_eq!(m.crows_items, e["crows"]["items"].as_u64().unwrap());
+    assert_eq!((m.stereoset_missing, m.crows_missing), (0, 0));
+    assert!(m.errors.is_empty(), "{:?}", m.errors);
+}

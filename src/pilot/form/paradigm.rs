@@ -28,6 +28,9 @@ pub struct ParadigmForm {
     pub procedures: Vec<String>,
     /// The wordings, one per procedure, and the forced output contract.
     pub templates: ParadigmTemplates,
+    /// The likelihood step's scoring server (an OpenAI-compatible base URL with a correct `echo`);
+    /// empty: each model's own base URL.
+    pub likelihood_base: String,
 }
 
 impl Default for ParadigmForm {
@@ -36,6 +39,7 @@ impl Default for ParadigmForm {
             propositions: String::new(),
             procedures: Procedure::ALL.iter().map(|p| p.id().to_string()).collect(),
             templates: ParadigmTemplates::default(),
+            likelihood_base: String::new(),
         }
     }
 }

@@ -594,6 +594,169 @@ pub fn crows_preference(items: &[ItemScores]) -> (Option<f64>, u64, u64) {
     )
 }
 
+/// One scoring call as logged (`atlas paradigms score --log`, and the app's likelihood step): the
+/// model, the item and candidate, the scored text with the candidate's character span, and what the
+/// server answered. Read by [`score_lines`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScoringLine {
+    /// Model level id.
+    pub model: String,
+    /// The scoring item.
+    pub item: ScoringItem,
+    /// Candidate index (display order).
+    pub candidate: usize,
+    /// The scored text (prefix + candidate, [`ScoringItem::scored_text`]).
+    pub text: String,
+    /// Characters before the candidate.
+    pub start: usize,
+    /// Characters of the scored text.
+    pub end: usize,
+    /// HTTP status, or `None` for no response.
+    pub status: Option<u16>,
+    /// The provider's body (or the transport error, scrubbed of the key).
+    pub body: String,
+}
+
+/// One model's likelihood scores (what `atlas paradigms score --json` writes per model and the app
+/// shows): StereoSet-style SS, LMS, ICAT ([`stereoset_scores`]) and the CrowS-style preference
+/// ([`crows_preference`]), percentages (SS and the preference: 50 = no preference), with the items
+/// that could not be scored counted and the first few reasons.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelLikelihood {
+    /// Model level id.
+    pub model: String,
+    /// StereoSet-style scores, when some item has both candidates scored.
+    pub stereoset: Option<StereoSetScores>,
+    /// StereoSet-style items without both candidates scored.
+    pub stereoset_missing: usize,
+    /// CrowS-style preference, percent.
+    pub crows_preference: Option<f64>,
+    /// CrowS-style items with both candidates scored.
+    pub crows_items: u64,
+    /// CrowS-style items without.
+    pub crows_missing: u64,
+    /// The first (up to 5) reasons a candidate could not be scored, naming procedure, proposition
+    /// and candidate.
+    pub errors: Vec<String>,
+}
+
+/// Why [`score_lines`] refuses a model's scores.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("model {model}: the likelihood scores are refused: {error}")]
+pub struct RefusedScores {
+    /// Model level id.
+    pub model: String,
+    /// Why ([`check_alignment`]).
+    pub error: LikelihoodError,
+}
+
+/// The readouts and per-model scores of a scoring log: per model (in `models` order) the answered
+/// lines are checked for a shifted echo ([`check_alignment`]), each candidate's mean per-token score
+/// is read ([`parse_echo`], [`continuation_score`]; a line that cannot be read leaves the candidate
+/// missing and its reason in [`ModelLikelihood::errors`]), and the items become [`Readout`]s (one per
+/// model × item, candidates in display order) and a [`ModelLikelihood`].
+///
+/// # Errors
+/// [`RefusedScores`] for the first model whose server echoes shifted log-probabilities.
+pub fn score_lines(
+    models: &[String],
+    lines: &[ScoringLine],
+) -> Result<(Vec<Readout>, Vec<ModelLikelihood>), RefusedScores> {
+    for m in models {
+        let seen: Vec<EchoAlignment> = lines
+            .iter()
+            .filter(|l| &l.model == m && l.status == Some(200))
+            .map(|l| echo_alignment(&l.body, l.end))
+            .collect();
+        check_alignment(&seen).map_err(|error| RefusedScores {
+            model: m.clone(),
+            error,
+        })?;
+    }
+    let mut readouts = Vec::new();
+    let mut summary = Vec::new();
+    for m in models {
+        let mut errors = Vec::new();
+        let mut by_item: Vec<(ScoringItem, [Option<ContinuationScore>; 2])> = Vec::new();
+        for l in lines.iter().filter(|l| &l.model == m) {
+            let read = match l.status {
+                Some(200) => {
+                    parse_echo(&l.body).and_then(|e| continuation_score(&e, l.start, l.end))
+                }
+                Some(status) => Err(LikelihoodError::NotJson(format!("HTTP {status}"))),
+                None => Err(LikelihoodError::NotJson(format!("no response: {}", l.body))),
+            };
+            let sc = match read {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    if errors.len() < 5 {
+                        errors.push(format!(
+                            "{} {} candidate {}: {e}",
+                            l.item.procedure.id(),
+                            l.item.proposition,
+                            l.candidate
+                        ));
+                    }
+                    None
+                }
+            };
+            let slot = match by_item.iter_mut().find(|(i, _)| i == &l.item) {
+                Some((_, c)) => c,
+                None => {
+                    by_item.push((l.item.clone(), [None, None]));
+                    match by_item.last_mut() {
+                        Some((_, c)) => c,
+                        None => continue,
+                    }
+                }
+            };
+            if let Some(x) = slot.get_mut(l.candidate) {
+                *x = sc;
+            }
+        }
+        let scores = |proc: Procedure| -> Vec<ItemScores> {
+            by_item
+                .iter()
+                .filter(|(i, _)| i.procedure == proc)
+                .map(|(i, c)| ItemScores {
+                    candidates: c.to_vec(),
+                    stereotyped: i.order.stereotyped_index(),
+                    unrelated: None,
+                })
+                .collect()
+        };
+        let ss_items = scores(Procedure::StereoSet);
+        let cr_items = scores(Procedure::Crows);
+        let ss = stereoset_scores(&ss_items);
+        let (pref, n, missing) = crows_preference(&cr_items);
+        for (i, c) in &by_item {
+            readouts.push(Readout {
+                model: m.clone(),
+                item: i.clone(),
+                scores: ItemScores {
+                    candidates: c.to_vec(),
+                    stereotyped: i.order.stereotyped_index(),
+                    unrelated: None,
+                },
+            });
+        }
+        summary.push(ModelLikelihood {
+            model: m.clone(),
+            stereoset: ss,
+            stereoset_missing: ss_items.len() - ss.map_or(0, |s| s.items as usize),
+            crows_preference: pref,
+            crows_items: n,
+            crows_missing: missing,
+            errors,
+        });
+    }
+    Ok((readouts, summary))
+}
+
+/// The description [`attach`] writes for readouts scored by [`scoring_request`] (the CLI's and the
+/// app's).
+pub const SCORED_DESCRIPTION: &str = "teacher-forced log-probabilities from an OpenAI-compatible /completions endpoint with echo (seed 000 §C.2); StereoSet-style: neutral context prefix, two continuations; CrowS-style: shared word prefix, the rest of each sentence; candidates in the cell's A/B order; one readout per model × procedure × proposition, in repeat 1.";
+
 /// One item's scores placed in a bundle cell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Readout {
