@@ -157,6 +157,18 @@ pub fn PilotPanel() -> impl IntoView {
         );
         info.notes = Some("Made in the browser by Audit Atlas's pilot panel.".into());
         let mut bundle = to_bundle(&st, &plan, &info).map_err(|e| e.to_string())?;
+        // A task-paradigm run: its propositions go whole into the statement levels (when the form
+        // still plans this run), so the bundle can seed another paradigm pilot.
+        let f = form.get_untracked();
+        if f.family == PARADIGM_FAMILY {
+            if let Ok(d) = crate::pilot::form::paradigm_design(&f) {
+                let same = atlas_pilot::paradigm::build_paradigm_plan(&d)
+                    .is_ok_and(|p| p.fingerprint == plan.fingerprint);
+                if same {
+                    atlas_pilot::proposition::annotate_statements(&mut bundle, &d.propositions);
+                }
+            }
+        }
         // Likelihood scores of this very run (a task-paradigm pilot's likelihood step), if any.
         if let Some(s) = scored
             .get_untracked()

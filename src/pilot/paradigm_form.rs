@@ -1,11 +1,12 @@
 //! The task-paradigm part of the pilot's design form (issue 18; seed `000_…` §4.3, Table 10): the
-//! propositions (pasted, or read from a propositions file, a CrowS-Pairs CSV or a BBQ JSON Lines
-//! file, drawn down to a size with the form's seed), the procedures to ask them as, and each
+//! propositions (pasted, read from a propositions file, a CrowS-Pairs CSV or a BBQ JSON Lines file —
+//! drawn down to a size with the form's seed — or taken from the loaded bundle's statements where
+//! they carry the fields), the procedures to ask them as, and each
 //! procedure's wording, editable. The design and plan are
 //! [`crate::pilot::form::paradigm`]'s ([`crate::pilot::form::ParadigmForm`] holds the fields).
 
 use atlas_pilot::paradigm::{ParadigmTemplates, Procedure};
-use atlas_pilot::proposition::{parse_propositions, read_file, to_jsonl};
+use atlas_pilot::proposition::{from_bundle, parse_propositions, read_file, to_jsonl};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -83,6 +84,40 @@ pub fn ParadigmFields(form: RwSignal<FormState>) -> impl IntoView {
             }
         });
     };
+    // The loaded bundle's statements, where they carry the proposition fields.
+    let state = expect_context::<crate::state::AtlasState>();
+    let from_loaded = move |_| {
+        let read = state.loaded.with_untracked(|l| {
+            let l = l.as_ref().ok_or("No bundle is loaded.")?;
+            let name = l.audit.metadata().id.clone();
+            let c = from_bundle(&l.audit.file).map_err(|e| format!("{name}: {e}"))?;
+            let skipped: usize = c.skipped.values().sum();
+            if c.propositions.is_empty() {
+                return Err(format!(
+                    "{name}: none of its {skipped} statements carries the proposition fields (a `proposition` attribute, or `counter` and `counter_group`; docs/paradigms.md)."
+                ));
+            }
+            Ok((
+                to_jsonl(&c.propositions),
+                format!(
+                    "{name}: {} propositions read from its statements{}.",
+                    c.propositions.len(),
+                    if skipped > 0 {
+                        format!(" ({skipped} statements without the fields skipped)")
+                    } else {
+                        String::new()
+                    }
+                ),
+            ))
+        });
+        match read {
+            Ok((text, note)) => {
+                form.update(|f| f.paradigm.propositions = text);
+                file_note.set(Some(Ok(note)));
+            }
+            Err(e) => file_note.set(Some(Err(e))),
+        }
+    };
     let procedures = Procedure::ALL
         .iter()
         .map(|&p| {
@@ -139,6 +174,8 @@ pub fn ParadigmFields(form: RwSignal<FormState>) -> impl IntoView {
                         prop:value=move || draw.get() on:input=move |ev| draw.set(event_target_value(&ev))/>
                     " from a CrowS-Pairs or BBQ file (with the seed below)"
                 </label>
+                " "
+                <button id="pilot-propositions-from-bundle" on:click=from_loaded>"Use the loaded bundle's propositions"</button>
                 {move || file_note.get().map(|n| match n {
                     Ok(s) => view! { <p id="pilot-propositions-file-note" role="status">{s}</p> }.into_any(),
                     Err(e) => view! { <p id="pilot-propositions-file-note" class="error" role="alert">{e}</p> }.into_any(),

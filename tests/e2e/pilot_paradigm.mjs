@@ -24,6 +24,8 @@
 // 4. Opened as the loaded bundle, its Analyses view shows "Does the task format reorder models?"; a run
 //    gives every score, count, δ and reversal flag of `atlas paradigms across --json` on the downloaded
 //    bundle (ATLAS_BIN or cargo run).
+//    Back in the Pilot view, "Use the loaded bundle's propositions" reads the same 3 propositions back
+//    from the opened bundle's statement levels.
 // 5. At 390 px the paradigm fields do not make the page scroll sideways.
 // Screenshots: target/e2e-pilot-paradigm/form-desktop.png, form-phone.png, likelihood-desktop.png,
 // across-desktop.png.
@@ -117,6 +119,7 @@ try {
   await page.waitForSelector('#pilot-propositions-file-note', { timeout: 10000 });
   const note = await page.$eval('#pilot-propositions-file-note', (e) => e.textContent);
   check('a CrowS-Pairs CSV is converted and drawn down to 3 with the seed', /10 CrowS-Pairs propositions read; 3 drawn with seed 5/.test(note), note);
+  const propsRead = (await page.inputValue('#pilot-propositions')).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
   const read = await page.$eval('#pilot-propositions-status', (e) => e.textContent);
   check('the propositions field says what it holds', /^3 propositions read/.test(read), read);
   await page.click('#pilot-wordings summary');
@@ -257,6 +260,14 @@ try {
   console.log(`the two model rows: scores ${cli.procedures.map((p) => `${p.procedure} ${p.scores.map((s) => (s === null ? '—' : (100 * s).toFixed(1))).join('/')}`).join(', ')}; reverses ${pair?.reverses}, beyond 1 pp ${pair?.reverses_1pp}, beyond 2 pp ${pair?.reverses_2pp}`);
   await page.$eval('#across', (s) => s.scrollIntoView());
   await page.screenshot({ path: join(shots, 'across-desktop.png') });
+  // 4b. The opened bundle seeds another paradigm pilot: its statements carry the propositions.
+  await showView(page, 'pilot');
+  await page.fill('#pilot-propositions', '');
+  await page.click('#pilot-propositions-from-bundle');
+  const seededNote = await page.$eval('#pilot-propositions-file-note', (e) => e.textContent);
+  const seeded = (await page.inputValue('#pilot-propositions')).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  check('"Use the loaded bundle\'s propositions" reads back the run\'s 3 propositions from its statements',
+    /3 propositions read from its statements/.test(seededNote) && JSON.stringify(seeded) === JSON.stringify(propsRead), seededNote);
   check('no page errors', errors.length === 0, errors.join(' | '));
   await context.close();
 

@@ -1,7 +1,7 @@
 //! `atlas propositions` and `atlas paradigms`: propositions from CrowS-Pairs, BBQ or your own JSON,
 //! rendered as the four task paradigms of seed `000_…` Table 10 (`docs/paradigms.md`).
 //!
-//! - `atlas propositions --from crows|bbq|json FILE… [--limit N] [--seed S] -o props.json` converts
+//! - `atlas propositions --from crows|bbq|json|bundle FILE… [--limit N] [--seed S] -o props.json` converts
 //!   (and validates) a proposition set;
 //! - `atlas paradigms plan --design D.json [--propositions props.json] -o plan.json` writes a pilot
 //!   plan whose conditions are the procedures; `atlas pilot run --plan plan.json --state run.json` runs
@@ -33,7 +33,8 @@ use atlas_pilot::paradigm::likelihood::{
 };
 use atlas_pilot::paradigm::{build_paradigm_plan, ParadigmDesign};
 use atlas_pilot::proposition::{
-    from_bbq_jsonl, from_crows_csv, parse_propositions, sample, validate_set, Converted,
+    from_bbq_jsonl, from_bundle, from_crows_csv, parse_propositions, sample, validate_set,
+    Converted,
 };
 use atlas_pilot::{AttemptOutcome, Plan, SecretKey};
 use serde_json::{json, Value};
@@ -56,6 +57,9 @@ pub enum From {
     Bbq,
     /// A proposition set (JSON array or JSON Lines).
     Json,
+    /// A bundle whose statement levels carry the proposition fields (a task-paradigm pilot's bundle,
+    /// or flat `counter` / `counter_group` attributes).
+    Bundle,
 }
 
 /// Arguments of `atlas propositions`.
@@ -90,6 +94,11 @@ pub fn propositions(a: &PropositionsArgs) -> Result<ExitCode> {
                 propositions,
                 ..Converted::default()
             }),
+            From::Bundle => {
+                let file: atlas_core::BundleFile = serde_json::from_str(&text)
+                    .with_context(|| format!("{} is not a bundle", f.display()))?;
+                from_bundle(&file)
+            }
         }
         .with_context(|| format!("{}", f.display()))?;
         all.propositions.extend(c.propositions);
@@ -241,6 +250,21 @@ fn parse_design(v: Value, path: &Path) -> Result<ParadigmDesign> {
         let at = e.path().to_string();
         anyhow!("{}: at `{at}`: {}", path.display(), e.into_inner())
     })
+}
+
+/// The propositions of a paradigm plan file's [`PARADIGM_MEMBER`] (for `atlas pilot bundle`, which
+/// writes them into the statement levels), or `None` for another plan.
+///
+/// # Errors
+/// The file cannot be read, or its paradigm design does not read.
+pub fn plan_propositions(
+    path: &Path,
+) -> Result<Option<Vec<atlas_pilot::proposition::Proposition>>> {
+    let mut v = read_json(path, "plan")?;
+    match v.as_object_mut().and_then(|o| o.remove(PARADIGM_MEMBER)) {
+        Some(d) => Ok(Some(parse_design(d, path)?.propositions)),
+        None => Ok(None),
+    }
 }
 
 /// Rebuilds a paradigm plan from the design stored in its [`PARADIGM_MEMBER`] (for `atlas pilot`).

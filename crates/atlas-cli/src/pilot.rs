@@ -1545,6 +1545,11 @@ fn bundle(a: &BundleArgs) -> Result<ExitCode> {
         None => BundleInfo::new("pilot", "Pilot audit"),
     };
     let mut file = to_bundle(&state, &plan, &info).context("the run cannot become a bundle")?;
+    // A task-paradigm run: its propositions go whole into the statement levels, so that
+    // `atlas propositions --from bundle` (and the app) can read them back.
+    if let Some(props) = crate::paradigms::plan_propositions(&a.plan)? {
+        atlas_pilot::proposition::annotate_statements(&mut file, &props);
+    }
     let command = std::iter::once("atlas".to_string())
         .chain(std::env::args().skip(1))
         .collect::<Vec<_>>()

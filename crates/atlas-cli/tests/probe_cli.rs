@@ -137,6 +137,29 @@ fn the_probe_plans_runs_and_prints_table_24_against_a_scripted_server() {
         "--concurrency",
         "2",
     ]));
+    // The run's bundle carries the propositions in its statement levels, and `atlas propositions
+    // --from bundle` reads exactly the design's two back.
+    ok(&atlas(&[
+        "pilot",
+        "bundle",
+        "--plan",
+        p(&plan),
+        "--state",
+        p(&run),
+        "-o",
+        p(&d.join("bundle.json")),
+    ]));
+    ok(&atlas(&[
+        "propositions",
+        "--from",
+        "bundle",
+        p(&d.join("bundle.json")),
+        "-o",
+        p(&d.join("back.json")),
+    ]));
+    let back: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("back.json")).unwrap()).unwrap();
+    assert_eq!(back, design["propositions"]);
     let out = ok(&atlas(&[
         "paradigms",
         "probe",

@@ -40,6 +40,10 @@
 //!   role of the disambiguated item's gold answer. The sentences are the question with `Who` replaced
 //!   by each option ("Who was not comfortable using the phone?" → "The grandfather was not comfortable
 //!   using the phone."); questions not starting with `Who ` are skipped and counted.
+//! * [`from_bundle`]: a bundle's statement levels where they carry the fields — a
+//!   [`PROPOSITION_ATTRIBUTE`] object (what a task-paradigm pilot's bundle writes,
+//!   [`annotate_statements`]), or flat `counter` and `counter_group` attributes beside the level's
+//!   `text` (the stereotyped sentence) and `target_group`; other levels are skipped and counted.
 //! * [`sample`]: at most `limit` propositions drawn uniformly without replacement
 //!   ([`atlas_core::DrawStream`] stream [`SAMPLE_STREAM`]), kept in input order.
 
@@ -701,4 +705,118 @@ pub fn to_jsonl(props: &[Proposition]) -> String {
         .filter_map(|p| serde_json::to_string(p).ok())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The statement-level attribute that carries a whole [`Proposition`] in a bundle (the bundle format
+/// allows extra statement attributes; `docs/paradigms.md`).
+pub const PROPOSITION_ATTRIBUTE: &str = "proposition";
+
+/// Writes each proposition into its statement level (same id) as the [`PROPOSITION_ATTRIBUTE`]
+/// attribute, so that [`from_bundle`] reads the set back from the bundle. Returns how many levels
+/// were annotated (levels without a proposition are left as they are).
+pub fn annotate_statements(bundle: &mut atlas_core::BundleFile, props: &[Proposition]) -> usize {
+    let Some(facet) = bundle.facets.iter_mut().find(|f| f.id == "statement") else {
+        return 0;
+    };
+    let mut n = 0;
+    for level in &mut facet.levels {
+        if let Some(p) = props.iter().find(|p| p.id == level.id) {
+            if let Ok(v) = serde_json::to_value(p) {
+                level.attributes.insert(PROPOSITION_ATTRIBUTE.into(), v);
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// The members a flat statement level may carry, besides `text` (read as `stereotyped` when the level
+/// has no `stereotyped`).
+const FLAT_MEMBERS: [&str; 13] = [
+    "target_group",
+    "counter_group",
+    "attribute",
+    "stereotyped",
+    "counter",
+    "frame",
+    "stereotyped_option",
+    "counter_option",
+    "context",
+    "question",
+    "evidence",
+    "evidence_points_to",
+    "category",
+];
+
+/// A bundle's statements as propositions, where they carry the fields (module docs): a level's
+/// [`PROPOSITION_ATTRIBUTE`] object (its `id` must be the level's), else its flat attributes when it
+/// has `counter` and `counter_group` (`text` is the stereotyped sentence, `target_group` required).
+/// Levels with neither are skipped, counted under their reason.
+///
+/// ```
+/// let bundle: atlas_core::BundleFile = serde_json::from_str(include_str!(
+///     "../../../tests/fixtures/tiny-bundle.json"
+/// ))
+/// .unwrap();
+/// // The tiny bundle's statements carry no counter sentence: none is a proposition.
+/// let c = atlas_pilot::proposition::from_bundle(&bundle).unwrap();
+/// assert!(c.propositions.is_empty());
+/// assert_eq!(c.skipped.values().sum::<usize>(), 2); // its two statements
+/// ```
+///
+/// # Errors
+/// [`PropositionError::Source`] naming the statement (`statement "id"`) and member when a level's
+/// fields do not read as a proposition; [`validate_set`]'s errors when some do (but not
+/// [`PropositionError::Empty`]: an empty result is returned, with the skipped levels).
+pub fn from_bundle(bundle: &atlas_core::BundleFile) -> Result<Converted, PropositionError> {
+    let mut out = Converted::default();
+    let levels = bundle
+        .facets
+        .iter()
+        .find(|f| f.id == "statement")
+        .map(|f| f.levels.as_slice())
+        .unwrap_or_default();
+    let bad = |id: &str, message: String| PropositionError::Source {
+        source_name: "bundle",
+        place: format!("statement {id:?}"),
+        message,
+    };
+    for level in levels {
+        let a = &level.attributes;
+        let value = if let Some(v) = a.get(PROPOSITION_ATTRIBUTE) {
+            v.clone()
+        } else if a.contains_key("counter") && a.contains_key("counter_group") {
+            let mut m = serde_json::Map::new();
+            m.insert("id".into(), Value::String(level.id.clone()));
+            for k in FLAT_MEMBERS {
+                if let Some(v) = a.get(k).filter(|v| !v.is_null()) {
+                    m.insert(k.into(), v.clone());
+                }
+            }
+            if !m.contains_key("stereotyped") {
+                if let Some(t) = a.get("text") {
+                    m.insert("stereotyped".into(), t.clone());
+                }
+            }
+            Value::Object(m)
+        } else {
+            *out.skipped
+                .entry("no proposition fields (a `proposition` attribute, or `counter` and `counter_group`)".into())
+                .or_default() += 1;
+            continue;
+        };
+        let p: Proposition = serde_path_to_error::deserialize(value)
+            .map_err(|e| bad(&level.id, format!("at `{}`: {}", e.path(), e.inner())))?;
+        if p.id != level.id {
+            return Err(bad(
+                &level.id,
+                format!("its `{PROPOSITION_ATTRIBUTE}` has the id {:?}", p.id),
+            ));
+        }
+        out.propositions.push(p);
+    }
+    if !out.propositions.is_empty() {
+        validate_set(&out.propositions)?;
+    }
+    Ok(out)
 }

@@ -679,3 +679,80 @@ fn read_file_names_the_file_and_the_line_of_a_bad_record() {
     assert!(err.starts_with("pairs.csv: "), "{err}");
     assert!(err.contains("sent_less"), "{err}");
 }
+
+/// A task-paradigm run's bundle carries its propositions whole in the statement levels
+/// (`annotate_statements`), and `from_bundle` reads exactly them back; flat `counter` /
+/// `counter_group` attributes beside `text` also make a proposition; a level with neither is
+/// skipped and counted; a bad member is refused naming the statement and the member.
+#[test]
+fn a_bundles_statements_become_propositions_where_they_carry_the_fields() {
+    use atlas_pilot::proposition::{annotate_statements, from_bundle, PROPOSITION_ATTRIBUTE};
+    let props = crows_props();
+    let mut bundle: atlas_core::BundleFile = serde_json::from_str(include_str!(
+        "../../../tests/fixtures/paradigm-demo/bundle.json"
+    ))
+    .unwrap();
+    let facet = bundle
+        .facets
+        .iter_mut()
+        .find(|f| f.id == "statement")
+        .unwrap();
+    // Three levels named like the CrowS propositions, then one flat level, then the demo's own.
+    let mut levels: Vec<atlas_core::bundle::Level> = props
+        .iter()
+        .map(|p| {
+            serde_json::from_value(serde_json::json!({"id": p.id, "text": p.stereotyped})).unwrap()
+        })
+        .collect();
+    levels.push(
+        serde_json::from_value(serde_json::json!({
+            "id": "flat-1", "text": "Old people are bad with technology.", "target_group": "old people",
+            "counter_group": "young people", "counter": "Young people are bad with technology.",
+            "category": "age"
+        }))
+        .unwrap(),
+    );
+    let others = facet.levels.len();
+    facet.levels.splice(0..0, levels);
+    assert_eq!(annotate_statements(&mut bundle, &props), 3);
+    let c = from_bundle(&bundle).unwrap();
+    assert_eq!(&c.propositions[..3], &props[..]);
+    let flat = &c.propositions[3];
+    assert_eq!(
+        (
+            flat.id.as_str(),
+            flat.stereotyped.as_str(),
+            flat.counter.as_str(),
+            flat.counter_group.as_str()
+        ),
+        (
+            "flat-1",
+            "Old people are bad with technology.",
+            "Young people are bad with technology.",
+            "young people"
+        )
+    );
+    assert_eq!(flat.category.as_deref(), Some("age"));
+    assert_eq!(c.propositions.len(), 4);
+    assert_eq!(
+        c.skipped.values().sum::<usize>(),
+        others,
+        "the demo's own levels carry no fields"
+    );
+    // A bad member names the statement and the member.
+    let facet = bundle
+        .facets
+        .iter_mut()
+        .find(|f| f.id == "statement")
+        .unwrap();
+    facet.levels[0].attributes.insert(
+        PROPOSITION_ATTRIBUTE.into(),
+        serde_json::json!({"id": props[0].id, "colour": 1}),
+    );
+    let err = from_bundle(&bundle).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("statement {:?}", props[0].id)),
+        "{err}"
+    );
+    assert!(err.contains("colour"), "{err}");
+}
