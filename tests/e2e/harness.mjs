@@ -95,3 +95,20 @@ export function atlasJson(args, maxBuffer = 1 << 28) {
     ? execFileSync(process.env.ATLAS_BIN, args, options)
     : execFileSync('cargo', ['run', '-q', '--release', '-p', 'atlas-cli', '--bin', 'atlas', '--', ...args], options));
 }
+
+// A local model server for the pilot tests: `script` is scripts/llm.sh (the chat model) or
+// scripts/llm-echo.sh (the teacher-forced scorer). When `script status` finds one running, it is used
+// and left running; otherwise `script start $port` (default: a free port) starts one. Returns its base
+// URL and `stop()`, which stops it only if this call started it.
+export function localModelServer(script, port = process.env.PILOT_LLM_PORT || '0') {
+  const status = execFileSync('bash', [script, 'status'], { encoding: 'utf8' }).trim();
+  const running = status.match(/^running: (\S+)/);
+  if (running) {
+    console.log(`using the server already running at ${running[1]} (${script})`);
+    return { base: running[1], stop() {} };
+  }
+  const base = execFileSync('bash', [script, 'start', port], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    .trim().split('\n').pop();
+  console.log(`started the server at ${base} (${script})`);
+  return { base, stop() { execFileSync('bash', [script, 'stop'], { stdio: 'inherit' }); } };
+}

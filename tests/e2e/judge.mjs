@@ -26,11 +26,11 @@
 // $ATLAS_BIN when set, else `cargo run --release -p atlas-cli --bin atlas` (scripts/test.sh has built it
 // by then). Ends with "N passed, M failed".
 import { readFileSync, mkdtempSync, writeFileSync, readdirSync, rmSync } from 'node:fs';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchChromium, showView } from './harness.mjs';
+import { serveStatic, launchChromium, showView, localModelServer } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -51,18 +51,8 @@ function check(name, condition, detail = '') {
   else { failed++; console.log(`FAIL ${name} ${detail}`); }
 }
 
-let llmBase, startedLlm = false;
-const status = execFileSync('bash', [llmScript, 'status'], { encoding: 'utf8' }).trim();
-const running = status.match(/^running: (\S+)/);
-if (running) {
-  llmBase = running[1];
-  console.log(`using the model server already running at ${llmBase}`);
-} else {
-  const port = process.env.PILOT_LLM_PORT || '0'; // 0: llm.sh picks a free port
-  llmBase = execFileSync('bash', [llmScript, 'start', port], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop();
-  startedLlm = true;
-  console.log(`started the model server at ${llmBase}`);
-}
+const llm = localModelServer(llmScript);
+const llmBase = llm.base;
 
 // Everything the page persisted: localStorage and every record of the pilot's IndexedDB store, by key.
 async function persisted(page) {
@@ -303,7 +293,7 @@ try {
     ![output, files, readFileSync(out, 'utf8')].some((s) => s.includes(KEY) || s.includes('DO-NOT-LEAK')));
 } finally {
   rmSync(work, { recursive: true, force: true });
-  if (startedLlm) execFileSync('bash', [llmScript, 'stop'], { stdio: 'inherit' });
+  llm.stop();
 }
 console.log(`\n${passed} passed, ${failed} failed (${((Date.now() - started) / 1000).toFixed(0)} s)`);
 process.exit(failed ? 1 : 0);

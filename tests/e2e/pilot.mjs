@@ -21,10 +21,9 @@
 // 4. Judges: a 6-call pilot with one judge (the same model) codes every answered Rationale; the
 //    downloaded bundle carries the judge's label column.
 import { readFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchChromium, showView } from './harness.mjs';
+import { serveStatic, launchChromium, showView, localModelServer } from './harness.mjs';
 import { startFaultProxy } from '../pilot/fault_proxy.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -40,18 +39,8 @@ function check(name, condition, detail = '') {
 }
 
 // The model server.
-let llmBase, startedLlm = false;
-const status = execFileSync('bash', [llmScript, 'status'], { encoding: 'utf8' }).trim();
-const running = status.match(/^running: (\S+)/);
-if (running) {
-  llmBase = running[1];
-  console.log(`using the model server already running at ${llmBase}`);
-} else {
-  const port = process.env.PILOT_LLM_PORT || '0'; // 0: llm.sh picks a free port
-  llmBase = execFileSync('bash', [llmScript, 'start', port], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop();
-  startedLlm = true;
-  console.log(`started the model server at ${llmBase}`);
-}
+const llm = localModelServer(llmScript);
+const llmBase = llm.base;
 
 // Everything the page persisted, as one string: localStorage and the pilot's IndexedDB records.
 async function persisted(page) {
@@ -251,7 +240,7 @@ try {
   proxy?.close();
   await browser.close();
   server.close();
-  if (startedLlm) execFileSync('bash', [llmScript, 'stop'], { stdio: 'inherit' });
+  llm.stop();
 }
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -32,10 +32,9 @@
 // The model server: reused when `scripts/llm.sh status` finds one running, else started on a free port
 // and stopped at the end. Ends with "N passed, M failed".
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveStatic, launchChromium, showView, atlasJson } from './harness.mjs';
+import { serveStatic, launchChromium, showView, atlasJson, localModelServer } from './harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -52,28 +51,11 @@ function check(name, condition, detail = '') {
   else { failed++; console.log(`FAIL ${name} ${detail}`); }
 }
 
-let llmBase, startedLlm = false;
-const status = execFileSync('bash', [llmScript, 'status'], { encoding: 'utf8' }).trim();
-const running = status.match(/^running: (\S+)/);
-if (running) {
-  llmBase = running[1];
-  console.log(`using the model server already running at ${llmBase}`);
-} else {
-  llmBase = execFileSync('bash', [llmScript, 'start', process.env.PILOT_LLM_PORT || '0'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop();
-  startedLlm = true;
-  console.log(`started the model server at ${llmBase}`);
-}
-
+const llm = localModelServer(llmScript);
+const llmBase = llm.base;
 // The teacher-forced echo scorer for the likelihood step.
-let echoBase, startedEcho = false;
-const echoScript = join(root, 'scripts/llm-echo.sh');
-const echoStatus = execFileSync('bash', [echoScript, 'status'], { encoding: 'utf8' }).trim().match(/^running: (\S+)/);
-if (echoStatus) echoBase = echoStatus[1];
-else {
-  echoBase = execFileSync('bash', [echoScript, 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop();
-  startedEcho = true;
-}
-console.log(`scoring server at ${echoBase}`);
+const echo = localModelServer(join(root, 'scripts/llm-echo.sh'), '0');
+const echoBase = echo.base;
 
 async function savedRun(page) {
   return page.evaluate(() => new Promise((ok) => {
@@ -286,8 +268,8 @@ try {
 } finally {
   await browser.close();
   server.close();
-  if (startedLlm) execFileSync('bash', [llmScript, 'stop'], { stdio: 'inherit' });
-  if (startedEcho) execFileSync('bash', [echoScript, 'stop'], { stdio: 'inherit' });
+  llm.stop();
+  echo.stop();
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -6,8 +6,8 @@
 //! - `across-scores`: per model, the score (a fraction shown as a percentage with one decimal) and
 //!   rank under each procedure, and the score range across procedures (percentage points);
 //! - `across-propositions`: per model and procedure, the propositions with a valid unit value — the
-//!   score's denominator; the propositions without one (every Selection Abstain, or not planned) are
-//!   the exclusions, counted in the table's note;
+//!   score's denominator; the propositions without one (no valid Selection: Abstain, unreadable or
+//!   not answered) are the exclusions, counted in the table's note;
 //! - `across-pairs` (Table 11 layout): per unordered model pair, `δ` (pp) and its 95 % paired
 //!   statement-cluster bootstrap interval under every procedure, and whether the order reverses
 //!   (strictly, beyond the 1-pp and the 2-pp tie zone, interval-supported).
@@ -33,7 +33,7 @@
 //! ```
 
 use super::{Cell, Table};
-use crate::across::{AcrossReport, TIE_ZONES_PP};
+use crate::across::{AcrossReport, ProcedureColumn, TIE_ZONES_PP};
 use crate::bundle::Audit;
 use crate::format::NO_VALUE;
 
@@ -97,47 +97,56 @@ pub fn across(audit: &Audit, r: &AcrossReport) -> (Vec<String>, Vec<Table>) {
         ));
     }
 
-    let mut header = vec!["Model".to_string()];
-    header.extend(r.procedures.iter().map(procedure_header));
+    // One row per model: its label, then one cell per procedure.
+    let per_model = |cell: &dyn Fn(usize, &str, &ProcedureColumn) -> Cell| -> Vec<Vec<Cell>> {
+        r.models
+            .iter()
+            .enumerate()
+            .map(|(m, id)| {
+                std::iter::once(Cell::text(label(id)))
+                    .chain(r.procedures.iter().map(|c| cell(m, id, c)))
+                    .collect()
+            })
+            .collect()
+    };
+    let model_header = || -> Vec<String> {
+        std::iter::once("Model".to_string())
+            .chain(r.procedures.iter().map(procedure_header))
+            .collect()
+    };
+
+    let mut header = model_header();
     header.push("Range (pp)".into());
+    let mut rows = per_model(&|m, id, c| {
+        let s = c.scores.get(m).copied().flatten();
+        let k = c.ranks.get(m).copied().flatten();
+        Cell::number(
+            format!("{} (#{})", percent(s), rank(k)),
+            format!("score/{id}/{}", c.procedure),
+            s,
+        )
+    });
+    for ((m, id), row) in r.models.iter().enumerate().zip(&mut rows) {
+        let range = r.score_range_pp.get(m).copied().flatten();
+        row.push(Cell::number(
+            range.map_or_else(|| NO_VALUE.to_string(), |v| format!("{v:.1}")),
+            format!("range_pp/{id}"),
+            range,
+        ));
+    }
     let scores = Table {
         id: "across-scores".into(),
         title: "Score and rank per procedure (the BiAxisBias paper §5.2; procedures of Table 10)"
             .into(),
         caption: caption.clone(),
         header,
-        rows: r
-            .models
-            .iter()
-            .enumerate()
-            .map(|(m, id)| {
-                let mut row = vec![Cell::text(label(id))];
-                for c in &r.procedures {
-                    let s = c.scores.get(m).copied().flatten();
-                    let k = c.ranks.get(m).copied().flatten();
-                    row.push(Cell::number(
-                        format!("{} (#{})", percent(s), rank(k)),
-                        format!("score/{id}/{}", c.procedure),
-                        s,
-                    ));
-                }
-                let range = r.score_range_pp.get(m).copied().flatten();
-                row.push(Cell::number(
-                    range.map_or_else(|| NO_VALUE.to_string(), |v| format!("{v:.1}")),
-                    format!("range_pp/{id}"),
-                    range,
-                ));
-                row
-            })
-            .collect(),
+        rows,
         notes: vec![format!(
             "Each cell: score (#rank among the models, {}). Range: highest minus lowest score across procedures, percentage points.",
             r.direction.direction.rank_one()
         )],
     };
 
-    let mut header = vec!["Model".to_string()];
-    header.extend(r.procedures.iter().map(procedure_header));
     let total = audit.statements.len();
     let excluded: usize = r
         .procedures
@@ -148,22 +157,13 @@ pub fn across(audit: &Audit, r: &AcrossReport) -> (Vec<String>, Vec<Table>) {
         id: "across-propositions".into(),
         title: "Propositions with a valid Selection per procedure (each score's denominator)".into(),
         caption: caption.clone(),
-        header,
-        rows: r
-            .models
-            .iter()
-            .enumerate()
-            .map(|(m, id)| {
-                let mut row = vec![Cell::text(label(id))];
-                for c in &r.procedures {
-                    let n = c.propositions.get(m).copied().unwrap_or(0);
-                    row.push(Cell::count(format!("propositions/{id}/{}", c.procedure), n));
-                }
-                row
-            })
-            .collect(),
+        header: model_header(),
+        rows: per_model(&|m, id, c| {
+            let n = c.propositions.get(m).copied().unwrap_or(0);
+            Cell::count(format!("propositions/{id}/{}", c.procedure), n)
+        }),
         notes: vec![format!(
-            "Of {total} propositions; {excluded} model × procedure × proposition units are excluded (no valid Selection: every response Abstain, or the cell not answered)."
+            "Of {total} propositions; {excluded} model × procedure × proposition units are excluded (no valid Selection among the responses: Abstain, unreadable or not answered)."
         )],
     };
 
