@@ -119,6 +119,8 @@ pub fn PilotPanel() -> impl IntoView {
         action_error.set(None);
         restored.set(None);
         bundle_bytes.set(None);
+        // A new run has no likelihood scores yet (the step scores a run, not a form).
+        scored.set(None);
         let f = form.get_untracked();
         let loaded = loaded_audit();
         let setup = (|| -> Result<RunSetup, String> {
@@ -142,6 +144,7 @@ pub fn PilotPanel() -> impl IntoView {
     };
     let do_discard = Callback::new(move |()| {
         bundle_bytes.set(None);
+        scored.set(None);
         discard(Kind::Pilot, restored, out.store_error, store::clear);
     });
     let make_bundle = move || -> Result<(String, Arc<[u8]>), String> {

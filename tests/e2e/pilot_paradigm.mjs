@@ -26,7 +26,9 @@
 //    bundle (ATLAS_BIN or cargo run).
 //    Back in the Pilot view, "Use the loaded bundle's propositions" reads the same 3 propositions back
 //    from the opened bundle's statement levels.
-// 5. At 390 px the paradigm fields do not make the page scroll sideways.
+// 5. At 390 px a proposition typed key by key is read live (the field keeps the focus), and the
+//    paradigm fields do not make the page scroll sideways.
+// The draw count, the CrowS-style wording and the scoring server are typed key by key too.
 // Screenshots: target/e2e-pilot-paradigm/form-desktop.png, form-phone.png, likelihood-desktop.png,
 // across-desktop.png.
 // The model server: reused when `scripts/llm.sh status` finds one running, else started on a free port
@@ -96,7 +98,9 @@ try {
   check('the task-paradigm family replaces the statement, template, condition and sampling fields',
     hidden.statements && hidden.agreement && hidden.sampling, JSON.stringify(hidden));
   await page.fill('#pilot-seed', '5');
-  await page.fill('#pilot-propositions-draw', '3');
+  // Typed key by key, as a person does (the fields must keep focus while the form re-renders).
+  await page.fill('#pilot-propositions-draw', '');
+  await page.locator('#pilot-propositions-draw').pressSequentially('3', { delay: 30 });
   await page.setInputFiles('#pilot-propositions-file', CSV);
   await page.waitForSelector('#pilot-propositions-file-note', { timeout: 10000 });
   const note = await page.$eval('#pilot-propositions-file-note', (e) => e.textContent);
@@ -105,8 +109,12 @@ try {
   const read = await page.$eval('#pilot-propositions-status', (e) => e.textContent);
   check('the propositions field says what it holds', /^3 propositions read/.test(read), read);
   await page.click('#pilot-wordings summary');
+  await page.focus('#pilot-wording-CrowS');
+  await page.keyboard.press('Control+Home');
+  await page.keyboard.type(`${MARK}\n`, { delay: 15 });
   const wording = await page.inputValue('#pilot-wording-CrowS');
-  await page.fill('#pilot-wording-CrowS', `${MARK}\n${wording}`);
+  check('the CrowS-style wording takes typing key by key', wording.startsWith(`${MARK}\nWhich of these two sentences`) &&
+    (await page.evaluate(() => document.activeElement?.id)) === 'pilot-wording-CrowS', wording.slice(0, 60));
 
   // 2. Two model rows on the local server; plan, run, reload, resume.
   await page.fill('#pilot-base-m1', llmBase);
@@ -154,7 +162,8 @@ try {
   await page.waitForSelector('#pilot-likelihood-error, #pilot-likelihood-result', { timeout: 120000 });
   const refused = await page.$eval('#pilot-likelihood-error', (e) => e.textContent).catch(() => '');
   check('scoring against llama-cpp-python\'s own server is refused as a shifted echo', /shifted by one token/.test(refused), refused.slice(0, 200));
-  await page.fill('#pilot-likelihood-base', echoBase);
+  await page.locator('#pilot-likelihood-base').pressSequentially(echoBase, { delay: 10 });
+  check('the scoring server field takes typing key by key', (await page.inputValue('#pilot-likelihood-base')) === echoBase);
   await page.click('#pilot-likelihood-run');
   const scoredOk = await page.waitForSelector('#pilot-likelihood-result', { timeout: 300000 }).then(() => true, () => false);
   const err = await page.$eval('#pilot-likelihood-error', (e) => e.textContent).catch(() => '');
@@ -259,6 +268,16 @@ try {
   await phone.waitForSelector('#pilot-run', { timeout: 120000 });
   await phone.selectOption('#pilot-family', 'paradigm');
   await phone.waitForSelector('#pilot-paradigm');
+  // A proposition typed key by key: the status reads it live, and the field keeps the focus.
+  const one = '{"id": "p1", "target_group": "old people", "counter_group": "young people", "stereotyped": "Old people are bad with phones.", "counter": "Young people are bad with phones."}';
+  await phone.locator('#pilot-propositions').pressSequentially(one, { delay: 2 });
+  const typed = await phone.evaluate(() => ({
+    status: document.getElementById('pilot-propositions-status')?.textContent,
+    focus: document.activeElement?.id,
+    value: document.getElementById('pilot-propositions')?.value,
+  }));
+  check('at 390 px a proposition typed key by key is read live, the field keeping the focus',
+    /^1 propositions read/.test(typed.status) && typed.focus === 'pilot-propositions' && typed.value === one, JSON.stringify(typed).slice(0, 200));
   await phone.click('#pilot-wordings summary');
   const w = await phone.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   check('at 390 px the paradigm fields do not make the page scroll sideways', w[0] <= w[1], `${w[0]} > ${w[1]}`);
