@@ -81,6 +81,11 @@ impl Field {
         }
     }
 
+    /// The random-seed field every panel has (any whole number), with its help text.
+    fn seed(help: &'static str, seed: u64) -> Self {
+        Field::new("seed", "Random seed", help, WholeRule::any(), seed)
+    }
+
     /// Why the text cannot be used, as the inline message shows it.
     fn problem(&self) -> Option<String> {
         let rule = self.rule;
@@ -157,13 +162,7 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>, charts: Option<ViewFn>
         Analysis::Rq1 => {
             let d = Rq1Settings::default();
             vec![
-                Field::new(
-                    "seed",
-                    "Random seed",
-                    "fixes every bootstrap draw",
-                    WholeRule::any(),
-                    d.seed,
-                ),
+                Field::seed("fixes every bootstrap draw", d.seed),
                 Field::new(
                     "unit-reps",
                     "Unit-bootstrap resamples",
@@ -183,13 +182,7 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>, charts: Option<ViewFn>
         Analysis::Across => {
             let d = AcrossOptions::default();
             vec![
-                Field::new(
-                    "seed",
-                    "Random seed",
-                    "fixes every bootstrap draw",
-                    WholeRule::any(),
-                    d.seed,
-                ),
+                Field::seed("fixes every bootstrap draw", d.seed),
                 Field::new(
                     "draws",
                     "Statement-cluster draws",
@@ -202,11 +195,8 @@ fn AnalysisPanel(analysis: Analysis, loaded: Arc<Loaded>, charts: Option<ViewFn>
         Analysis::Rq2 => {
             let d = Rq2Settings::default();
             vec![
-                Field::new(
-                    "seed",
-                    "Random seed",
+                Field::seed(
                     "fixes every audit draw (the BiAxisBias paper §D.2 uses 20260722)",
-                    WholeRule::any(),
                     d.seed,
                 ),
                 Field::new(

@@ -1094,6 +1094,18 @@ pub enum FlipStatus {
 }
 
 impl FlipStatus {
+    /// The status of a pair that reverses (strictly), from whether it survives the 1-pp and the 2-pp
+    /// tie zones (Table 11's columns).
+    pub fn of_reversal(survives_1pp: bool, survives_2pp: bool) -> Self {
+        if survives_2pp {
+            FlipStatus::Survives2pp
+        } else if survives_1pp {
+            FlipStatus::Survives1pp
+        } else {
+            FlipStatus::Reverses
+        }
+    }
+
     /// Fill colour of the matrix cell: a stable pair in the [`palette::current`] grid colour, the
     /// flipping ones on a light-to-dark amber scale (the same in both themes; a CI dot drawn on a cell
     /// takes [`Palette::text_on`] its fill).
@@ -1153,13 +1165,7 @@ impl PairFlips {
             .reversals
             .iter()
             .filter_map(|rev| {
-                let status = if rev.survives_2pp {
-                    FlipStatus::Survives2pp
-                } else if rev.survives_1pp {
-                    FlipStatus::Survives1pp
-                } else {
-                    FlipStatus::Reverses
-                };
+                let status = FlipStatus::of_reversal(rev.survives_1pp, rev.survives_2pp);
                 Some(PairFlip {
                     a: index(&rev.model_a)?,
                     b: index(&rev.model_b)?,
@@ -1197,13 +1203,7 @@ impl PairFlips {
             .iter()
             .filter(|p| p.reverses)
             .filter_map(|p| {
-                let status = if p.reverses_2pp {
-                    FlipStatus::Survives2pp
-                } else if p.reverses_1pp {
-                    FlipStatus::Survives1pp
-                } else {
-                    FlipStatus::Reverses
-                };
+                let status = FlipStatus::of_reversal(p.reverses_1pp, p.reverses_2pp);
                 let (neg, pos) = (p.negative.as_ref()?, p.positive.as_ref()?);
                 Some(PairFlip {
                     a: index(&p.model_a)?,
