@@ -3,7 +3,7 @@
 // full-scale bundle in both layouts (nested, 13.6 MB; crossed, 744 kB). A benchmark, not a test: it
 // prints medians and ratios and always exits 0 unless something could not run.
 //
-//   NODE_PATH=$HOME/.cache/audit-atlas/node/node_modules node bench/load_bench.mjs [--runs 5] [--json OUT]
+//   NODE_PATH=$HOME/.cache/audit-atlas/node/node_modules node bench/load_bench.mjs [--runs 5] [--json OUT] [--bundle FILE]
 //   … node bench/load_bench.mjs --paint --before OLD_DIST --after dist   (first paint: bench/paint_bench.mjs)
 //
 // Needs dist/ (scripts/build.sh) and target/release/atlas (cargo build --release -p atlas-cli); the
@@ -15,7 +15,7 @@
 // second parse_ms is compared with a fresh JSON.parse median in the same page (medians over the pages).
 // The first load's parse_ms follows the app's decoder warm-up (prime_ms, run once per page while the
 // first chunk is in flight, counted in read_ms); the warm one shows the steady state.
-import { mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile, readFile, copyFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -30,6 +30,8 @@ if (args.includes('--paint')) {
 }
 const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : dflt; };
 const RUNS = Number(opt('--runs', 5));
+// `--bundle FILE`: that bundle alone (e.g. the scale benchmark's DIR/bundle.json), instead of the three.
+const ONLY = opt('--bundle', null);
 const JSON_OUT = opt('--json', null);
 need();
 
@@ -38,12 +40,18 @@ const synth = (layout, file) => {
   const extra = layout === 'crossed' ? ['--layout', 'crossed'] : [];
   execFileSync(cliPath, ['synth', '--seed', '20260722', '--out', join(tmp, file), ...extra], { stdio: ['ignore', 'ignore', 'inherit'] });
 };
-synth('crossed', 'synthetic-crossed.json');
-synth('nested', 'synthetic-nested.json');
+if (ONLY) {
+  await copyFile(ONLY, join(tmp, 'given.json'));
+} else {
+  synth('crossed', 'synthetic-crossed.json');
+  synth('nested', 'synthetic-nested.json');
+}
 
 const server = await serve(tmp);
 const base = `http://127.0.0.1:${server.address().port}/`;
-const bundles = [
+const bundles = ONLY ? [
+  { name: ONLY, query: '?bundle=' + encodeURIComponent(base + 'bench-data/given.json'), file: join(tmp, 'given.json') },
+] : [
   { name: 'default (DecodingTrust)', query: '', file: join(root, 'static/bundles/decodingtrust-stereotype/bundle.json') },
   { name: 'synthetic nested', query: '?bundle=' + encodeURIComponent(base + 'bench-data/synthetic-nested.json'), file: join(tmp, 'synthetic-nested.json') },
   { name: 'synthetic crossed', query: '?bundle=' + encodeURIComponent(base + 'bench-data/synthetic-crossed.json'), file: join(tmp, 'synthetic-crossed.json') },

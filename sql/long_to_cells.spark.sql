@@ -1,5 +1,6 @@
--- Spark SQL version of sql/long_to_cells.duckdb.sql (same inputs, outputs and rules; read that
--- file's header). Temporary views, so nothing is written until the caller saves the outputs, e.g.
+-- Spark SQL version of the DuckDB SQL run by sql/long_to_cells.py (same inputs, outputs and rules;
+-- read that file's docstring and sql/duckdb/*.sql), in one pass: Spark partitions and spills the
+-- grouping itself across its executors, so it needs no parts. Temporary views, so nothing is written until the caller saves the outputs, e.g.
 --   spark.table("atlas_cells").write.parquet("cells/")
 -- Checked by `tests/import/sql_cells_check.py --engine spark` (pyspark local mode; not a test step).
 --
@@ -106,6 +107,7 @@ SELECT i.cell, i.model_idx, i.condition_idx, i.statement_idx, i.template_idx, i.
        i.model, i.condition, i.statement, i.template, i.`repeat`,
        i.raw, i.evidence, i.obtained, v.code,
        CASE WHEN t.cell IS NULL THEN NULL ELSE i.rationale END AS rationale,
+       t.text_rank AS text_index,
        CASE WHEN t.cell IS NULL THEN NULL
             ELSE concat('rationale-', CAST(i.model_idx AS STRING), '-',
                         CAST(CAST(floor(t.text_rank / 100000) AS BIGINT) AS STRING), '.json')

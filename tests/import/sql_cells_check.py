@@ -1,5 +1,7 @@
-"""sql/long_to_cells.duckdb.sql, run by DuckDB over a small generated long table in Parquet
-(hive-partitioned by model), checked cell for cell against `atlas import` of the same rows as CSV.
+"""sql/long_to_cells.py (the SQL of sql/duckdb/), run by DuckDB over a small generated long table in
+Parquet (hive-partitioned by model), checked cell for cell against `atlas import` of the same rows as
+CSV: in one pass, one part per model and one part per condition; one part per template (parts that
+interleave in cell order) must stop with the error naming them.
 
     python tests/import/sql_cells_check.py --atlas target/release/atlas        # a test step (~2 s)
 
@@ -12,8 +14,8 @@ empty. No cell has two rows (first-wins order is the input order in `atlas impor
 (file, row) order in the SQL, which differ once the rows are partitioned).
 
 Checked: the axes; every facet's level ids in order; for every cell of the grid the decoded Selection
-(raw, evidence, obtained) or no response; the Rationale text of every cell; the per model x condition
-BER (from the bundle with pandas vs the SQL's atlas_summary); the text shard rule. The bundle is
+(raw, evidence, obtained) or no response; the Rationale text of every cell and its rank among its
+model's texts in cell order (text_index, counted here with pandas); the per model x condition BER (from the bundle with pandas vs the SQL's atlas_summary); the text shard rule. The bundle is
 decoded here with numpy/pandas as docs/bundle-format.md's snippet does, not by the Rust code.
 """
 import argparse
@@ -30,7 +32,9 @@ import numpy as np
 import pandas as pd
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SQL = ROOT / "sql/long_to_cells.duckdb.sql"
+sys.path.insert(0, str(ROOT / "sql"))
+import long_to_cells  # noqa: E402  (sql/long_to_cells.py)
+
 SPARK_SQL = ROOT / "sql/long_to_cells.spark.sql"
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 FACETS = ["model", "condition", "statement", "template", "repeat"]
@@ -81,7 +85,10 @@ def generate(seed=20261202):
     return rows
 
 
-def decode_bundle(path):
+def decode_bundle(path, on_shard=None):
+    """A bundle read with json as docs/bundle-format.md's snippet does: axes, level ids per facet, each
+    cell's (raw, evidence, obtained) or None, and the Rationale texts by cell, inline and from the
+    shard files next to it (`on_shard(ref, shard)` sees each shard and its reference)."""
     b = json.loads(path.read_text())
     facets = {f["id"]: [lvl["id"] for lvl in f["levels"]] for f in b["facets"]}
     axes = b["responses"]["axes"]
@@ -90,9 +97,14 @@ def decode_bundle(path):
     triples = [None if ch == "-" else tuple(values[ALPHABET.index(ch)][k] for k in ("raw", "evidence", "obtained"))
                for ch in codes]
     texts = {}
-    inline = (b.get("texts") or {}).get("rationale", {}).get("inline")
-    if inline:
-        texts = dict(zip(inline["cells"], inline["texts"]))
+    rationale = (b.get("texts") or {}).get("rationale") or {}
+    if rationale.get("inline"):
+        texts.update(zip(rationale["inline"]["cells"], rationale["inline"]["texts"]))
+    for ref in rationale.get("shards") or []:
+        shard = json.loads((path.parent / ref["path"]).read_text())
+        if on_shard:
+            on_shard(ref, shard)
+        texts.update(zip(shard["cells"], shard["texts"]))
     return axes, facets, triples, texts
 
 
@@ -100,7 +112,7 @@ QUERIES = {
     "levels": "SELECT facet, id FROM atlas_levels ORDER BY facet, idx",
     "codes": "SELECT cells, codes FROM atlas_codes",
     "values": "SELECT code, raw, evidence, obtained FROM atlas_values",
-    "cells": "SELECT cell, raw, evidence, obtained, rationale, text_shard, model_idx FROM atlas_cells ORDER BY cell",
+    "cells": "SELECT cell, raw, evidence, obtained, rationale, text_shard, model_idx, text_index FROM atlas_cells ORDER BY cell",
     "summary": "SELECT model, condition, ber, responses FROM atlas_summary",
 }
 SELECTION_MAP = [("agree", None, 1, "regex"), ("disagree", None, 0, "regex")]
@@ -116,16 +128,49 @@ def collect(fetch):
     return lv, n_cells, codes, vals, cells, summary
 
 
-def run_duckdb(con, long_dir):
-    con.execute(f"""CREATE VIEW responses AS
-        SELECT model, condition, statement, template, "repeat", selection, rationale,
-               {{'f': filename, 'r': file_row_number}} AS src_order
-        FROM read_parquet('{long_dir}/**/*.parquet', hive_partitioning = true,
-                          hive_types_autocast = false, filename = true, file_row_number = true)""")
+def run_duckdb(long_dir, partition_by, bundle_dir=None):
+    """One DuckDB run; with `bundle_dir`, also the bundle and shards of long_to_cells.write_bundle
+    (read back 7 rows at a time, so that a shard is assembled over several batches)."""
+    con = duckdb.connect()
+    long_to_cells.responses_view(con, f"{long_dir}/**/*.parquet")
     con.execute("CREATE TABLE selection_map (raw VARCHAR, raw_out VARCHAR, evidence INTEGER, obtained VARCHAR)")
     con.executemany("INSERT INTO selection_map VALUES (?, ?, ?, ?)", SELECTION_MAP)
-    con.execute(SQL.read_text())
+    long_to_cells.aggregate(con, partition_by)
+    if bundle_dir is not None:
+        long_to_cells.write_bundle(con, bundle_dir, MAPPING["metadata"], batch=7)
     return collect(lambda q: con.execute(q).fetchall())
+
+
+def check_sql_bundle(bundle_dir, atlas, facets, triples, texts):
+    """The bundle written from the SQL's tables, read here with json (shards joined by cell as
+    docs/bundle-format.md's snippet does), against the `atlas import` bundle; the JSON Schemas of
+    docs/ (jsonschema) and `atlas validate` on it."""
+    import jsonschema
+
+    fail = []
+    b = json.loads((bundle_dir / "bundle.json").read_text())
+    jsonschema.validate(b, json.loads((ROOT / "docs/bundle-v1.schema.json").read_text()))
+    shard_schema = json.loads((ROOT / "docs/text-shard-v1.schema.json").read_text())
+    refs = []
+
+    def on_shard(ref, shard):
+        jsonschema.validate(shard, shard_schema)
+        refs.append(ref)
+        if shard["bundle"] != b["metadata"]["id"] or ref["count"] != len(shard["cells"]) \
+                or (ref["first_cell"], ref["last_cell"]) != (shard["cells"][0], shard["cells"][-1]):
+            fail.append(f"shard {ref['path']} and its reference")
+
+    _, got_facets, got, got_texts = decode_bundle(bundle_dir / "bundle.json", on_shard)
+    if got_facets != facets:
+        fail.append("bundle facets")
+    if got != triples:
+        fail.append("bundle codes")
+    if got_texts != texts:
+        fail.append(f"bundle texts: {len(got_texts)} in {len(refs)} shards vs {len(texts)}")
+    v = subprocess.run([atlas, "validate", str(bundle_dir / "bundle.json")], capture_output=True, text=True)
+    if v.returncode != 0:
+        fail.append(f"atlas validate: {v.stderr.strip()}")
+    return fail, len(refs)
 
 
 def run_spark(long_dir):
@@ -159,7 +204,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--atlas", required=True, help="the atlas binary")
     ap.add_argument("--engine", choices=["duckdb", "spark"], default="duckdb",
-                    help="duckdb (sql/long_to_cells.duckdb.sql; the test step) or spark "
+                    help="duckdb (sql/long_to_cells.py with sql/duckdb/; the test step) or spark "
                          "(sql/long_to_cells.spark.sql in pyspark local mode; not a test step)")
     args = ap.parse_args()
     rows = generate()
@@ -179,55 +224,108 @@ def main():
         con = duckdb.connect()
         con.register("df", df)
         con.execute(f"COPY (SELECT * FROM df) TO '{tmp / 'long'}' (FORMAT parquet, PARTITION_BY (model))")
+        con.close()
         if args.engine == "duckdb":
-            out = run_duckdb(con, tmp / "long")
+            runs = []
+            for label, part_by in [("one pass", None), ("one part per model", "model"),
+                                   ("one part per condition", "condition")]:
+                out = tmp / "sql-bundle" / (part_by or "one-pass")
+                runs.append((f"DuckDB {duckdb.__version__}, {label}", out,
+                             lambda part_by=part_by, out=out: run_duckdb(tmp / "long", part_by, out)))
         else:
-            out = run_spark(tmp / "long")
-        lv, n_cells, codes, vals, cells, summary = out
-        engine = f"DuckDB {duckdb.__version__}" if args.engine == "duckdb" else f"Spark {out_version[0]}"
+            runs = [("Spark (one pass)", None, lambda: run_spark(tmp / "long"))]
         fail = []
-        if axes != FACETS:
-            fail.append(f"axes {axes}")
-        for f in FACETS:
-            sql_ids = [i for fa, i in lv if fa == f]
-            if sql_ids != facets[f]:
-                fail.append(f"levels of {f}: SQL {sql_ids} vs bundle {facets[f]}")
-        if n_cells != len(triples):
-            fail.append(f"cells {n_cells} vs {len(triples)}")
-        sql_triples = [None if ch == "-" else vals[ch] for ch in codes]
-        diff = [i for i, (a, b) in enumerate(zip(triples, sql_triples)) if a != b]
-        if diff:
-            fail.append(f"{len(diff)} cells differ, first {diff[0]}: bundle {triples[diff[0]]} SQL {sql_triples[diff[0]]}")
-        by_cell = {c[0]: c for c in cells}
-        for c, (raw, e, o) in ((i, t) for i, t in enumerate(triples) if t is not None):
-            if c not in by_cell or by_cell[c][1:4] != (raw, e, o):
-                fail.append(f"atlas_cells row of cell {c}")
-                break
-        sql_texts = {c[0]: c[4] for c in cells if c[4] is not None}
-        if sql_texts != texts:
-            fail.append(f"texts: {len(sql_texts)} SQL vs {len(texts)} bundle (or different)")
-        if any(c[5] != f"rationale-{c[6]}-0.json" for c in cells if c[4] is not None):
-            fail.append("text shard rule")
-        # BER per model x condition from the decoded bundle (pandas) vs atlas_summary.
-        shape = [len(facets[f]) for f in FACETS]
-        idx = np.unravel_index(np.arange(len(triples)), shape)
-        long = pd.DataFrame({"model": np.array(facets["model"])[idx[0]],
-                             "condition": np.array(facets["condition"])[idx[1]],
-                             "ev": [None if t is None else t[1] for t in triples],
-                             "has": [t is not None for t in triples]})
-        long = long[long["has"]]
-        ev = long.dropna(subset=["ev"])
-        ber = ev.groupby(["model", "condition"])["ev"].mean()
-        for m, c, b, n in summary:
-            if abs(ber[(m, c)] - b) > 1e-12 or n != int(((long.model == m) & (long.condition == c)).sum()):
-                fail.append(f"summary {m}/{c}: SQL {b} vs pandas {ber[(m, c)]}")
-        responses = sum(t is not None for t in triples)
+        for name, bundle_dir, run in runs:
+            problems = compare(run(), axes, facets, triples, texts)
+            shard_note = ""
+            if bundle_dir is not None:
+                more, n_shards = check_sql_bundle(bundle_dir, args.atlas, facets, triples, texts)
+                problems += more
+                shard_note = f"; its bundle with {n_shards} text shards = the same, valid (JSON Schema, atlas validate)"
+            fail += [f"{name}: {p}" for p in problems]
+            if not problems:
+                print(f"sql_cells_check: {name} over {len(rows)} Parquet rows (hive-partitioned by model) "
+                      f"= atlas import of the same CSV, cell for cell: {len(triples)} cells, "
+                      f"{sum(t is not None for t in triples)} responses, {len(texts)} texts with their ranks, "
+                      f"model x condition BERs, level order of {len(FACETS)} facets{shard_note}")
+        if args.engine == "duckdb":
+            # A role whose column the files lack: named, with the columns they have.
+            try:
+                long_to_cells.responses_view(duckdb.connect(), f"{tmp / 'long'}/**/*.parquet", {"selection": "answer"})
+                fail.append("a missing column: no error")
+            except ValueError as e:
+                if "no column 'answer' for the selection" not in str(e) or "columns are: " not in str(e) or "rationale" not in str(e):
+                    fail.append(f"a missing column: unexpected error {e}")
+                else:
+                    print(f"sql_cells_check: a role whose column is missing stops with: {e}")
+            # Parts by template interleave in cell order (template is the fourth axis): refused, named.
+            try:
+                run_duckdb(tmp / "long", "template")
+                fail.append("one part per template: no error")
+            except duckdb.InvalidInputException as e:
+                msg = str(e)
+                if "parts interleave in cell order: part t1" not in msg or "part t2" not in msg:
+                    fail.append(f"one part per template: unexpected error {msg}")
+                else:
+                    print("sql_cells_check: one part per template (interleaving parts) stops with: "
+                          + msg.split("Error: ", 1)[-1])
         if fail:
             print("sql_cells_check: MISMATCH\n  " + "\n  ".join(fail))
             sys.exit(1)
-        print(f"sql_cells_check: {engine} over {len(rows)} Parquet rows (hive-partitioned by model) "
-              f"= atlas import of the same CSV, cell for cell: {n_cells} cells, {responses} responses, "
-              f"{len(texts)} texts, {len(summary)} model x condition BERs, level order of {len(FACETS)} facets")
+
+
+def compare(out, axes, facets, triples, texts):
+    """The problems found comparing one SQL run's outputs with the bundle of `atlas import`."""
+    lv, n_cells, codes, vals, cells, summary = out
+    fail = []
+    if axes != FACETS:
+        fail.append(f"axes {axes}")
+    for f in FACETS:
+        sql_ids = [i for fa, i in lv if fa == f]
+        if sql_ids != facets[f]:
+            fail.append(f"levels of {f}: SQL {sql_ids} vs bundle {facets[f]}")
+    if n_cells != len(triples) or len(codes) != len(triples):
+        fail.append(f"cells {n_cells} ({len(codes)} codes) vs {len(triples)}")
+    sql_triples = [None if ch == "-" else vals[ch] for ch in codes]
+    diff = [i for i, (a, b) in enumerate(zip(triples, sql_triples)) if a != b]
+    if diff:
+        fail.append(f"{len(diff)} cells differ, first {diff[0]}: bundle {triples[diff[0]]} SQL {sql_triples[diff[0]]}")
+    by_cell = {c[0]: c for c in cells}
+    for c, (raw, e, o) in ((i, t) for i, t in enumerate(triples) if t is not None):
+        if c not in by_cell or by_cell[c][1:4] != (raw, e, o):
+            fail.append(f"atlas_cells row of cell {c}")
+            break
+    if len(cells) != sum(t is not None for t in triples):
+        fail.append(f"atlas_cells has {len(cells)} rows")
+    sql_texts = {c[0]: c[4] for c in cells if c[4] is not None}
+    if sql_texts != texts:
+        fail.append(f"texts: {len(sql_texts)} SQL vs {len(texts)} bundle (or different)")
+    if any(c[5] != f"rationale-{c[6]}-0.json" for c in cells if c[4] is not None):
+        fail.append("text shard rule")
+    # Each text's rank among its model's texts in cell order, counted with pandas from the bundle.
+    per_model = len(triples) // len(facets["model"])
+    tdf = pd.DataFrame({"cell": sorted(texts)})
+    tdf["model_idx"] = tdf["cell"] // per_model
+    tdf["rank"] = tdf.groupby("model_idx").cumcount()
+    sql_rank = {c[0]: c[7] for c in cells if c[4] is not None}
+    if dict(zip(tdf["cell"], tdf["rank"])) != sql_rank:
+        fail.append("text_index (rank among the model's texts)")
+    # BER per model x condition from the decoded bundle (pandas) vs atlas_summary.
+    shape = [len(facets[f]) for f in FACETS]
+    idx = np.unravel_index(np.arange(len(triples)), shape)
+    long = pd.DataFrame({"model": np.array(facets["model"])[idx[0]],
+                         "condition": np.array(facets["condition"])[idx[1]],
+                         "ev": [None if t is None else t[1] for t in triples],
+                         "has": [t is not None for t in triples]})
+    long = long[long["has"]]
+    ev = long.dropna(subset=["ev"])
+    ber = ev.groupby(["model", "condition"])["ev"].mean()
+    if len(summary) != len(ber):
+        fail.append(f"summary has {len(summary)} rows, pandas {len(ber)}")
+    for m, c, b, n in summary:
+        if abs(ber[(m, c)] - b) > 1e-12 or n != int(((long.model == m) & (long.condition == c)).sum()):
+            fail.append(f"summary {m}/{c}: SQL {b} vs pandas {ber[(m, c)]}")
+    return fail
 
 
 main()
