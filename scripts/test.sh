@@ -45,9 +45,9 @@ sql_cells_check() {
 
 step "cargo fmt --check" cargo fmt --all -- --check
 step "clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
-step "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown -p audit-atlas -p atlas-core -p atlas-charts -p atlas-worker -p atlas-import -p atlas-pilot --all-targets -- -D warnings
-step "rustdoc: the crates' docs have no broken links" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib -p atlas-core -p atlas-charts -p atlas-worker -p atlas-import -p atlas-pilot -p atlas-embed
-step "native tests" cargo test -p atlas-core -p atlas-charts -p atlas-cli -p atlas-worker -p atlas-import -p atlas-pilot -p atlas-embed
+step "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown -p audit-atlas -p atlas-core -p atlas-charts -p atlas-worker -p atlas-parquet-worker -p atlas-import -p atlas-pilot --all-targets -- -D warnings
+step "rustdoc: the crates' docs have no broken links" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib -p atlas-core -p atlas-charts -p atlas-worker -p atlas-parquet-worker -p atlas-import -p atlas-pilot -p atlas-embed
+step "native tests" cargo test -p atlas-core -p atlas-charts -p atlas-cli -p atlas-worker -p atlas-parquet-worker -p atlas-import -p atlas-pilot -p atlas-embed
 step "pilot against the real local model through the fault proxy" scripts/pilot-faults.sh
 step "numpy reference is current" "$PY" tests/reference/reference_stats.py --check
 step "scipy/numpy rank and resampling reference is current" "$PY" tests/reference/rank_reference.py --check
@@ -72,7 +72,7 @@ step "pandas lm-eval log reference is current" "$PY" tests/import/logs_reference
 step "pyarrow reading of the Parquet fixtures is current" "$PY" tests/import/parquet_reference.py --check
 step "JSON Schema checks" "$PY" tests/schema/check_schema.py
 step "converter reproduces the default bundle" reproduce_default_bundle
-step "DuckDB: sql/long_to_cells.duckdb.sql on hive-partitioned Parquet equals atlas import of the same CSV, cell for cell" \
+step "DuckDB: sql/long_to_cells.py (one pass, parts by model, parts by condition) on hive-partitioned Parquet equals atlas import of the same CSV, cell for cell; interleaving parts refused" \
   sql_cells_check
 step "wasm tests in headless Chromium" cargo test --target wasm32-unknown-unknown -p audit-atlas
 step "release build (trunk)" trunk build --release
@@ -80,7 +80,8 @@ step "end to end in Chromium" node tests/e2e/e2e.mjs
 step "end to end: number fields typed key by key in Chromium, against atlas reweight" node tests/e2e/typing.mjs
 step "end to end: import of real inputs in Chromium" node tests/e2e/import.mjs
 step "end to end: CrowS-Pairs and TrustWare BBQ through the form-based column mapper in Chromium" node tests/e2e/import_form.mjs
-step "end to end: tool logs (Inspect .eval by Blob.slice, promptfoo, lm-eval; truncated .eval, Parquet; several logs dropped at once) in the Import view in Chromium" node tests/e2e/import_logs.mjs
+step "end to end: tool logs (Inspect .eval by Blob.slice, promptfoo, lm-eval; truncated .eval, Parquet in its on-demand worker; several logs dropped at once) in the Import view in Chromium" node tests/e2e/import_logs.mjs
+step "end to end: the SQL path's bundle (sql/long_to_cells.py on the Parquet fixture, texts in shards) opened in Chromium against DuckDB's BERs and the shard texts" env PY="$PY" node tests/e2e/sql_bundle.mjs
 step "end to end: the likelihood section (stereotyped candidate preferred) equals atlas likelihood and the numpy paradigm reference" node tests/e2e/likelihood.mjs
 step "end to end: the across-paradigm panel (Table 11 with the procedures as conditions) equals atlas paradigms across and the numpy reference; panels (c), (d) across procedures" node tests/e2e/paradigms.mjs
 step "end to end: dist/ under a sub-path and offline once loaded" node tests/e2e/offline.mjs

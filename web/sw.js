@@ -11,6 +11,8 @@ const CACHE = 'audit-atlas-v1';
 // On install, store the page and everything it names (the hashed JS, wasm and CSS that Trunk writes into
 // index.html), the analysis worker's files and the default bundle, so that even a first visit works
 // offline afterwards (the page's own first requests happen before this worker controls it).
+// The Parquet worker (atlas-parquet-worker_*) is not stored ahead: it is fetched, and then kept, only when
+// the user opens a Parquet file.
 const WORKER_FILES = ['atlas-worker_loader.js', 'atlas-worker.js', 'atlas-worker_bg.wasm'];
 const DEFAULT_BUNDLE = 'static/bundles/decodingtrust-stereotype/bundle.json';
 

@@ -43,6 +43,7 @@ use crate::ui::format::thousands;
 use crate::ui::table::{key_value_table, sortable_table, Column, TableNames};
 use crate::views::import_logs::{self, LogFiles};
 use atlas_core::tables::SortKey;
+use atlas_import::logs::LogFormat;
 
 /// Bytes read from the start of a file for the preview.
 const PREVIEW_BYTES: f64 = 256.0 * 1024.0;
@@ -204,7 +205,7 @@ pub fn ImportPanel() -> impl IntoView {
                         if !keep_mapping.get_untracked() {
                             let text = serde_json::to_string_pretty(&lp.preset).unwrap_or_default();
                             on_json(text, doc, mapping_text, json_error);
-                            guessed.set(None);
+                            guessed.set(lp.guess.map(Rc::new));
                         }
                         logs.set(Some(Rc::new(LogFiles {
                             format,
@@ -214,7 +215,7 @@ pub fn ImportPanel() -> impl IntoView {
                             preview: lp.preview,
                             bytes: lp.bytes,
                             name: first.name(),
-                            format: Format::Jsonl,
+                            format: lp.format,
                         }))));
                     }
                     Err(e) => preview.set(Some(Err(e))),
@@ -350,7 +351,7 @@ pub fn ImportPanel() -> impl IntoView {
                 " in the repository) become a bundle here, in this tab, with the same code as "
                 <code>"atlas import"</code>
                 ". The file is read in chunks and never leaves your browser. Logs of evaluation tools open with their reader's preset mapping: Inspect AI ("
-                <code>".eval"</code>", "<code>".json"</code>"), lm-evaluation-harness ("<code>"samples_*.jsonl"</code>" with the run's "<code>"results_*.json"</code>"), promptfoo ("<code>"results.json"</code>"); choose several logs (one per model) for one bundle. Parquet: use "<code>"atlas import"</code>"."
+                <code>".eval"</code>", "<code>".json"</code>"), lm-evaluation-harness ("<code>"samples_*.jsonl"</code>" with the run's "<code>"results_*.json"</code>"), promptfoo ("<code>"results.json"</code>"); choose several logs (one per model) for one bundle. Parquet files are read by a helper fetched when you choose one (SNAPPY, GZIP or uncompressed; for ZSTD use "<code>"atlas import"</code>")."
             </p>
             <div class="import-inputs">
                 <label>
@@ -378,8 +379,10 @@ pub fn ImportPanel() -> impl IntoView {
             })}
             {move || preview.get().map(|p| match p {
                 Ok(p) => {
-                    // A log's flat records have many nested leaf paths: show the columns the mapping reads.
-                    let shown = if logs.with(Option::is_some) {
+                    // A log's flat records have many nested leaf paths: show the columns the mapping
+                    // reads. A Parquet file's columns are a table's, shown all, as a CSV's.
+                    let nested = logs.with(|l| l.as_ref().is_some_and(|l| l.format != LogFormat::Parquet));
+                    let shown = if nested {
                         import_logs::mapped_columns_only(&p.preview, &doc.get())
                     } else {
                         p.preview.clone()
@@ -411,6 +414,12 @@ pub fn ImportPanel() -> impl IntoView {
             </div>
             {move || match status.get() {
                 ImportState::Idle => None,
+                ImportState::Running { total: 0, .. } => Some(view! {
+                    <div class="progress" role="status" id="import-progress">
+                        <progress></progress>
+                        <span>"Importing in a background worker…"</span>
+                    </div>
+                }.into_any()),
                 ImportState::Running { read, total } => Some(view! {
                     <div class="progress" role="status" id="import-progress">
                         <progress value=read as f64 max=total.max(1) as f64></progress>
@@ -530,16 +539,24 @@ async fn run_log_import(
 ) -> Result<Done, String> {
     let started = now_ms();
     let total: u64 = logs.files.iter().map(|f| f.size() as u64).sum();
-    status.set(ImportState::Running { read: 0, total });
+    // The Parquet worker reports no progress: `total` 0 shows a progress bar without a value.
+    let shown_total = if logs.format == LogFormat::Parquet {
+        0
+    } else {
+        total
+    };
+    status.set(ImportState::Running {
+        read: 0,
+        total: shown_total,
+    });
     let imported = import_logs::import(logs, mapping, |read, all| {
         status.set(ImportState::Running { read, total: all });
     })
     .await?;
-    let json = imported.to_json().map_err(|e| e.to_string())?;
     Ok(Done {
-        bundle_id: imported.bundle.metadata.id.clone(),
+        bundle_id: imported.bundle_id,
         report: imported.report,
-        json: Arc::from(json),
+        json: Arc::from(imported.json),
         input_bytes: total,
         seconds: (now_ms() - started) / 1000.0,
     })

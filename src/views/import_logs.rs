@@ -5,24 +5,23 @@
 //!
 //! An Inspect `.eval` is read member by member by byte ranges ([`BlobSource`] over `Blob.slice`,
 //! [`atlas_import::logs::ranged`]); the JSON logs are read whole (each is one JSON document or a
-//! JSON Lines file the reader parses line by line). This build has no Parquet reader (the cargo
-//! feature `parquet` of `atlas-import` is off for the app, about 640 KB of wasm): a Parquet file gets
-//! [`PARQUET_MESSAGE`] and the bundle already loaded stays.
+//! JSON Lines file the reader parses line by line). A Parquet file is read by the Parquet Web Worker
+//! ([`crate::browser::parquet_worker`]; the app's own wasm leaves arrow-rs out, about 640 KB): its
+//! footer summary and first rows as CSV come back, and the form mapper previews, guesses and maps
+//! them as a CSV; the import runs in the worker with the form's mapping. A codec the browser build
+//! cannot decode (ZSTD) fails with the reader's error naming row group, column and codec, and the
+//! bundle already loaded stays.
 
 use atlas_import::guess::GUESS_ROWS;
+use atlas_import::logs::parquet_job::{ParquetJob, ParquetReply};
 use atlas_import::logs::{self, inspect, ranged, LogFormat, LogInput, LogOptions};
-use atlas_import::{Format, Imported, Limits, Mapping, Preview};
+use atlas_import::{Format, Guess, Imported, Limits, Mapping, Preview, Report};
 use js_sys::Uint8Array;
 use serde_json::Value;
 use web_sys::File;
 
 use crate::browser::blob_source::BlobSource;
 use crate::browser::loader::js_message;
-
-/// What the app says about a Parquet file.
-pub const PARQUET_MESSAGE: &str = "This build of the app does not read Parquet (its reader would add about 640 KB to the page). \
-Import it with the command line: atlas import --mapping m.json file.parquet -o bundle.json, then open the bundle here. \
-The bundle already loaded is unchanged.";
 
 /// Selected tool-log files of one format.
 #[derive(Debug, Clone)]
@@ -102,18 +101,23 @@ pub struct LogPreviewed {
     pub bytes: Vec<u8>,
     /// Their preview (columns = the records' leaf paths).
     pub preview: Preview,
+    /// How `bytes` are read: JSON Lines (the logs' flat records) or CSV (a Parquet file's rows).
+    pub format: Format,
+    /// For Parquet, the form mapper's guess from the real column names and values (as for a CSV);
+    /// `None` for the logs, whose preset is the reader's.
+    pub guess: Option<Guess>,
 }
 
 /// Reads what the Import view shows of `files` (format `format`).
 ///
 /// # Errors
-/// The reader's named error (input, member or line, field), or [`PARQUET_MESSAGE`].
+/// The reader's named error (input, member or line, field), or the Parquet worker's.
 pub async fn preview(format: LogFormat, files: &[File]) -> Result<LogPreviewed, String> {
     let Some(first) = files.first() else {
         return Err("no file was chosen".into());
     };
     let (mut label, preset, records) = match format {
-        LogFormat::Parquet => return Err(PARQUET_MESSAGE.to_string()),
+        LogFormat::Parquet => return parquet_preview(files).await,
         LogFormat::Inspect if all_eval(files).await? => {
             let source = BlobSource::new(first.clone().into());
             let p = ranged::preview_eval(
@@ -164,21 +168,98 @@ pub async fn preview(format: LogFormat, files: &[File]) -> Result<LogPreviewed, 
         preset,
         bytes,
         preview,
+        format: Format::Jsonl,
+        guess: None,
     })
+}
+
+/// The Parquet worker's footer summary and first rows, previewed and guessed as a CSV.
+async fn parquet_preview(files: &[File]) -> Result<LogPreviewed, String> {
+    let name = files.first().map(File::name).unwrap_or_default();
+    let job = ParquetJob::Preview { rows: GUESS_ROWS };
+    let (label, csv) = match crate::browser::parquet_worker::ask(&job, files).await? {
+        ParquetReply::Previewed { label, csv } => (label, csv),
+        ParquetReply::Failed { message } => return Err(message),
+        other => {
+            return Err(format!(
+                "the Parquet worker answered {other:?} to a preview"
+            ))
+        }
+    };
+    let bytes = csv.into_bytes();
+    let preview = atlas_import::preview(
+        bytes.as_slice(),
+        &name,
+        Format::Csv,
+        None,
+        &Limits::default(),
+        GUESS_ROWS,
+    )
+    .map_err(|e| e.to_string())?;
+    let guess = atlas_import::guess(&name, &preview);
+    Ok(LogPreviewed {
+        label,
+        preset: guess.document.clone(),
+        bytes,
+        preview,
+        format: Format::Csv,
+        guess: Some(guess),
+    })
+}
+
+/// An import's result as the Import view keeps it: the bundle's id, its report and its JSON.
+#[derive(Debug)]
+pub struct ImportedJson {
+    /// The bundle's `metadata.id`.
+    pub bundle_id: String,
+    /// The validation report.
+    pub report: Report,
+    /// The bundle as compact JSON.
+    pub json: Vec<u8>,
+}
+
+impl ImportedJson {
+    fn of(imported: Imported) -> Result<Self, String> {
+        let json = imported.to_json().map_err(|e| e.to_string())?;
+        Ok(Self {
+            bundle_id: imported.bundle.metadata.id.clone(),
+            report: imported.report,
+            json,
+        })
+    }
 }
 
 /// Imports `files` with `mapping` into one bundle; `progress(read, total)` after each `.eval` member.
 ///
 /// # Errors
-/// The reader's named error, or [`PARQUET_MESSAGE`].
+/// The reader's named error, or the Parquet worker's.
 pub async fn import(
     logs: &LogFiles,
     mapping: Mapping,
     progress: impl FnMut(u64, u64),
-) -> Result<Imported, String> {
+) -> Result<ImportedJson, String> {
     let files = &logs.files;
     match logs.format {
-        LogFormat::Parquet => Err(PARQUET_MESSAGE.to_string()),
+        LogFormat::Parquet => {
+            let mapping = serde_json::to_string(&mapping).map_err(|e| e.to_string())?;
+            match crate::browser::parquet_worker::ask(&ParquetJob::Import { mapping }, files)
+                .await?
+            {
+                ParquetReply::Imported {
+                    bundle_id,
+                    bundle,
+                    report,
+                } => Ok(ImportedJson {
+                    bundle_id,
+                    report: *report,
+                    json: bundle.into_bytes(),
+                }),
+                ParquetReply::Failed { message } => Err(message),
+                other => Err(format!(
+                    "the Parquet worker answered {other:?} to an import"
+                )),
+            }
+        }
         LogFormat::Inspect if all_eval(files).await? => {
             let names: Vec<String> = files.iter().map(File::name).collect();
             let sources: Vec<BlobSource> = files
@@ -199,6 +280,7 @@ pub async fn import(
             )
             .await
             .map_err(|e| e.to_string())
+            .and_then(ImportedJson::of)
         }
         format => {
             let read = whole(files).await?;
@@ -210,7 +292,9 @@ pub async fn import(
                 mapping: Some(mapping),
                 ..LogOptions::default()
             };
-            logs::read(format, &inputs, &options).map_err(|e| e.to_string())
+            logs::read(format, &inputs, &options)
+                .map_err(|e| e.to_string())
+                .and_then(ImportedJson::of)
         }
     }
 }

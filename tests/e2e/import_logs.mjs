@@ -10,7 +10,9 @@
 // tests/fixtures/logs/promptfoo/expected.json by pandas, tests/import/expected_logs.json by pandas);
 // "Open in the explorer" opens the bundle. The .eval files are read by Blob.slice ranges (an init script
 // counts Blob.prototype.slice calls; no slice covers a whole file). A truncated .eval gives a named
-// error and keeps the bundle loaded; a Parquet file gets the "use atlas import" message. Several files
+// error and keeps the bundle loaded. A Parquet file is read by the Parquet worker, fetched only then:
+// its footer summary, preview, import with tests/fixtures/parquet/long.mapping.json against pyarrow's
+// counts (tests/fixtures/parquet/expected.json) and "Open"; a ZSTD file gets the codec error. Several files
 // dropped on the window at once: the two .eval logs (and a text file, named as not taken) go to Import
 // together and import with the combined counts; a bundle dropped beside a results file opens nothing;
 // two CSVs dropped: Import names the one it reads and the one it does not.
@@ -37,6 +39,7 @@ function check(name, condition, detail = '') {
 
 const inspectExpected = JSON.parse(readFileSync(join(logs, 'inspect/expected.json'), 'utf8')).combined_eval;
 const promptfooExpected = JSON.parse(readFileSync(join(logs, 'promptfoo/expected.json'), 'utf8'));
+const parquetExpected = JSON.parse(readFileSync(join(root, 'tests/fixtures/parquet/expected.json'), 'utf8'));
 const lmevalExpected = JSON.parse(readFileSync(join(root, 'tests/import/expected_logs.json'), 'utf8')).bundle;
 const evalFiles = inspectExpected.inputs.map((f) => join(logs, 'inspect', f));
 const lmeval = join(logs, 'lm-eval');
@@ -87,6 +90,8 @@ try {
     const page = await context.newPage();
     const pageErrors = [];
     page.on('pageerror', (e) => pageErrors.push(String(e)));
+    const parquetRequests = [];
+    page.on('request', (r) => { if (r.url().includes('atlas-parquet-worker')) parquetRequests.push(r.url()); });
     await page.goto(base);
     await showView(page, 'scores', 120000);
     await page.waitForSelector('#ber-table td[data-ber]', { timeout: 120000 });
@@ -123,6 +128,7 @@ try {
       const note = await page.$eval('#shell-notice', (n) => n.textContent).catch(() => '');
       check(`${size} ${c.name}: "Open in the explorer" opens the bundle and counts its responses`, note.includes(`— ${c.want.responses} responses`), note);
     }
+    check(`${size}: the Parquet worker was not fetched before a Parquet file was chosen (after the log imports)`, parquetRequests.length === 0, parquetRequests.join(', '));
     // Several files dropped on the window at once (issue 16, several logs into one bundle): the two
     // .eval logs and a text file go to Import together, the text file named as not taken, and the
     // import gives the combined reference counts; a bundle dropped with a results file opens nothing.
@@ -175,6 +181,13 @@ try {
       const several = await page.$eval('#import-several', (n) => n.textContent).catch(() => '');
       check(`${size} two CSV files dropped: Import says it reads a.csv and names b.csv as not read`,
         several.includes('a.csv is selected') && several.includes('not read: b.csv'), several);
+      // A Parquet file dropped on the window goes to Import and is summarised by the Parquet worker.
+      const pqDropped = 'pandas_snappy.parquet';
+      await dropFiles([[pqDropped, readFileSync(join(root, 'tests/fixtures/parquet', pqDropped))]]);
+      await page.waitForFunction(() => /^Parquet: /.test(document.querySelector('#import-detected strong')?.textContent || ''), null, { timeout: 60000 }).catch(() => {});
+      const pqDrop = await page.$eval('#import-detected strong', (e) => e.textContent).catch(() => '');
+      check(`${size} a Parquet file dropped on the window opens in Import with its footer summary`,
+        pqDrop.startsWith(`Parquet: ${parquetExpected.files[pqDropped].rows} rows`) && /view=import/.test(await page.evaluate(() => location.search)), pqDrop);
     }
     // A truncated .eval: a named error, the bundle loaded stays.
     const data = readFileSync(evalFiles[0]);
@@ -185,11 +198,48 @@ try {
     const message = await page.$eval('#import-preview-error', (e) => e.textContent).catch(() => '');
     check(`${size}: a truncated .eval gives the reader's named error`, /truncated\.eval/.test(message) && /\(file\)/.test(message) && /truncated/.test(message), message);
     check(`${size}: after the truncated .eval the bundle loaded is unchanged`, (await bundleId(page)) === before && before !== null, `${before}`);
-    // Parquet: this build says to use the CLI.
-    const label = await choose(page, [join(root, 'tests/fixtures/parquet/pandas_snappy.parquet')]);
-    const pq = await page.$eval('#import-preview-error', (e) => e.textContent).catch(() => '');
-    check(`${size}: a Parquet file is detected and gets "use atlas import"`, label.startsWith('Parquet') && /does not read Parquet/.test(pq) && /atlas import/.test(pq), `${label}: ${pq}`);
-    check(`${size}: after the Parquet file the bundle loaded is unchanged`, (await bundleId(page)) === before, `${before}`);
+    // Parquet, read by the Parquet worker fetched only now: the footer summary, the preview rows, the
+    // import with the fixtures' mapping and its counts against pyarrow (tests/fixtures/parquet/expected.json).
+    const pqFile = 'pandas_snappy.parquet';
+    const pqWant = parquetExpected.files[pqFile];
+    const label = await choose(page, [join(root, 'tests/fixtures/parquet', pqFile)]);
+    check(`${size}: a Parquet file is detected and its footer summarised (rows, row groups, columns, codec, writer as pyarrow reads them)`,
+      label === `Parquet: ${pqWant.rows.toLocaleString('en-US')} rows in ${pqWant.row_groups} row group${pqWant.row_groups === 1 ? '' : 's'}, ${pqWant.columns.length} columns, SNAPPY; written by ${pqWant.created_by}`, label);
+    check(`${size}: the Parquet worker's files were fetched once a Parquet file was chosen`,
+      parquetRequests.some((u) => u.endsWith('atlas-parquet-worker_bg.wasm')), parquetRequests.join(', '));
+    const pqRows = await page.$$eval('#import-preview-table tbody tr', (r) => r.length).catch(() => 0);
+    const pqHeaders = await page.$$eval('#import-preview-table thead th', (h) => h.length).catch(() => 0);
+    check(`${size}: the Parquet preview shows rows under the file's ${pqWant.columns.length} columns`, pqRows > 0 && pqHeaders === pqWant.columns.length, `${pqRows} rows, ${pqHeaders} columns`);
+    if (full) {
+      if (!(await page.$eval('#import-json', (d) => d.open))) await page.click('#import-json summary');
+      await page.fill('#import-mapping', readFileSync(join(root, 'tests/fixtures/parquet/long.mapping.json'), 'utf8'));
+      await page.waitForFunction(() => !document.querySelector('#import-json-error'), null, { timeout: 10000 });
+      await page.click('#import-run');
+      await page.waitForSelector('#import-summary, #import-error', { timeout: 120000 });
+      const pqError = await page.$eval('#import-error', (e) => e.textContent).catch(() => null);
+      const got = await page.$eval('#import-summary', (p) => ({ ...p.dataset })).catch(() => ({}));
+      const want = { records: pqWant.records, cells: pqWant.cells, responses: pqWant.responses, evidence1: pqWant.evidence_1, evidence0: pqWant.evidence_0, abstain: pqWant.abstain };
+      const diffs = Object.entries(want).filter(([k, v]) => Number(got[k]) !== v).map(([k, v]) => `${k}: browser ${got[k]} vs pyarrow ${v}`);
+      check(`${size}: the Parquet import's counts equal pyarrow's reading of the same file`, !pqError && diffs.length === 0, pqError || diffs.join('; '));
+      await page.screenshot({ path: join(shots, `parquet-${width}x${height}.png`), fullPage: false });
+      const shownId = await bundleId(page);
+      await page.click('#import-open');
+      await page.waitForFunction((id) => { const c = document.querySelector('#metadata .bundle-id code'); return c && c.textContent !== id; }, shownId, { timeout: 30000 }).catch(() => {});
+      const opened = await bundleId(page);
+      check(`${size}: "Open in the explorer" opens the Parquet import`, opened === JSON.parse(readFileSync(join(root, 'tests/fixtures/parquet/long.mapping.json'), 'utf8')).metadata.id, `${opened}`);
+    }
+    // ZSTD (polars' default) cannot be decoded by the browser build: the reader's error names the
+    // codec and points to atlas import; the bundle loaded stays.
+    const heldPq = await bundleId(page);
+    const zLabel = await choose(page, [join(root, 'tests/fixtures/parquet/polars_zstd.parquet')]);
+    const zMessage = await page.$eval('#import-preview-error', (e) => e.textContent).catch(() => '');
+    const zWant = parquetExpected.files['polars_zstd.parquet'];
+    check(`${size}: a ZSTD Parquet file gets its footer summary (as pyarrow reads it), then the reader's error naming the codec, the column and atlas import`,
+      zLabel.startsWith('Parquet')
+      && zMessage.startsWith(`Parquet: ${zWant.rows} rows in ${zWant.row_groups} row groups, ${zWant.columns.length} columns, ZSTD; written by ${zWant.created_by}. `)
+      && /polars_zstd\.parquet, row group 1, field `\w+`: Parquet column `\w+` uses ZSTD, which the browser build cannot decode; use `atlas import`/.test(zMessage), `${zLabel}: ${zMessage}`);
+    check(`${size}: after the ZSTD Parquet file the bundle loaded is unchanged`, (await bundleId(page)) === heldPq, `${heldPq}`);
+    if (!full) await page.screenshot({ path: join(shots, `parquet-zstd-${width}x${height}.png`), fullPage: false });
     if (full) check(`${size}: the first bundle was replaced by the imports`, before !== first, `${first}`);
     await page.screenshot({ path: join(shots, `parquet-${width}x${height}.png`), fullPage: false });
     check(`${size}: no uncaught page errors`, pageErrors.length === 0, pageErrors.join(' | '));

@@ -19,7 +19,7 @@
 use crate::error::ImportError;
 
 /// The text encoding detected from an input's first bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TextEncoding {
     /// UTF-8 without a byte-order mark.

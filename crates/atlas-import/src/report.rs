@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use atlas_core::bundle::Obtained;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::decode::TextEncoding;
 use crate::Format;
@@ -17,7 +17,7 @@ pub const MAX_EXAMPLES: usize = 100;
 pub const MAX_DISTINCT_UNMAPPED: usize = 1000;
 
 /// One input's reading summary.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SourceReport {
     /// Name of the input (a file name).
     pub name: String,
@@ -32,15 +32,15 @@ pub struct SourceReport {
     /// Blank lines skipped (not records).
     pub blank_lines: u64,
     /// CSV/TSV header as used by the mapping (after renaming duplicates).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub header: Vec<String>,
     /// Duplicate header names and what they were renamed to: `[original, renamed]`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub renamed_headers: Vec<(String, String)>,
 }
 
 /// A skipped record or value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Skip {
     /// Name of the input (a file name).
     pub input: String,
@@ -55,7 +55,7 @@ pub struct Skip {
 }
 
 /// A record that fills a cell another record filled before; the first is kept.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Duplicate {
     /// Name of the input of the dropped record.
     pub input: String,
@@ -70,7 +70,7 @@ pub struct Duplicate {
 }
 
 /// Cells per Selection dictionary entry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ValueCount {
     /// The Selection as read.
     pub raw: String,
@@ -83,7 +83,7 @@ pub struct ValueCount {
 }
 
 /// Counts of values that a map did not list, for one field (as read, before duplicates are dropped).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnmappedCounts {
     /// Occurrences of each unmapped value, for the first [`MAX_DISTINCT_UNMAPPED`] distinct ones.
     pub values: BTreeMap<String, u64>,
@@ -92,7 +92,7 @@ pub struct UnmappedCounts {
 }
 
 /// Level attributes that differ between records of the same level (the first value is kept).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AttributeConflict {
     /// Facet id of the level.
     pub facet: String,
@@ -105,7 +105,7 @@ pub struct AttributeConflict {
 }
 
 /// The whole report.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// One summary per input, in reading order.
     pub sources: Vec<SourceReport>,

@@ -27,6 +27,7 @@ pub mod inspect;
 pub mod lmeval;
 #[cfg(feature = "parquet")]
 pub mod parquet;
+pub mod parquet_job;
 pub mod promptfoo;
 pub mod ranged;
 

@@ -163,9 +163,29 @@ fn header_of(reader: &SerializedFileReader<Bytes>) -> (Vec<String>, Vec<(String,
 /// [`ImportError::Log`] at `(footer)` for a file that is not Parquet, truncated or has a corrupt
 /// footer.
 pub fn summary(name: &str, bytes: &[u8]) -> Result<Summary, ImportError> {
+    Ok(summary_of(&open(name, Bytes::copy_from_slice(bytes))?))
+}
+
+/// The footer summary and the header plus first `rows` rows as CSV ([`summary`], [`head_csv`]),
+/// from one copy of `bytes`: the rows' error comes with the summary, which the footer alone gives.
+///
+/// # Errors
+/// The outer error: the footer ([`summary`]'s); the inner one: the rows ([`head_csv`]'s).
+pub fn summary_and_head(
+    name: &str,
+    bytes: &[u8],
+    rows: usize,
+) -> Result<(Summary, Result<String, ImportError>), ImportError> {
     let reader = open(name, Bytes::copy_from_slice(bytes))?;
+    Ok((
+        summary_of(&reader),
+        head_of(name, &reader, bytes.len() as u64, rows),
+    ))
+}
+
+fn summary_of(reader: &SerializedFileReader<Bytes>) -> Summary {
     let meta = reader.metadata();
-    let (header, _) = header_of(&reader);
+    let (header, _) = header_of(reader);
     let schema = meta.file_metadata().schema_descr();
     let fields = schema.root_schema().get_fields();
     let mut columns: Vec<ColumnSummary> = header
@@ -196,12 +216,12 @@ pub fn summary(name: &str, bytes: &[u8]) -> Result<Summary, ImportError> {
         c.codecs.sort();
         c.codecs.dedup();
     }
-    Ok(Summary {
+    Summary {
         rows: meta.file_metadata().num_rows().max(0) as u64,
         row_groups: meta.num_row_groups(),
         columns,
         created_by: meta.file_metadata().created_by().map(str::to_string),
-    })
+    }
 }
 
 /// The text of one Parquet value as the CSV-like record holds it (see the module docs).
@@ -801,28 +821,53 @@ impl Consumer for CsvCollector {
     }
 }
 
+/// The header and first `rows` rows of a Parquet file as CSV text (every field quoted, `"` doubled):
+/// what [`preview`] reads, and what the browser's Parquet worker hands the form mapper, which then
+/// previews and maps it as a CSV.
+///
+/// # Errors
+/// As [`read`], for the part read.
+pub fn head_csv(name: &str, bytes: &[u8], rows: usize) -> Result<String, ImportError> {
+    let reader = open(name, Bytes::copy_from_slice(bytes))?;
+    head_of(name, &reader, bytes.len() as u64, rows)
+}
+
+fn head_of(
+    name: &str,
+    reader: &SerializedFileReader<Bytes>,
+    file_len: u64,
+    rows: usize,
+) -> Result<String, ImportError> {
+    let (header, _) = header_of(reader);
+    let mut collector = CsvCollector {
+        text: String::new(),
+        wanted: rows,
+        rows: 0,
+    };
+    stream(
+        name,
+        reader,
+        file_len,
+        &header,
+        &Limits::default(),
+        &mut collector,
+    )?;
+    Ok(collector.text)
+}
+
 /// The form mapper's view of a Parquet file: its columns (from the schema, in order) with detected
 /// kinds and examples from the first `rows` rows, exactly as [`crate::preview()`] shows a CSV.
 ///
 /// # Errors
 /// As [`read`], for the part read.
 pub fn preview(name: &str, bytes: &[u8], rows: usize) -> Result<Preview, ImportError> {
-    let reader = open(name, Bytes::copy_from_slice(bytes))?;
-    let (header, _) = header_of(&reader);
-    let limits = Limits::default();
-    let file_len = bytes.len() as u64;
-    let mut collector = CsvCollector {
-        text: String::new(),
-        wanted: rows,
-        rows: 0,
-    };
-    stream(name, &reader, file_len, &header, &limits, &mut collector)?;
+    let text = head_csv(name, bytes, rows)?;
     crate::preview(
-        collector.text.as_bytes(),
+        text.as_bytes(),
         name,
         Format::Csv,
         None,
-        &limits,
+        &Limits::default(),
         rows,
     )
 }
