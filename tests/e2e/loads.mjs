@@ -56,6 +56,9 @@ async function openSlow(context, name) {
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(`${base}?bundle=${SLOW}`);
   await page.waitForFunction(() => document.querySelector('#load-progress')?.textContent.includes('slow/decodingtrust-stereotype'), null, { timeout: 60000 });
+  // The line names the URL as soon as the fetch starts ("…: 0 KB" until the response's headers and the
+  // first 64 KB arrive, which a loaded machine can delay); wait for the counts, then check them.
+  await page.waitForFunction(() => / of \d+ KB/.test(document.querySelector('#load-progress')?.textContent ?? ''), null, { timeout: 30000 }).catch(() => {});
   const progress = await page.textContent('#load-progress');
   check(`${name}: the slow ?bundle= load shows its progress while it is held`, /Loading .*slow\/decodingtrust-stereotype.*: \d+ of \d+ KB/.test(progress), progress);
   check(`${name}: the server holds the slow response`, releases.has(SLOW));
