@@ -249,6 +249,10 @@ pub fn ImportPanel() -> impl IntoView {
             .unwrap_or_default();
         if !picked.is_empty() {
             dropped.set(None);
+            // A notice about an earlier drop ("x.csv is selected in Import …") no longer holds.
+            if let Some(notice) = shell_notice {
+                notice.0.set(None);
+            }
             select(picked);
         }
     };

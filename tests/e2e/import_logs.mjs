@@ -194,7 +194,11 @@ try {
     const cut = join(tmp, 'truncated.eval');
     writeFileSync(cut, data.subarray(0, Math.floor(data.length / 2)));
     const before = await bundleId(page);
+    const dropNotice = await page.$eval('#shell-notice', (n) => n.textContent).catch(() => null);
     await choose(page, [cut]);
+    const stale = await page.$eval('#shell-notice', (n) => n.textContent).catch(() => null);
+    check(`${size}: a file chosen in Import clears the notice of the earlier drop, which named another file`,
+      /pandas_snappy\.parquet is selected in Import/.test(dropNotice ?? '') && stale === null, `before: ${dropNotice}; after: ${stale}`);
     const message = await page.$eval('#import-preview-error', (e) => e.textContent).catch(() => '');
     check(`${size}: a truncated .eval gives the reader's named error`, /truncated\.eval/.test(message) && /\(file\)/.test(message) && /truncated/.test(message), message);
     check(`${size}: after the truncated .eval the bundle loaded is unchanged`, (await bundleId(page)) === before && before !== null, `${before}`);
@@ -241,7 +245,6 @@ try {
     check(`${size}: after the ZSTD Parquet file the bundle loaded is unchanged`, (await bundleId(page)) === heldPq, `${heldPq}`);
     if (!full) await page.screenshot({ path: join(shots, `parquet-zstd-${width}x${height}.png`), fullPage: false });
     if (full) check(`${size}: the first bundle was replaced by the imports`, before !== first, `${first}`);
-    await page.screenshot({ path: join(shots, `parquet-${width}x${height}.png`), fullPage: false });
     check(`${size}: no uncaught page errors`, pageErrors.length === 0, pageErrors.join(' | '));
     await context.close();
   }
