@@ -2,7 +2,8 @@
 # Installs what Audit Atlas needs to build and test, skipping whatever is already there (idempotent).
 # Tools go outside the clone (~/.cargo/bin, ~/.cache/audit-atlas) so later runs reuse them.
 #
-#   scripts/setup.sh            build tools: wasm32 target, Trunk, wasm-bindgen CLI, wasm-opt (binaryen)
+#   scripts/setup.sh            build tools: wasm32 target, Trunk, wasm-bindgen CLI, wasm-split-cli,
+#                               wasm-opt (binaryen)
 #   scripts/setup.sh --test     also: Chromium + ChromeDriver, playwright-core, a Python venv with numpy,
 #                               and the local model of the pilot tests (scripts/llm.sh install: builds
 #                               llama.cpp, ~20 min on 2 cores the first time; cached afterwards), and
@@ -47,6 +48,16 @@ fi
 if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
   say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 5 min)"
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+# wasm-split-cli: cuts the app's wasm into the first module and the views loaded on demand
+# (scripts/split-app.sh, Trunk's post_build hook; src/on_demand.rs). It must understand the split points
+# of the wasm_split_helpers in Cargo.lock (0.2.x).
+WASM_SPLIT_VERSION=0.2.4
+if [ ! -x "${CARGO_HOME:-$HOME/.cargo}/bin/wasm-split-cli" ] || [ "$(cat "$CACHE/wasm-split-cli.version" 2>/dev/null)" != "$WASM_SPLIT_VERSION" ]; then
+  say "installing wasm-split-cli (wasm_split_cli_support $WASM_SPLIT_VERSION; about 5 min)"
+  cargo install --locked wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --features build-binary --force
+  mkdir -p "$CACHE" && echo "$WASM_SPLIT_VERSION" >"$CACHE/wasm-split-cli.version"
 fi
 
 # Node tools (wasm-opt from binaryen, playwright-core), pinned by package-lock.json.
@@ -94,4 +105,4 @@ if [ "$WITH_TEST" = 1 ]; then
   scripts/llm.sh install
   install_minilm
 fi
-say "ready: $(trunk --version), wasm-bindgen $WASM_BINDGEN_VERSION, $(wasm-opt --version | head -n1)"
+say "ready: $(trunk --version), wasm-bindgen $WASM_BINDGEN_VERSION, wasm-split-cli $WASM_SPLIT_VERSION, $(wasm-opt --version | head -n1)"

@@ -2,23 +2,22 @@
 //! numbers come from `atlas_core::stats`, so the browser and the native CLI compute the same values.
 //!
 //! The page is the app shell of [`crate::views::shell`]: a top bar (bundle name, bundle picker), the
-//! navigation, and one container per view ([`AppView`]), all mounted, only the current one shown.
+//! navigation, and one container per view ([`AppView`]), only the current one shown. The Overview is
+//! in the first wasm; every other view is mounted by [`OnDemand`] (its code downloaded on demand).
 
+use crate::on_demand::{self, OnDemand, SoonAfterFirstView, Start};
 use crate::state::inbox::ImportInbox;
 use crate::state::nav::{Navigator, ShellNotice};
 use crate::state::url::AppView;
 use crate::state::{AtlasState, Loaded, DEFAULT_BUNDLE};
-use crate::views::atlas::AtlasGroup;
 use crate::views::bundles::{BundlePicker, LoadStatusBar, PickerOpen};
-use crate::views::overview::{BerChart, BerTableView, Metadata, PolicyPanel};
+use crate::views::overview::Metadata;
 use crate::views::shell::{DropTarget, MenuOpen, Nav, Notice, TopBar, ViewBox};
 use std::sync::Arc;
 
-use atlas_core::summary::summarize;
-use atlas_core::AbstainThreshold;
 use leptos::prelude::*;
-
-use crate::views::analyses::Analyses;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 
 /// The whole page.
 #[component]
@@ -51,10 +50,10 @@ pub fn App() -> impl IntoView {
                 <BundlePicker/>
                 {move || state.loaded.get().map(|loaded| view! { <BundleView loaded/> })}
                 <ViewBox view=AppView::Import>
-                    <crate::views::import::ImportPanel/>
+                    <OnDemand view=AppView::Import start=Start::OnShow load=on_demand::import/>
                 </ViewBox>
                 <ViewBox view=AppView::Pilot>
-                    <crate::pilot::panel::PilotPanel/>
+                    <OnDemand view=AppView::Pilot start=Start::OnShow load=on_demand::pilot/>
                 </ViewBox>
                 <crate::ui::glossary::Glossary/>
             </main>
@@ -68,25 +67,29 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// The views of one loaded bundle, one container each: Overview (metadata), Scores (repeat policy,
-/// table, chart, re-weighting, atlas (c)(d)), Compare (model pairs, rank bands), Analyses (RQ1/RQ2, atlas (a)(b)(e)(f)), Selection vs
-/// Rationale (RQ3, atlas (g)(h)), Cases (inspector), Clinical.
+/// The views of one loaded bundle, one container each: Overview (headline, metadata), Scores (repeat
+/// policy, table, chart, re-weighting, atlas (c)(d)), Compare (model pairs, rank bands), Analyses
+/// (RQ1/RQ2, atlas (a)(b)(e)(f)), Plan, Selection vs Rationale (RQ3, atlas (g)(h)), Cases
+/// (inspector), Clinical. Every view but the Overview is loaded on demand ([`crate::on_demand`]).
 #[component]
 fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
-    let state = expect_context::<AtlasState>();
-    let for_summary = loaded.clone();
-    // The default Abstain threshold, as `atlas stats`.
-    let summary = Memo::new(move |_| {
-        summarize(
-            &for_summary.audit,
-            state.policy.get(),
-            AbstainThreshold::default(),
-        )
-    });
     provide_context(crate::state::reweighting::AnalysisResults::new());
     crate::state::reweighting::ExplorerModel::new(loaded.clone());
+    // The views a reader goes to next start downloading once this bundle's first view is drawn.
+    let soon = SoonAfterFirstView(RwSignal::new(false));
+    provide_context(soon);
+    let after_first_view = Closure::once_into_js(move || soon.0.try_set(true));
+    if let Some(window) = web_sys::window() {
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(
+            after_first_view.unchecked_ref(),
+            SOON_DELAY_MS,
+        );
+    }
     let clinical = match loaded.audit.file.clinical.is_some() {
-        true => view! { <crate::views::clinical::ClinicalView loaded=loaded.clone()/> }.into_any(),
+        true => {
+            let l = loaded.clone();
+            view! { <OnDemand view=AppView::Clinical start=Start::OnShow load=move || on_demand::clinical(l.clone())/> }.into_any()
+        }
         false => view! {
             <section class="clinical-none" aria-labelledby="clinical-none-title">
                 <h2 id="clinical-none-title">"Clinical view"</h2>
@@ -95,9 +98,8 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
         }
         .into_any(),
     };
-    let l_plan = loaded.clone();
-    let l_likelihood = loaded.clone();
-    let (l_overview, l_scores, l_analyses, l_rationale) = (
+    let (l_scores, l_analyses, l_plan, l_rationale, l_cases) = (
+        loaded.clone(),
         loaded.clone(),
         loaded.clone(),
         loaded.clone(),
@@ -105,41 +107,33 @@ fn BundleView(loaded: Arc<Loaded>) -> impl IntoView {
     );
     view! {
         <ViewBox view=AppView::Overview>
-            <crate::views::headline::Headline loaded=l_overview.clone()/>
-            <Metadata loaded=l_overview/>
+            <crate::views::headline::Headline loaded=loaded.clone()/>
+            <Metadata loaded/>
         </ViewBox>
         <ViewBox view=AppView::Scores>
-            <PolicyPanel/>
-            <BerTableView loaded=l_scores.clone() summary/>
-            <BerChart loaded=l_scores summary/>
-            <crate::views::explorer::Reweighting/>
-            <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Weights/>
-            <crate::views::likelihood::LikelihoodPanel loaded=l_likelihood/>
+            <OnDemand view=AppView::Scores start=Start::Soon load=move || on_demand::scores(l_scores.clone())/>
         </ViewBox>
         <ViewBox view=AppView::Compare>
-            <crate::views::compare::CompareView/>
+            <OnDemand view=AppView::Compare start=Start::OnShow load=on_demand::compare/>
         </ViewBox>
         <ViewBox view=AppView::Analyses>
-            // The atlas panels of each run sit right after its results (issue 15 item 1).
-            <Analyses
-                loaded=l_analyses
-                rq1_atlas=|| view! { <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Rq1/> }
-                rq2_atlas=|| view! { <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Rq2/> }
-                across_atlas=|| view! { <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Across/> }
-            />
+            <OnDemand view=AppView::Analyses start=Start::Soon load=move || on_demand::analyses(l_analyses.clone())/>
         </ViewBox>
         <ViewBox view=AppView::Plan>
-            <crate::views::plan::PlanView loaded=l_plan/>
+            <OnDemand view=AppView::Plan start=Start::OnShow load=move || on_demand::plan(l_plan.clone())/>
         </ViewBox>
         <ViewBox view=AppView::Rationale>
-            <crate::views::rq3::Rq3Panel loaded=l_rationale/>
-            <crate::views::atlas::EvidenceAtlas group=AtlasGroup::Rationale/>
+            <OnDemand view=AppView::Rationale start=Start::Soon load=move || on_demand::rationale(l_rationale.clone())/>
         </ViewBox>
         <ViewBox view=AppView::Cases>
-            <crate::views::inspector::Inspector loaded/>
+            <OnDemand view=AppView::Cases start=Start::Soon load=move || on_demand::cases(l_cases.clone())/>
         </ViewBox>
         <ViewBox view=AppView::Clinical>
             {clinical}
         </ViewBox>
     }
 }
+
+/// How long after a bundle's first view is drawn the [`Start::Soon`] views start downloading (ms):
+/// long enough for that view to be painted first.
+const SOON_DELAY_MS: i32 = 300;

@@ -5,7 +5,7 @@
 //!
 //! | layer | folder | holds |
 //! | --- | --- | --- |
-//! | top | [`app`] | the page: mounts the views, nothing else |
+//! | top | [`app`], [`on_demand`] | the page: mounts the views, nothing else; which views are downloaded on demand |
 //! | views | [`views`] | one file per section of the page; a view never imports another view |
 //! | pilot | [`pilot`] | pilot audits with the user's own keys: panels, runner, run state, connection test |
 //! | ui | [`ui`] | small components every view uses: number field, table, chart panel, formatting |
@@ -14,6 +14,7 @@
 
 pub mod app;
 pub mod browser;
+pub mod on_demand;
 pub mod pilot;
 pub mod state;
 pub mod ui;

@@ -9,7 +9,7 @@
 const CACHE = 'audit-atlas-v1';
 
 // On install, store the page and everything it names (the hashed JS, wasm and CSS that Trunk writes into
-// index.html), the analysis worker's files and the default bundle, so that even a first visit works
+// index.html, and the on-demand view modules it lists), the analysis worker's files and the default bundle, so that even a first visit works
 // offline afterwards (the page's own first requests happen before this worker controls it).
 // The Parquet worker (atlas-parquet-worker_*) is not stored ahead: it is fetched, and then kept, only when
 // the user opens a Parquet file.
@@ -25,7 +25,11 @@ self.addEventListener('install', (event) => event.waitUntil((async () => {
   await cache.put(scope, page);
   const named = [...html.matchAll(/(?:href|src|module_or_path:)\s*=?\s*['"]([^'"]+\.(?:js|wasm|css))['"]/g)].map((m) => m[1]);
   const imported = [...html.matchAll(/from\s+['"]([^'"]+\.js)['"]/g)].map((m) => m[1]);
-  const urls = [...new Set([...named, ...imported, ...WORKER_FILES, DEFAULT_BUNDLE])].map((u) => new URL(u, scope).href);
+  // The views downloaded on demand (src/on_demand.rs): their loader and modules, which
+  // scripts/split-app.sh lists in <meta name="atlas-modules">, so that every view works offline.
+  const listed = html.match(/<meta name="atlas-modules" content="([^"]*)"/);
+  const modules = listed ? listed[1].split(/\s+/).filter(Boolean) : [];
+  const urls = [...new Set([...named, ...imported, ...modules, ...WORKER_FILES, DEFAULT_BUNDLE])].map((u) => new URL(u, scope).href);
   await Promise.all(urls.map(async (u) => {
     try { const r = await fetch(u); if (r.ok) await cache.put(u, r); } catch { /* stored later, when fetched */ }
   }));

@@ -53,12 +53,21 @@ impl Navigator {
             flush_pending_url();
             push_view(view);
         }
-        let focused = self.focused;
-        let run = Closure::once_into_js(move || focus_heading(view, focused));
-        if let Some(window) = web_sys::window() {
-            let _ = window
-                .set_timeout_with_callback_and_timeout_and_arguments_0(run.unchecked_ref(), 30);
-        }
+        focus_heading_later(self, view, 30, FOCUS_TRIES);
+    }
+}
+
+/// How often [`focus_heading`] looks again for a heading that is not there yet: a view downloaded on
+/// demand ([`crate::on_demand`]) draws its heading once its module has arrived. Every
+/// [`FOCUS_RETRY_MS`], for at most 30 s.
+const FOCUS_TRIES: u32 = 600;
+const FOCUS_RETRY_MS: i32 = 50;
+
+fn focus_heading_later(nav: Navigator, view: AppView, after_ms: i32, tries: u32) {
+    let run = Closure::once_into_js(move || focus_heading(nav, view, tries));
+    if let Some(window) = web_sys::window() {
+        let _ = window
+            .set_timeout_with_callback_and_timeout_and_arguments_0(run.unchecked_ref(), after_ms);
     }
 }
 
@@ -84,23 +93,34 @@ fn push_view(view: AppView) {
 }
 
 /// Focuses the first heading of `view`'s container and scrolls to the page top; the URL's `view=`
-/// stays the view's key (the focus would otherwise name the section the heading is in).
-fn focus_heading(view: AppView, focused: RwSignal<Option<String>>) {
+/// stays the view's key (the focus would otherwise name the section the heading is in). A view still
+/// downloading has no heading yet: it is looked for again ([`FOCUS_TRIES`] times) as long as `view`
+/// is still the one shown.
+fn focus_heading(nav: Navigator, view: AppView, tries: u32) {
     let Some(window) = web_sys::window() else {
         return;
     };
     let Some(document) = window.document() else {
         return;
     };
-    let selector = format!("[data-shell-view=\"{}\"] :is(h2, h3)", view.key());
-    if let Ok(Some(heading)) = document.query_selector(&selector) {
-        if heading.get_attribute("tabindex").is_none() {
-            let _ = heading.set_attribute("tabindex", "-1");
-        }
-        if let Ok(h) = heading.dyn_into::<web_sys::HtmlElement>() {
-            let _ = h.focus();
-        }
+    if tries == FOCUS_TRIES {
+        window.scroll_to_with_x_and_y(0.0, 0.0);
     }
-    window.scroll_to_with_x_and_y(0.0, 0.0);
-    focused.try_set(Some(view.key().to_string()));
+    let selector = format!("[data-shell-view=\"{}\"] :is(h2, h3)", view.key());
+    match document.query_selector(&selector) {
+        Ok(Some(heading)) => {
+            if heading.get_attribute("tabindex").is_none() {
+                let _ = heading.set_attribute("tabindex", "-1");
+            }
+            if let Ok(h) = heading.dyn_into::<web_sys::HtmlElement>() {
+                let _ = h.focus();
+            }
+        }
+        _ if tries > 0 && nav.current.try_get_untracked() == Some(view) => {
+            focus_heading_later(nav, view, FOCUS_RETRY_MS, tries - 1);
+            return;
+        }
+        _ => {}
+    }
+    nav.focused.try_set(Some(view.key().to_string()));
 }

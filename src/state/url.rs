@@ -410,6 +410,34 @@ impl InitialView {
 pub struct CurrentView(pub RwSignal<AppView>);
 
 thread_local! {
+    /// The address the page was opened with: `(query, fragment)`, each with its `?` / `#`.
+    static OPENING: std::cell::OnceCell<(String, String)> = const { std::cell::OnceCell::new() };
+}
+
+/// The page's query and fragment as it was opened (`("?case=3&…", "#…")`; empty strings where there
+/// are none), read once — by [`restore`], before the URL writer rewrites the address — and the same
+/// afterwards. A view downloaded on demand ([`crate::on_demand`]) mounts after that rewrite, so the
+/// opening link's case (the inspector) is read from here, not from `location`.
+pub fn opening_address() -> (String, String) {
+    OPENING.with(|o| {
+        o.get_or_init(|| {
+            let location = web_sys::window().map(|w| w.location());
+            let read = |f: fn(&web_sys::Location) -> Result<String, JsValue>| {
+                location
+                    .as_ref()
+                    .and_then(|l| f(l).ok())
+                    .unwrap_or_default()
+            };
+            (
+                read(web_sys::Location::search),
+                read(web_sys::Location::hash),
+            )
+        })
+        .clone()
+    })
+}
+
+thread_local! {
     /// [`CurrentView`]'s signal, for [`focus_view`] (called from timers, outside any component).
     static SHOWN: std::cell::Cell<Option<RwSignal<AppView>>> = const { std::cell::Cell::new(None) };
 }
@@ -445,6 +473,8 @@ pub fn current_query() -> String {
 /// URL opens, [`AppView::initial`]), [`InitialView`], [`ClinicalCase`] and [`RestoredEntry`] as
 /// context and starts tracking which section is in focus (`view`).
 pub fn restore(state: AtlasState) {
+    // Kept before the URL writer changes the address: the views downloaded later read it.
+    let _ = opening_address();
     let hash = web_sys::window()
         .and_then(|w| w.location().hash().ok())
         .unwrap_or_default();
@@ -700,22 +730,28 @@ pub fn absolute_link(view: &ViewState) -> String {
 
 /// Brings the element `id` into view and focuses it (or its first heading) after the page has drawn;
 /// first shows the app-shell view that holds it (so a link naming a panel opens that panel's view).
+/// An element of a view still downloading ([`crate::on_demand`]) is looked for again every 100 ms,
+/// for at most 30 s.
 pub fn focus_view(id: String) {
-    focus_view_after(id, 300);
+    focus_view_after(id, 300, 300);
 }
 
-/// [`focus_view`] after `ms` milliseconds (again, shortly, when it had to switch the view first).
-fn focus_view_after(id: String, ms: i32) {
+/// [`focus_view`] after `ms` milliseconds (again, shortly, when it had to switch the view first or
+/// the element is not there yet; `tries` left for that).
+fn focus_view_after(id: String, ms: i32, tries: u32) {
     let run = Closure::once_into_js(move || {
         let Some(document) = web_sys::window().and_then(|w| w.document()) else {
             return;
         };
         let Some(el) = document.get_element_by_id(&id) else {
+            if tries > 0 {
+                focus_view_after(id, 100, tries - 1);
+            }
             return;
         };
         if show_view_holding(&el) {
             // The view was hidden: scroll and focus once it is drawn.
-            focus_view_after(id, 60);
+            focus_view_after(id, 60, tries.saturating_sub(1));
             return;
         }
         el.scroll_into_view();

@@ -150,11 +150,9 @@ fn take_link_case() -> Option<LinkCase> {
     if LINK_TAKEN.with(|t| t.replace(true)) {
         return None;
     }
-    let location = web_sys::window()?.location();
-    link_case(
-        &location.search().unwrap_or_default(),
-        &location.hash().unwrap_or_default(),
-    )
+    // As the page was opened: this view may mount after the URL writer has rewritten the address.
+    let (search, hash) = crate::state::url::opening_address();
+    link_case(&search, &hash)
 }
 
 /// Keeps the open case in the address bar as `#case=CELL` (the query stays as it is); `None` removes it.
