@@ -45,7 +45,7 @@ sql_cells_check() {
 
 step "cargo fmt --check" cargo fmt --all -- --check
 step "clippy (native)" cargo clippy --workspace --all-targets -- -D warnings
-step "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown -p audit-atlas -p atlas-core -p atlas-charts -p atlas-worker -p atlas-parquet-worker -p atlas-import -p atlas-pilot --all-targets -- -D warnings
+step "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown -p audit-atlas -p atlas-core -p atlas-charts -p atlas-worker -p atlas-parquet-worker -p atlas-import -p atlas-pilot --features audit-atlas/split --all-targets -- -D warnings
 step "rustdoc: the crates' docs have no broken links" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib -p atlas-core -p atlas-charts -p atlas-worker -p atlas-parquet-worker -p atlas-import -p atlas-pilot -p atlas-embed
 step "native tests" cargo test -p atlas-core -p atlas-charts -p atlas-cli -p atlas-worker -p atlas-parquet-worker -p atlas-import -p atlas-pilot -p atlas-embed
 step "pilot against the real local model through the fault proxy" scripts/pilot-faults.sh
@@ -76,6 +76,7 @@ step "DuckDB: sql/long_to_cells.py (one pass, parts by model, parts by condition
   sql_cells_check
 step "wasm tests in headless Chromium" cargo test --target wasm32-unknown-unknown -p audit-atlas
 step "release build (trunk)" trunk build --release
+step "the app's first wasm is at most 1.5 MB raw and 500 kB gzip -9; every on-demand view module is in dist/ and named by its loader" tests/size/app_wasm.sh dist
 step "end to end in Chromium" node tests/e2e/e2e.mjs
 step "end to end: number fields typed key by key in Chromium, against atlas reweight" node tests/e2e/typing.mjs
 step "end to end: import of real inputs in Chromium" node tests/e2e/import.mjs
@@ -89,6 +90,7 @@ step "end to end: the loading shell of index.html and the default bundle fetched
 step "end to end: the loading shell's early ranking (computed in the analysis worker) equals atlas overview, and the app takes that worker over" node tests/e2e/early_overview.mjs
 step "end to end: loads cannot race (a later open wins; a failed ?bundle= leads back to the default)" node tests/e2e/loads.mjs
 step "end to end: the app shell in Chromium (navigation by click and keyboard, a URL per view, back/forward, bundle picker, window drop target)" node tests/e2e/shell.mjs
+step "end to end: the views downloaded on demand (which modules a fresh page fetches, a slow module's placeholder and focus, a failed download's Retry)" node tests/e2e/on_demand.mjs
 step "end to end: RQ3 and the case inspector in Chromium" node tests/e2e/inspector.mjs
 step "end to end: the Clinical view in Chromium" node tests/e2e/clinical.mjs
 step "end to end: accessibility in Chromium (44-px targets, WCAG AA contrast in both themes, focus rings, glossary popovers, theme switch, print)" node tests/e2e/a11y.mjs

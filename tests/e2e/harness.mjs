@@ -72,7 +72,7 @@ export function launchChromium() {
 // Shows the app-shell view `id` (overview, scores, analyses, rationale, cases, clinical, import, pilot)
 // the way a reader does: a click on its link in the navigation (opening the phone menu first where the
 // navigation is collapsed). Resolves once the view's container is shown (for a bundle's views: once a
-// bundle is loaded).
+// bundle is loaded) and its code has arrived ([`viewLoaded`]).
 export async function showView(page, id, timeout = 60000) {
   await page.waitForSelector(`#app-nav a[data-nav="${id}"]`, { state: 'attached', timeout });
   await page.evaluate(() => document.activeElement?.blur());
@@ -84,6 +84,19 @@ export async function showView(page, id, timeout = 60000) {
     const boxes = [...document.querySelectorAll(`[data-shell-view="${v}"]`)];
     return boxes.length > 0 && boxes.every((b) => !b.hidden);
   }, id, { timeout });
+  await viewLoaded(page, id, timeout);
+}
+
+// Resolves once view `id`'s code has arrived and the view is drawn: every view but the Overview is a
+// module downloaded on demand (src/on_demand.rs), shown as "Loading this view…" until then. Throws
+// with the view's message when its module could not be downloaded.
+export async function viewLoaded(page, id, timeout = 60000) {
+  await page.waitForFunction((v) => {
+    const boxes = [...document.querySelectorAll(`[data-shell-view="${v}"]`)];
+    return boxes.length > 0 && boxes.every((b) => !b.querySelector('.view-loading') && (b.querySelector('h2, h3, .view-load-error')));
+  }, id, { timeout });
+  const failed = await page.$eval(`[data-shell-view="${id}"]`, (b) => b.querySelector('.view-load-error')?.textContent ?? null);
+  if (failed) throw new Error(`view ${id} could not be loaded: ${failed}`);
 }
 
 // Runs the `atlas` CLI with `args` in the repository root and parses its standard output as JSON: the

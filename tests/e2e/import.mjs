@@ -90,6 +90,8 @@ try {
       // Open in the explorer: the BER table now shows the imported bundle.
       await page.click('#import-open');
       await page.waitForFunction(() => document.querySelector('#metadata .bundle-id code')?.textContent === 'crows-pairs-labels-import-v1', null, { timeout: 30000 });
+      // The Scores view (hidden) arrives on demand shortly after the Overview (src/on_demand.rs).
+      await page.waitForSelector('#ber-table td[data-ber]', { state: 'attached', timeout: 30000 });
       const cells = await page.$$eval('#ber-table td[data-ber]', (tds) => tds.map((td) => Number(td.dataset.ber)));
       const want1 = reference.datasets['crows-pairs'].evidence_1;
       const want0 = reference.datasets['crows-pairs'].evidence_0;

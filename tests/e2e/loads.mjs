@@ -135,7 +135,9 @@ try {
     check('import: the slow load is still held when the import is opened', releases.has(SLOW) && !closes.has(SLOW));
     await page.click('#import-open');
     await page.waitForFunction(() => document.querySelector('#metadata .bundle-id code')?.textContent === 'loads-import-v1', null, { timeout: 30000 });
-    // Hand count: m1 = 1 agree of 2 → BER 0.5; m2 = 0 of 2 → 0.
+    // Hand count: m1 = 1 agree of 2 → BER 0.5; m2 = 0 of 2 → 0. (The Scores view, hidden, arrives
+    // on demand shortly after the Overview: src/on_demand.rs.)
+    await page.waitForSelector('#ber-table td[data-ber]', { state: 'attached', timeout: 30000 });
     const bers = await page.$$eval('#ber-table td[data-ber]', (tds) => tds.map((td) => `${td.dataset.model}=${Number(td.dataset.ber)}`));
     check('import: the imported bundle is shown with its hand-counted BER (m1 1/2, m2 0/2)', bers.join() === 'm1=0.5,m2=0', bers.join());
     await releaseAndCheck(page, errors, 'import', 'loads-import-v1');

@@ -6,8 +6,8 @@
 // Serves dist/ at /sub/atlas/ (not at the server root) on 127.0.0.1, opens the app there, waits for the
 // default bundle's BER table and for the service worker (web/sw.js) to be active, then switches the
 // browser context offline and reloads: the page, the default bundle and its numbers come back from the
-// service worker's cache, and an RQ1 run still starts the analysis worker and finishes. Ends with
-// "N passed, M failed".
+// service worker's cache, an RQ1 run still starts the analysis worker and finishes, and a view never
+// opened online (Plan) loads its on-demand module from the cache. Ends with "N passed, M failed".
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
@@ -44,7 +44,13 @@ try {
     if (!('serviceWorker' in navigator)) return 'no serviceWorker API';
     const timeout = new Promise((ok) => setTimeout(() => ok(null), 30000));
     const reg = await Promise.race([navigator.serviceWorker.ready, timeout]);
-    return reg?.active ? reg.active.state : 'no active service worker after 30 s';
+    if (!reg?.active) return 'no active service worker after 30 s';
+    // It is registered once the page has loaded (index.html), so it may still be activating here.
+    const worker = reg.active;
+    if (worker.state !== 'activated') {
+      await Promise.race([new Promise((ok) => worker.addEventListener('statechange', () => worker.state === 'activated' && ok())), timeout]);
+    }
+    return worker.state;
   });
   check('the offline service worker is registered and active', active === 'activated', active);
 
@@ -63,6 +69,10 @@ try {
   const rq1 = await page.$('#rq1-result');
   const rq1Error = await page.$eval('#rq1-error', (e) => e.textContent).catch(() => null);
   check('offline, RQ1 still runs in the analysis worker', rq1 !== null, rq1Error ?? 'no result');
+  // The Plan view was never opened online: its module (src/on_demand.rs) comes from what the service
+  // worker stored ahead at install (index.html's <meta name="atlas-modules">).
+  const plan = await showView(page, 'plan', 60000).then(() => null, (e) => e.message.split('\n')[0]);
+  check('offline, a view never opened online (Plan) loads its on-demand module from the service worker', plan === null && await page.$('#plan-budget, [data-shell-view="plan"] h2') !== null, plan ?? '');
   check('no uncaught page errors', errors.length === 0, errors.join(' | '));
   await context.close();
 } finally {
