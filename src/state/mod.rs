@@ -14,6 +14,7 @@ pub mod url;
 
 use std::sync::Arc;
 
+use atlas_core::bundle::Deferred;
 use atlas_core::stats::RepeatPolicy;
 use atlas_core::{Audit, BundleError};
 use leptos::prelude::*;
@@ -158,10 +159,35 @@ impl AtlasState {
             {
                 return;
             }
-            let shown = bytes.map_err(|e| e.to_string()).and_then(|bytes| {
-                self.parse_and_show(source.clone(), base_url, Arc::from(bytes), read_ms)
-                    .map_err(|e| e.to_string())
-            });
+            let shown = match bytes {
+                Err(e) => Err(e.to_string()),
+                Ok(bytes) => {
+                    let bytes: Arc<[u8]> = Arc::from(bytes);
+                    self.status.set(LoadStatus::Parsing {
+                        source: source.clone(),
+                    });
+                    let started = now_ms();
+                    let parsed = match Audit::from_bytes_deferred(&bytes) {
+                        Ok(audit) => Ok(audit),
+                        Err(Deferred::Invalid(e)) => Err(e),
+                        // Not a bundle the parser reads: its error is worked out in a module
+                        // downloaded only now ([`explain_refused`]).
+                        Err(refused) => Err(explain_refused(bytes.clone(), refused).await),
+                    };
+                    let parse_ms = now_ms() - started;
+                    if parsed.is_err()
+                        && !self
+                            .gate
+                            .try_with_value(|g| g.is_current(&ticket))
+                            .unwrap_or(false)
+                    {
+                        // A later open started while the error was being worked out: it decides.
+                        return;
+                    }
+                    self.show_parsed(source.clone(), base_url, bytes, read_ms, parsed, parse_ms)
+                        .map_err(|e| e.to_string())
+                }
+            };
             if let Err(message) = shown {
                 self.status.set(LoadStatus::Idle);
                 self.error
@@ -228,8 +254,7 @@ impl AtlasState {
         })
     }
 
-    /// Parses `bytes` and, if they are a valid bundle, shows it: the one place a [`Loaded`] is built
-    /// and set (with the content-warning reset and the error cleared). Always leaves the status idle.
+    /// Parses `bytes` and, if they are a valid bundle, shows it ([`Self::show_parsed`]).
     fn parse_and_show(
         self,
         source: String,
@@ -243,6 +268,20 @@ impl AtlasState {
         let started = now_ms();
         let parsed = Audit::from_bytes(&bytes);
         let parse_ms = now_ms() - started;
+        self.show_parsed(source, base_url, bytes, read_ms, parsed, parse_ms)
+    }
+
+    /// Shows the bundle `parsed` from `bytes`, if it is one: the one place a [`Loaded`] is built and
+    /// set (with the content-warning reset and the error cleared). Always leaves the status idle.
+    fn show_parsed(
+        self,
+        source: String,
+        base_url: Option<String>,
+        bytes: Arc<[u8]>,
+        read_ms: f64,
+        parsed: Result<Audit, BundleError>,
+        parse_ms: f64,
+    ) -> Result<Arc<Loaded>, BundleError> {
         self.status.set(LoadStatus::Idle);
         let loaded = Arc::new(Loaded {
             audit: parsed?,
@@ -285,4 +324,53 @@ fn publish_timing(loaded: &Loaded) {
         JsValue::from_f64(crate::browser::loader::prime_ms()),
     );
     let _ = js_sys::Reflect::set(&window, &JsValue::from_str("__atlasLoad"), &record);
+}
+
+/// The error to show for a bundle the parser refused (`refused` from
+/// [`Audit::from_bytes_deferred`] of `bytes`): exactly [`Audit::from_bytes`]'s error (a wrong format
+/// or version, the field path of the first problem). Worked out in a module of its own, downloaded
+/// only when a bundle fails to parse: the path-tracking reader stays out of the first wasm
+/// ([`crate::on_demand`]). If that module cannot be downloaded, the parser's own error (line and
+/// column) with a note that the detailed reading was not available.
+pub async fn explain_refused(bytes: Arc<[u8]>, refused: Deferred) -> BundleError {
+    let fallback = match &refused {
+        Deferred::Refused(plain) => BundleError::Syntax {
+            line: plain.line(),
+            column: plain.column(),
+            message: format!(
+                "{plain} (the field-by-field reading of this error could not be downloaded)"
+            ),
+        },
+        Deferred::Invalid(e) => e.clone(),
+    };
+    #[cfg(all(feature = "split", target_arch = "wasm32"))]
+    {
+        explain_in_module(bytes, refused).await.unwrap_or(fallback)
+    }
+    #[cfg(not(all(feature = "split", target_arch = "wasm32")))]
+    {
+        let _ = fallback;
+        refused.explain_bytes(&bytes)
+    }
+}
+
+/// A module that could not be downloaded ([`explain_refused`] then falls back).
+#[cfg(all(feature = "split", target_arch = "wasm32"))]
+struct ModuleUnavailable;
+
+#[cfg(all(feature = "split", target_arch = "wasm32"))]
+impl From<leptos::wasm_split::SplitLoaderError> for ModuleUnavailable {
+    fn from(_: leptos::wasm_split::SplitLoaderError) -> Self {
+        ModuleUnavailable
+    }
+}
+
+/// The split point of [`explain_refused`].
+#[cfg(all(feature = "split", target_arch = "wasm32"))]
+#[leptos::wasm_split::wasm_split(explain_bundle, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn explain_in_module(
+    bytes: Arc<[u8]>,
+    refused: Deferred,
+) -> Result<BundleError, ModuleUnavailable> {
+    Ok(refused.explain_bytes(&bytes))
 }

@@ -233,6 +233,14 @@ try {
   await page.waitForFunction(() => document.querySelector('#load-error')?.textContent.includes('truncated.json'));
   message = await page.textContent('#load-error');
   check('a truncated bundle shows an error naming line and column', /truncated: it ends early at line 1, column \d+/.test(message), message);
+  // A field of the wrong type: the error names its path (worked out in the module downloaded when a
+  // bundle fails to parse, src/state/mod.rs `explain_refused`).
+  const wrongType = readFileSync(join(root, 'tests/fixtures/tiny-bundle.json'), 'utf8').replace(/"title": "[^"]*"/, '"title": 7');
+  await page.setInputFiles('#bundle-file', { name: 'wrong-type.json', mimeType: 'application/json', buffer: Buffer.from(wrongType) });
+  await page.waitForFunction(() => document.querySelector('#load-error')?.textContent.includes('wrong-type.json'));
+  message = await page.textContent('#load-error');
+  const explainer = await page.evaluate(() => performance.getEntriesByType('resource').some((e) => /\/split_explain_bundle-[0-9a-f]+\.wasm$/.test(e.name)));
+  check('a field of the wrong type shows an error naming its path (metadata.title), read by the module fetched for it', message.includes('metadata.title') && explainer, `${message} (explainer fetched: ${explainer})`);
   check('the loaded bundle stays after a failed load', message.includes('decodingtrust-stereotype-v1') && JSON.stringify(await tableValues(page)) === JSON.stringify(before));
   await page.screenshot({ path: join(out, 'atlas-error.png'), fullPage: true });
 

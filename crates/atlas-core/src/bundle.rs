@@ -488,12 +488,34 @@ impl Audit {
     /// A [`BundleError`] naming the problem and where it is (JSON position, field path, or record index
     /// with its facet levels). Never panics.
     pub fn from_json(text: &str) -> Result<Self, BundleError> {
+        Self::from_json_deferred(text).map_err(|failure| failure.explain(text))
+    }
+
+    /// [`Audit::from_json`] without its second reading of a document the parser refused: such a
+    /// document comes back as [`Deferred::Refused`] (the parser's own error, a line and column), and
+    /// [`Deferred::explain`] of the same text gives exactly the error `from_json` gives (a wrong
+    /// `format` or `version`, or the field path of the first problem). The browser app parses with this
+    /// and explains in a module it downloads only then, which keeps the path-tracking reader out of
+    /// its first wasm.
+    ///
+    /// ```
+    /// use atlas_core::bundle::{Audit, Deferred};
+    /// let text = r#"{"format": "audit-atlas-bundle", "version": 1, "metadata": 7}"#;
+    /// let failure = Audit::from_json_deferred(text).unwrap_err();
+    /// assert!(matches!(failure, Deferred::Refused(_)));
+    /// assert_eq!(failure.explain(text), Audit::from_json(text).unwrap_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Deferred::Refused`] for a document the parser refused; [`Deferred::Invalid`] with the
+    /// [`BundleError`] for empty input and for a parsed document that fails validation.
+    pub fn from_json_deferred(text: &str) -> Result<Self, Deferred> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         if text.trim().is_empty() {
-            return Err(BundleError::EmptyInput);
+            return Err(Deferred::Invalid(BundleError::EmptyInput));
         }
-        let file: BundleFile = parse_document(text, FORMAT_NAME)?;
-        Self::from_file(file)
+        let file: BundleFile = serde_json::from_str(text).map_err(Deferred::Refused)?;
+        Self::from_file(file).map_err(Deferred::Invalid)
     }
 
     /// Validates a [`BundleFile`] and decodes its dense columns.
@@ -961,34 +983,76 @@ fn invalid(field: &str, message: &str) -> BundleError {
 }
 
 /// Parses a whole JSON document (bundle or shard) in one pass. Only when that fails is the text read
-/// again, to report the most useful error: first a wrong `format` or `version` (so that a bundle of
-/// another version is reported as such rather than as a list of unknown fields), then the field path of
-/// the first problem (serde_path_to_error).
+/// again ([`explain_document`]) to report the most useful error.
 fn parse_document<T: serde::de::DeserializeOwned>(
     text: &str,
     expected: &'static str,
 ) -> Result<T, BundleError> {
-    let plain = match serde_json::from_str::<T>(text) {
-        Ok(value) => return Ok(value),
-        Err(e) => e,
-    };
-    check_header(text, expected)?;
+    serde_json::from_str::<T>(text).map_err(|plain| explain_document::<T>(text, expected, plain))
+}
+
+/// The error for a document `text` the plain parse refused with `plain`: first a wrong `format` or
+/// `version` (so that a bundle of another version is reported as such rather than as a list of
+/// unknown fields), then the field path of the first problem (serde_path_to_error), else `plain`.
+fn explain_document<T: serde::de::DeserializeOwned>(
+    text: &str,
+    expected: &'static str,
+    plain: serde_json::Error,
+) -> BundleError {
+    if let Err(e) = check_header(text, expected) {
+        return e;
+    }
     let mut de = serde_json::Deserializer::from_str(text);
-    let value: T = serde_path_to_error::deserialize(&mut de).map_err(BundleError::from_serde)?;
+    let value: T = match serde_path_to_error::deserialize(&mut de) {
+        Ok(value) => value,
+        Err(e) => return BundleError::from_serde(e),
+    };
     match de.end() {
-        Err(e) => Err(BundleError::Syntax {
+        Err(e) => BundleError::Syntax {
             line: e.line(),
             column: e.column(),
             message: "trailing characters after the document".to_string(),
-        }),
+        },
         // The path-tracking pass accepted what the plain pass refused: report the plain error.
         Ok(()) => {
             drop(value);
-            Err(BundleError::Syntax {
+            BundleError::Syntax {
                 line: plain.line(),
                 column: plain.column(),
                 message: plain.to_string(),
-            })
+            }
+        }
+    }
+}
+
+/// Why [`Audit::from_json_deferred`] (or [`Audit::from_bytes_deferred`]) returned no bundle.
+#[derive(Debug)]
+pub enum Deferred {
+    /// The document could not be parsed: the parser's error (line and column). Not yet the error to
+    /// show — [`Deferred::explain`] reads the text again for it.
+    Refused(serde_json::Error),
+    /// Anything else (empty input, not UTF-8, a parsed bundle that fails validation): the error to
+    /// show, as [`Audit::from_json`] gives it.
+    Invalid(BundleError),
+}
+
+impl Deferred {
+    /// The error [`Audit::from_json`] gives for `text` (the same text this came from).
+    pub fn explain(self, text: &str) -> BundleError {
+        match self {
+            Deferred::Invalid(e) => e,
+            Deferred::Refused(plain) => {
+                let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+                explain_document::<BundleFile>(text, FORMAT_NAME, plain)
+            }
+        }
+    }
+
+    /// The error [`Audit::from_bytes`] gives for `bytes` (the same bytes this came from).
+    pub fn explain_bytes(self, bytes: &[u8]) -> BundleError {
+        match (self, crate::decode::utf8_text(bytes)) {
+            (Deferred::Invalid(e), _) | (_, Err(e)) => e,
+            (refused, Ok(text)) => refused.explain(text),
         }
     }
 }

@@ -728,3 +728,91 @@ fn a_dollar_schema_key_for_editors_is_accepted() {
     );
     assert!(Audit::from_json(&text).is_ok());
 }
+
+/// The browser app parses with `from_bytes_deferred` and explains a refused document later (in a
+/// module it downloads only then): for every kind of malformed input the explained error must be the
+/// very error `from_bytes` gives, and the cheap first pass must refuse exactly the documents the parser
+/// refuses (the others are already the final error).
+#[test]
+fn a_deferred_parse_explains_every_malformed_bundle_exactly_as_from_bytes() {
+    use atlas_core::bundle::Deferred;
+    let cases: Vec<(&str, Vec<u8>, bool)> = vec![
+        // (what, bytes, refused by the parser?)
+        (
+            "truncated",
+            BASE.as_bytes()[..BASE.len() / 2].to_vec(),
+            true,
+        ),
+        (
+            "version 2 (a number: parsed, then refused by validation)",
+            with("\"version\": 1", "\"version\": 2").into_bytes(),
+            false,
+        ),
+        (
+            "wrong format (a string: parsed, then refused by validation)",
+            with(
+                "\"format\": \"audit-atlas-bundle\"",
+                "\"format\": \"other\"",
+            )
+            .into_bytes(),
+            false,
+        ),
+        (
+            "version as a string",
+            with("\"version\": 1", "\"version\": \"1\"").into_bytes(),
+            true,
+        ),
+        (
+            "no metadata title",
+            with("\"title\": \"Tiny bundle\",", "").into_bytes(),
+            true,
+        ),
+        (
+            "an unknown field",
+            with("\"version\": 1,", "\"version\": 1, \"extra\": true,").into_bytes(),
+            true,
+        ),
+        (
+            "a NaN literal",
+            with("\"content_warning\": null", "\"content_warning\": NaN").into_bytes(),
+            true,
+        ),
+        (
+            "trailing characters",
+            format!("{BASE} {{}}").into_bytes(),
+            true,
+        ),
+        (
+            "a code beyond the dictionary",
+            with("\"01-21100\"", "\"01-21109\"").into_bytes(),
+            false,
+        ),
+        (
+            "a duplicate level",
+            with("{ \"id\": \"m2\" }", "{ \"id\": \"m1\" }").into_bytes(),
+            false,
+        ),
+        ("empty", b"  \n".to_vec(), false),
+        (
+            "not UTF-8",
+            [BASE.as_bytes(), &[0xff, 0xfe]].concat(),
+            false,
+        ),
+        (
+            "UTF-16",
+            [&[0xff, 0xfe][..], BASE.as_bytes()].concat(),
+            false,
+        ),
+    ];
+    for (what, bytes, refused) in &cases {
+        let full = Audit::from_bytes(bytes).expect_err(what);
+        let deferred = Audit::from_bytes_deferred(bytes).expect_err(what);
+        assert_eq!(
+            matches!(deferred, Deferred::Refused(_)),
+            *refused,
+            "{what}: {deferred:?}"
+        );
+        assert_eq!(deferred.explain_bytes(bytes), full, "{what}");
+    }
+    assert!(Audit::from_bytes_deferred(BASE.as_bytes()).is_ok());
+}
