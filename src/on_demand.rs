@@ -132,7 +132,7 @@ pub enum Start {
 pub struct SoonAfterFirstView(pub RwSignal<bool>);
 
 /// Mounts the view `load` resolves to inside `view`'s container: nothing until it starts (see
-/// [`Start`]), then "Loading this view…" while its module downloads, then the view (kept from then
+/// [`Start`]), then "Loading Compare models…" (the view's label) while its module downloads, then the view (kept from then
 /// on). A failed download shows what failed and a Retry button; a retry downloads again.
 #[component]
 pub fn OnDemand<F, Fut>(view: AppView, start: Start, load: F) -> impl IntoView
@@ -160,7 +160,7 @@ where
         let fut = load();
         Some(view! {
             <Suspense fallback=move || view! {
-                <p class="view-loading" role="status" data-on-demand=view.key()>"Loading this view…"</p>
+                <p class="view-loading" role="status" data-on-demand=view.key()>{format!("Loading {}…", view.label())}</p>
             }>
                 {Suspend::new(async move {
                     match fut.await {
@@ -168,7 +168,8 @@ where
                         Err(ViewLoadError) => view! {
                             <div class="view-load-error" role="alert" data-on-demand=view.key()>
                                 <p>
-                                    "This view could not be downloaded (the app loads it when it is first opened). "
+                                    <strong>{view.label()}</strong>
+                                    " could not be downloaded (the app loads each view when it is first opened). "
                                     "Check the connection, then retry; the rest of the page is unchanged."
                                 </p>
                                 <button type="button" on:click=move |_| attempt.update(|n| *n += 1)>"Retry"</button>

@@ -88,7 +88,7 @@ export async function showView(page, id, timeout = 60000) {
 }
 
 // Resolves once view `id`'s code has arrived and the view is drawn: every view but the Overview is a
-// module downloaded on demand (src/on_demand.rs), shown as "Loading this view…" until then. Throws
+// module downloaded on demand (src/on_demand.rs), shown as "Loading <view>…" until then. Throws
 // with the view's message when its module could not be downloaded.
 export async function viewLoaded(page, id, timeout = 60000) {
   await page.waitForFunction((v) => {

@@ -6,7 +6,7 @@
 //  1. a fresh page downloads the first wasm, then — without a click — the modules of Scores, Analyses,
 //     Selection vs Rationale and Cases; none of Compare, Plan, Clinical, Import or Pilot until they are
 //     opened; opening Plan downloads its module and draws it;
-//  2. a view whose module is slow: "Loading this view…" is shown in it, the rest of the page works, and
+//  2. a view whose module is slow: "Loading Compare models…" is shown in it, the rest of the page works, and
 //     once the module arrives the view is drawn and the keyboard focus is on its heading;
 //  3. a view whose module cannot be downloaded (the request fails): a message and a Retry button in that
 //     view, no uncaught error, the Overview still works; once the network answers again, Retry draws it.
@@ -70,7 +70,7 @@ try {
     await page.click('#app-nav a[data-nav="compare"]', { noWaitAfter: true });
     await page.waitForTimeout(800);
     const waiting = await page.$eval('[data-shell-view="compare"]', (b) => ({ loading: b.querySelector('.view-loading')?.textContent ?? null, shown: !b.hidden }));
-    check('a slow module: its view says "Loading this view…" while it downloads', waiting.shown && waiting.loading === 'Loading this view…', JSON.stringify(waiting));
+    check('a slow module: its view says "Loading Compare models…" while it downloads', waiting.shown && waiting.loading === 'Loading Compare models…', JSON.stringify(waiting));
     await page.click('#app-nav a[data-nav="overview"]', { noWaitAfter: true });
     check('… and the other views still work meanwhile (the Overview shows its ranking)', await page.isVisible('#headline-ranking'));
     await page.click('#app-nav a[data-nav="compare"]', { noWaitAfter: true });
@@ -98,7 +98,7 @@ try {
     await page.click('#app-nav a[data-nav="import"]', { noWaitAfter: true });
     const message = await page.waitForSelector('[data-shell-view="import"] .view-load-error', { timeout: 30000 })
       .then((e) => e.textContent(), () => null);
-    check('a failed download: the view says it could not be downloaded and offers Retry', message !== null && /could not be downloaded/.test(message)
+    check('a failed download: the view says it could not be downloaded and offers Retry', message !== null && /^Import could not be downloaded/.test(message)
       && await page.isVisible('[data-shell-view="import"] .view-load-error button'), String(message));
     await page.click('#app-nav a[data-nav="overview"]', { noWaitAfter: true });
     check('… the rest of the page is unchanged (the Overview and its ranking)', await page.isVisible('#headline-ranking tbody tr[data-model]'));
